@@ -1,0 +1,113 @@
+"""`llm-patch apply | check | serve` — the terminal and script face of the same core.
+
+Exit codes (DESIGN §5): 0 every block placed (and written unless a dry run), 1 at least
+one block failed (nothing written unless --partial), 2 usage error or unreadable reply.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from lsp_server.model import ErrorCode, Failure, Plan
+from lsp_server.plan import PlanOptions, plan_reply
+from lsp_server.reply import parse_reply
+from lsp_server.report import render_human, report_json
+from lsp_server.workspace import DiskWorkspace
+from lsp_server.writer import WriteError, write_plan
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="llm-patch",
+        description="Place the edits in an LLM reply into your files (or serve LSP).",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    for name, help_ in (("apply", "apply a reply's edits"), ("check", "place a reply's edits "
+                                                                       "without writing")):
+        sp = sub.add_parser(name, help=help_)
+        sp.add_argument("reply", help="file with the model's reply, or - for stdin")
+        sp.add_argument("--root", default=".", help="workspace root (default: current folder)")
+        sp.add_argument("--json", action="store_true", help="print the JSON report")
+        sp.add_argument("--fuzzy-threshold", type=float, default=None,
+                        help="similarity (0-1) a fuzzy match needs (default 0.8)")
+        if name == "apply":
+            sp.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
+            sp.add_argument("--partial", action="store_true",
+                            help="write the blocks that placed even if others failed")
+    sv = sub.add_parser("serve", help="run the language server")
+    g = sv.add_mutually_exclusive_group()
+    g.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (default)")
+    g.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port")
+    return p
+
+
+def _read_reply(arg: str) -> str:
+    if arg == "-":
+        return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    return Path(arg).read_bytes().decode("utf-8", errors="replace")
+
+
+def run(argv: list[str]) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:
+        return 0 if exc.code == 0 else 2
+    if args.command == "serve":
+        from lsp_server.server import serve_main
+
+        return serve_main(argv[1:])
+    root = Path(args.root)
+    if not root.is_dir():
+        print(f"llm-patch: --root {args.root} is not a folder", file=sys.stderr)
+        return 2
+    try:
+        text = _read_reply(args.reply)
+    except OSError as err:
+        print(f"llm-patch: cannot read {args.reply}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    dry = args.command == "check" or args.dry_run
+    partial = getattr(args, "partial", False)
+    options = PlanOptions(atomic=not partial)
+    if args.fuzzy_threshold is not None:
+        options = PlanOptions(atomic=not partial, fuzzy_threshold=args.fuzzy_threshold)
+    ws = DiskWorkspace(root)
+    plan = plan_reply(parse_reply(text), ws, options)
+    applied = False
+    write_failure: Failure | None = None
+    if not dry and plan.files:
+        try:
+            write_plan(plan, ws)
+            applied = True
+        except WriteError as err:
+            write_failure = err.failure
+    report = report_json(plan, applied=applied)
+    if write_failure is not None:
+        report["ok"] = False
+        report["error"] = write_failure.to_json()
+    _print(report, args.json)
+    return _exit_code(plan, write_failure)
+
+
+def _exit_code(plan: Plan, write_failure: Failure | None) -> int:
+    if plan.failure is not None and plan.failure.code is ErrorCode.NO_EDIT_BLOCKS:
+        return 1
+    return 0 if plan.ok and write_failure is None else 1
+
+
+def _print(report: dict, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        return
+    color = sys.stdout.isatty()
+    sys.stdout.write(render_human(report, color=color))
+
+
+def main() -> None:
+    sys.exit(run(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""Helpers every reply format shares: fences, path lines, line spans.
+
+Models put the file name in many places (the line before the fence, the fence's info
+string, the first line inside the fence, decorated with `#`, `*`, backticks or a trailing
+colon). These helpers read all of them one way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# ``` or ~~~ (3+), optionally indented, then an info string. Linear: no nested quantifiers.
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
+_PATHISH = re.compile(r"^[\w.\-/\\@+~ ]*[\w\-]\.?[\w\-]*$")
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A fenced region: `start` is the opening line index, `end` the closing one (or None)."""
+
+    start: int
+    end: int | None
+    marker: str
+    info: str
+
+    @property
+    def language(self) -> str | None:
+        word = self.info.strip().split(" ", 1)[0] if self.info.strip() else ""
+        return word or None
+
+    @property
+    def body(self) -> range:
+        stop = self.end if self.end is not None else None
+        return range(self.start + 1, stop if stop is not None else self.start + 1)
+
+
+def fence_open(line: str) -> re.Match[str] | None:
+    return _FENCE.match(line)
+
+
+def is_fence_close(line: str, marker: str) -> bool:
+    s = line.strip()
+    return s.startswith(marker[0] * len(marker)) and set(s) <= {marker[0]}
+
+
+def find_fences(lines: list[str]) -> list[Fence]:
+    """All top-level fences, in order. An unclosed fence runs to the end (end=None)."""
+    out: list[Fence] = []
+    i = 0
+    n = len(lines)
+    while i < n:
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        marker, info = m.group("fence"), m.group("info")
+        j = i + 1
+        while j < n and not is_fence_close(lines[j], marker):
+            j += 1
+        out.append(Fence(i, j if j < n else None, marker, info.strip()))
+        i = j + 1
+    return out
+
+
+def clean_path(line: str) -> str:
+    """Strip the decoration models put around a file name: `#`, `*`, backticks, `:`, quotes."""
+    s = line.strip()
+    s = s.rstrip(":").strip()
+    s = s.lstrip("#").strip()
+    s = s.strip("`").strip()
+    s = s.strip("*").strip()
+    s = s.strip("`").strip()
+    s = s.rstrip(":").strip()
+    for prefix in ("File:", "FILE:", "file:", "Path:", "path:", "Filename:", "filename:"):
+        if s.startswith(prefix):
+            s = s[len(prefix) :].strip().strip("`").strip()
+    if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
+        s = s[1:-1]
+    return s
+
+
+def looks_like_path(s: str) -> bool:
+    """A plausible relative or absolute file path: no spaces-only prose, has a name."""
+    if not s or len(s) > 4096 or "\x00" in s:
+        return False
+    if " " in s.strip() and "/" not in s and "." not in s:
+        return False
+    if len(s.split()) > 1:  # prose, not a path
+        return False
+    return bool(_PATHISH.match(s)) and ("." in s or "/" in s or s[0].isalpha())
+
+
+def path_from_info(info: str) -> str | None:
+    """A path in a fence's info string: ```python src/a.py, ```src/a.py, ```py title="a.py"."""
+    m = re.search(r"""(?:title|file|path|filename)=["']?([^"'\s]+)""", info)
+    if m:
+        return m.group(1)
+    for word in info.split():
+        w = clean_path(word)
+        if ("/" in w or "." in w) and looks_like_path(w):
+            return w
+    return None
+
+
+def normalise_text(lines: list[str]) -> str:
+    """Join reply lines as file text: "\\n" endings, one after every line."""
+    return "".join(line + "\n" for line in lines)
+
+
+# --- Locating the path above a marker line (SEARCH/REPLACE, EDIT protocol) -------------------
+#
+# The rules follow aider's, which have been exercised on a large corpus of real replies: look
+# at most three lines up, nearest first; a fence line is passed over (its info string counts
+# only when it contains "." or "/"), the first other line ends the walk; prefer a candidate
+# containing ".". We differ on purpose in three ways: marker lines and prose are never taken
+# for a path, indented fences are walked over like flush ones, and a path in an info string
+# (```python src/a.py) is read as the path alone.
+
+_XML_FENCE = re.compile(r"<(?:sourcecode|source|codeblock|code|pre)(?:[ \t][^>]*)?>")
+_XML_FENCE_END = re.compile(r"</(?:sourcecode|source|codeblock|code|pre)>")
+
+
+def fence_info(line: str) -> str | None:
+    """The info string when `line` is a fence line (``` or ~~~ of any length, or the
+    `<source>`-style tags some models use), else None. Openers and closers alike: a bare
+    fence has info ""."""
+    s = line.strip()
+    if s.startswith("```") or s.startswith("~~~"):
+        return s.lstrip(s[0]).strip()
+    m = _XML_FENCE.match(s)
+    if m:
+        return s[m.end() :].strip()
+    return None
+
+
+def is_fence_end(line: str) -> bool:
+    """A line that can only close a fence: a bare run of ``` / ~~~, or `</source>` and kin."""
+    s = line.strip()
+    if len(s) >= 3 and s[0] in "`~" and s == s[0] * len(s):
+        return True
+    return bool(_XML_FENCE_END.fullmatch(s))
+
+
+def path_from_line(line: str) -> str | None:
+    """A path written alone on a line (possibly decorated, or behind `# ` or `// `), else None."""
+    s = clean_path(line)
+    for comment in ("// ", "-- ", "; "):
+        if s.startswith(comment):
+            s = clean_path(s[len(comment) :])
+    return s if looks_like_path(s) else None
+
+
+@dataclass(frozen=True)
+class PathAbove:
+    """What the lines above a marker say: the path (or None) and where the block's header
+    starts (the path line or the fence opener; the marker itself when there is neither)."""
+
+    path: str | None
+    start: int
+    language: str | None = None
+
+
+def _language(info: str) -> str | None:
+    word = info.split(maxsplit=1)[0] if info else ""
+    return word if word and "/" not in word and "." not in word else None
+
+
+def path_above(
+    lines: list[str],
+    marker: int,
+    floor: int = -1,
+    markers: tuple[re.Pattern[str], ...] = (),
+    reach: int = 3,
+    bare_names: bool = True,
+) -> PathAbove:
+    """Find the path for the block whose first marker is `lines[marker]`.
+
+    Only lines after `floor` (the end of the previous block) are looked at, so one block's
+    lines never name the next block's file; a line matching one of `markers` (stripped)
+    ends the walk without being a candidate. With `bare_names` False a name needs a "." or
+    a "/" (`Makefile` no longer counts): for lines that may be another block's content.
+    """
+    candidates: list[tuple[str, int]] = []
+    fences: list[int] = []  # fence lines walked over, nearest first
+    language: str | None = None
+    for k in range(marker - 1, max(floor, marker - 1 - reach), -1):
+        line = lines[k]
+        if any(p.fullmatch(line.strip()) for p in markers):
+            break
+        info = fence_info(line)
+        if info is not None:
+            fences.append(k)
+            language = language or _language(info)
+            if "." in info or "/" in info:
+                p = path_from_info(info)
+                if p:
+                    candidates.append((p, k))
+            continue
+        if line.strip() != "...":
+            p = path_from_line(line)
+            if p and (bare_names or "." in p or "/" in p):
+                candidates.append((p, k))
+        break
+    if not candidates:
+        start = fences[0] if fences and fences[0] == marker - 1 else marker
+        return PathAbove(None, start, language if start < marker else None)
+    path, k = next((c for c in candidates if "." in c[0]), candidates[0])
+    if k == marker - 1 and not fences and k - 1 > floor:
+        info = fence_info(lines[k - 1])
+        if info:  # a path as the first line inside a fence: the opener belongs to the block
+            return PathAbove(path, k - 1, _language(info))
+    return PathAbove(path, k, language)

@@ -1,0 +1,434 @@
+"""Apply a block's hunks to one file's text, keeping every byte it was not asked to change.
+
+The text keeps its own line endings: lines are split on "\\n" only (a form feed or a lone
+"\\r" inside a line stays part of it), lines the hunk leaves alone keep their ending, new
+lines get the file's dominant ending, and a missing final newline stays missing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from lsp_server.model import (
+    ErrorCode,
+    Failure,
+    Hunk,
+    HunkKind,
+    MATCH_STRENGTH,
+    MatchKind,
+    Placement,
+    PlacementError,
+    Reindent,
+)
+from lsp_server.resolve.ladder import DEFAULT_FUZZY_THRESHOLD, Hints, LineIndex, Match, locate
+from lsp_server.resolve.lazy_merge import is_placeholder_line
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings ("\\n" or "\\r\\n" or none for a last unterminated line)."""
+    if not text:
+        return []
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+def content(line: str) -> str:
+    if line.endswith("\r\n"):
+        return line[:-2]
+    if line.endswith("\n"):
+        return line[:-1]
+    return line
+
+
+def ending(line: str) -> str:
+    return line[len(content(line)) :]
+
+
+def dominant_eol(lines: Sequence[str]) -> str:
+    crlf = sum(1 for line in lines if line.endswith("\r\n"))
+    lf = sum(1 for line in lines if line.endswith("\n")) - crlf
+    return "\r\n" if crlf > lf else "\n"
+
+
+def text_lines(text: str) -> list[str]:
+    """A hunk's "\\n"-joined text as a list of lines (a final "\\n" ends the last line)."""
+    if not text:
+        return []
+    body = text[:-1] if text.endswith("\n") else text
+    return body.split("\n")
+
+
+@dataclass
+class FileText:
+    """A file's lines while a block is being placed; `index` is rebuilt after each edit."""
+
+    lines: list[str]
+    eol: str
+    _index: LineIndex | None = field(default=None, repr=False)
+    _contents: list[str] | None = field(default=None, repr=False)
+
+    @classmethod
+    def of(cls, text: str) -> FileText:
+        lines = split_lines(text)
+        return cls(lines, dominant_eol(lines))
+
+    @property
+    def contents(self) -> list[str]:
+        if self._contents is None:
+            self._contents = [content(line) for line in self.lines]
+        return self._contents
+
+    @property
+    def index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.contents)
+        return self._index
+
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def splice(self, start: int, end: int, new: list[str]) -> None:
+        self.lines[start:end] = new
+        self._index = None
+        self._contents = None
+
+
+@dataclass(frozen=True)
+class HunksResult:
+    text: str
+    placements: tuple[Placement, ...]
+    match: MatchKind
+    score: float
+    already_applied: bool
+
+
+def _fail(code: ErrorCode, message: str, **details) -> PlacementError:
+    return PlacementError(Failure(code, message, details))
+
+
+def _reindent(text: str, rule: Reindent) -> str:
+    lines = text_lines(text)
+    out = []
+    for i, line in enumerate(lines):
+        if not line.strip():
+            out.append(line)
+            continue
+        if rule.strip:
+            if not line.startswith(rule.strip):
+                raise _fail(
+                    ErrorCode.REINDENT_PRECONDITION,
+                    f"reindent.strip {rule.strip!r} is not a prefix of line {i + 1} of the new "
+                    f"text: {line!r}",
+                    line=i + 1,
+                    strip=rule.strip,
+                )
+            line = line[len(rule.strip) :]
+        out.append(rule.add + line)
+    return "".join(x + "\n" for x in out) if text.endswith("\n") else "\n".join(out)
+
+
+def _new_text(hunk: Hunk, clipboards: dict[str, str]) -> str:
+    new = hunk.new
+    if hunk.from_clipboard is not None:
+        if hunk.from_clipboard not in clipboards:
+            raise _fail(
+                ErrorCode.CLIPBOARD_MISSING,
+                f"clipboard {hunk.from_clipboard!r} is empty: no earlier patch stored it with "
+                f"toClipboard (stored: {sorted(clipboards) or 'none'})",
+                clipboard=hunk.from_clipboard,
+            )
+        new = clipboards[hunk.from_clipboard]
+    if hunk.reindent is not None:
+        new = _reindent(new, hunk.reindent)
+    return new
+
+
+def _region(
+    ft: FileText, start: int, end: int, new_lines: list[str], final_newline: bool | None
+) -> list[str]:
+    """Replacement lines with endings: unchanged lines keep theirs, new ones get the file's."""
+    old = ft.lines[start:end]
+    out = [line + ft.eol for line in new_lines]
+    if old and new_lines:
+        old_c = [content(x) for x in old]
+        head = 0
+        limit = min(len(old_c), len(new_lines))
+        while head < limit and old_c[head] == new_lines[head]:
+            out[head] = old[head]
+            head += 1
+        tail = 0
+        while tail < limit - head and old_c[-1 - tail] == new_lines[-1 - tail]:
+            out[len(out) - 1 - tail] = old[len(old) - 1 - tail]
+            tail += 1
+        mid_old = old_c[head : len(old_c) - tail]
+        mid_new = new_lines[head : len(new_lines) - tail]
+        if mid_old and mid_new:
+            sm = difflib.SequenceMatcher(None, mid_old, mid_new, autojunk=False)
+            for tag, i1, i2, j1, _ in sm.get_opcodes():
+                if tag == "equal":
+                    for k in range(i2 - i1):
+                        out[head + j1 + k] = old[head + i1 + k]
+    at_eof = end == len(ft.lines)
+    if out and at_eof:
+        last_has_newline = bool(ending(old[-1])) if old else bool(ft.lines and ending(ft.lines[-1]))
+        if final_newline is not None:
+            last_has_newline = final_newline
+        elif not ft.lines:
+            last_has_newline = True
+        out[-1] = content(out[-1]) + (ft.eol if last_has_newline else "")
+    return out
+
+
+def rebuild(old: str, new_lf: str) -> str:
+    """A whole new "\\n" text laid over an old one: unchanged lines keep their own endings."""
+    ft = FileText.of(old)
+    region = _region(ft, 0, len(ft.lines), text_lines(new_lf), new_lf.endswith("\n") if new_lf else None)
+    return "".join(region)
+
+
+def _place_one(
+    ft: FileText, hunk: Hunk, new: str, hints: Hints, threshold: float
+) -> tuple[Match, list[str]]:
+    """Locate `hunk.old` and build the replacement lines (contents, no endings)."""
+    old_lines = text_lines(hunk.old)
+    new_lines = text_lines(new)
+    match = locate(
+        ft.contents, old_lines, hints, fuzzy_threshold=threshold, exact_only=hunk.exact_only,
+        index=ft.index,
+    )
+    if match.kind is MatchKind.ELISION:
+        new_lines = _fill_elisions(ft, match, old_lines, new_lines)
+    elif match.shift is not None:
+        new_lines = match.shift.apply_all(new_lines)
+    return match, new_lines
+
+
+def _fill_elisions(ft: FileText, match: Match, old: list[str], new: list[str]) -> list[str]:
+    """Put the file's own lines back where the replacement repeats the anchor's `...`."""
+    segments: list[list[str]] = [[]]
+    for line in new:
+        if is_placeholder_line(line):
+            segments.append([])
+        else:
+            segments[-1].append(line)
+    while len(segments) > 1 and not any(x.strip() for x in segments[0]):
+        segments.pop(0)
+    while len(segments) > 1 and not any(x.strip() for x in segments[-1]):
+        segments.pop()
+    if len(segments) != len(match.elided) + 1:
+        raise _fail(
+            ErrorCode.MALFORMED_BLOCK,
+            f"the anchor skips {len(match.elided)} region(s) with `...`, but the replacement "
+            f"has {len(segments) - 1}; repeat each `...` line in the replacement where the "
+            "skipped code stays",
+            expected=len(match.elided),
+            found=len(segments) - 1,
+        )
+    out: list[str] = []
+    for i, seg in enumerate(segments):
+        if match.shift is not None:
+            seg = match.shift.apply_all(seg)
+        out.extend(seg)
+        if i < len(match.elided):
+            a, b = match.elided[i]
+            out.extend(ft.contents[a:b])
+    return out
+
+
+def _already_there(ft: FileText, new: str, old: str) -> bool:
+    new_lines = text_lines(new)
+    if not new_lines or new == old or not any(x.strip() for x in new_lines):
+        return False
+    try:
+        m = locate(ft.contents, new_lines, Hints(), exact_only=False, index=ft.index,
+                   fuzzy_threshold=1.01)
+    except PlacementError:
+        return False
+    return m.kind in (MatchKind.EXACT, MatchKind.WHITESPACE, MatchKind.INDENT)
+
+
+def _final_newline(hunk: Hunk, new: str) -> bool | None:
+    """A diff's `\\ No newline at end of file` shows as old/new texts that differ in it."""
+    if hunk.old and new and hunk.old.endswith("\n") != new.endswith("\n"):
+        return new.endswith("\n")
+    return None
+
+
+def apply_hunks(
+    text: str,
+    hunks: Sequence[Hunk],
+    *,
+    ordered: bool = False,
+    simultaneous: bool = False,
+    fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
+    clipboards: dict[str, str] | None = None,
+) -> HunksResult:
+    """Place every hunk; raise PlacementError (details name the hunk) if any cannot be placed.
+
+    ordered: hunks come from one diff / V4A patch: each is searched after the previous and
+    its line number is shifted by what earlier hunks added or removed.
+    simultaneous: patch-tool semantics: all hunks locate against the original, must not
+    overlap, and apply together.
+    """
+    clipboards = clipboards if clipboards is not None else {}
+    ft = FileText.of(text)
+    if simultaneous:
+        return _apply_simultaneous(ft, hunks, fuzzy_threshold, clipboards)
+    placements: list[Placement] = []
+    weakest, score, noops = MatchKind.EXACT, 1.0, 0
+    delta = 0
+    cursor = 0
+    for h_i, hunk in enumerate(hunks):
+        try:
+            new = _new_text(hunk, clipboards)
+            if ordered and hunk.line_hint is not None and not hunk.old:
+                hunk = dataclasses.replace(hunk, line_hint=max(0, hunk.line_hint + delta))
+            placed = _apply_positional(ft, hunk, new)
+            if placed is not None:
+                placements.append(placed)
+                delta += (placed.new_end_line or placed.end_line) - placed.end_line
+                cursor = placed.new_end_line or placed.end_line
+                continue
+            hint_line = None
+            if hunk.line_hint is not None:
+                hint_line = max(0, hunk.line_hint - 1 + (delta if ordered else 0))
+            hints = Hints(
+                line=hint_line,
+                anchors=hunk.anchors,
+                at_eof=hunk.at_eof,
+                start_at=cursor if ordered else 0,
+            )
+            try:
+                match, new_lines = _place_one(ft, hunk, new, hints, fuzzy_threshold)
+            except PlacementError as err:
+                if err.failure.code is ErrorCode.TEXT_NOT_FOUND and _already_there(ft, new, hunk.old):
+                    noops += 1
+                    continue
+                raise
+        except PlacementError as err:
+            err.failure.details.setdefault("hunk", h_i)
+            raise
+        if hunk.to_clipboard is not None:
+            clipboards[hunk.to_clipboard] = "".join(
+                c + "\n" for c in ft.contents[match.start : match.end]
+            )
+        region = _region(ft, match.start, match.end, new_lines, _final_newline(hunk, new))
+        ft.splice(match.start, match.end, region)
+        placements.append(
+            Placement(match.start, match.end, match.kind, match.score, match.start + len(region))
+        )
+        delta += len(region) - (match.end - match.start)
+        cursor = match.start + len(region)
+        if MATCH_STRENGTH[match.kind] > MATCH_STRENGTH[weakest]:
+            weakest = match.kind
+        score = min(score, match.score)
+    return HunksResult(
+        ft.text(), tuple(placements), weakest, score, bool(hunks) and noops == len(hunks)
+    )
+
+
+def _apply_positional(ft: FileText, hunk: Hunk, new: str) -> Placement | None:
+    """Hunks placed by position, not by anchor text (append, prepend, insert, overwrite)."""
+    kind = hunk.kind
+    if kind is HunkKind.REPLACE and hunk.old:
+        return None
+    new_lines = text_lines(new)
+    n = len(ft.lines)
+    if kind is HunkKind.OVERWRITE:
+        at, end = 0, n
+    elif kind is HunkKind.PREPEND_BOF:
+        at, end = 0, 0
+    elif kind in (HunkKind.APPEND_EOF,):
+        at, end = n, n
+    else:  # INSERT_AT_LINE, or REPLACE with an empty anchor: insert after line `line_hint`
+        if hunk.line_hint is None:
+            if n == 0:
+                at, end = 0, 0
+            else:
+                raise _fail(
+                    ErrorCode.MALFORMED_BLOCK,
+                    "the block has an empty anchor and no line number: nothing says where the "
+                    "new text goes",
+                )
+        else:
+            if not 0 <= hunk.line_hint <= n:
+                raise _fail(
+                    ErrorCode.TEXT_NOT_FOUND,
+                    f"insert line {hunk.line_hint} is outside the file (it has {n} lines)",
+                    line=hunk.line_hint,
+                    lines=n,
+                )
+            at = end = hunk.line_hint
+    if at == n and n and not ending(ft.lines[-1]):
+        ft.lines[-1] = ft.lines[-1] + ft.eol  # appending after an unterminated last line
+    region = [line + ft.eol for line in new_lines]
+    if kind is HunkKind.OVERWRITE:
+        region = _region(ft, 0, n, new_lines, new.endswith("\n") if new else None)
+    ft.splice(at, end, region)
+    match = MatchKind.OVERWRITE if kind is HunkKind.OVERWRITE else MatchKind.EXACT
+    return Placement(at, end, match, 1.0, at + len(region))
+
+
+def _apply_simultaneous(
+    ft: FileText, hunks: Sequence[Hunk], threshold: float, clipboards: dict[str, str]
+) -> HunksResult:
+    located: list[tuple[int, int, list[str], Hunk, Match | None, int]] = []
+    weakest, score = MatchKind.EXACT, 1.0
+    n = len(ft.lines)
+    for h_i, hunk in enumerate(hunks):
+        try:
+            new = _new_text(hunk, clipboards) if hunk.to_clipboard is None else None
+            if hunk.kind is not HunkKind.REPLACE:
+                lines = text_lines(new if new is not None else _new_text(hunk, clipboards))
+                span = {
+                    HunkKind.OVERWRITE: (0, n),
+                    HunkKind.PREPEND_BOF: (0, 0),
+                    HunkKind.APPEND_EOF: (n, n),
+                }.get(hunk.kind)
+                if span is None:
+                    span = (hunk.line_hint or 0, hunk.line_hint or 0)
+                located.append((span[0], span[1], lines, hunk, None, h_i))
+                continue
+            if not hunk.old:
+                raise _fail(ErrorCode.MALFORMED_BLOCK, "a replace patch needs a non-empty oldText")
+            match, _ = _place_one(ft, hunk, hunk.new, Hints(), threshold)
+            if hunk.to_clipboard is not None:
+                clipboards[hunk.to_clipboard] = "".join(
+                    c + "\n" for c in ft.contents[match.start : match.end]
+                )
+                new = _new_text(hunk, clipboards)
+            new_lines = text_lines(new or "")
+            if match.shift is not None:
+                new_lines = match.shift.apply_all(new_lines)
+            located.append((match.start, match.end, new_lines, hunk, match, h_i))
+            if MATCH_STRENGTH[match.kind] > MATCH_STRENGTH[weakest]:
+                weakest = match.kind
+            score = min(score, match.score)
+        except PlacementError as err:
+            err.failure.details.setdefault("hunk", h_i)
+            raise
+    spans = sorted(located, key=lambda t: (t[0], t[1]))
+    for a, b in zip(spans, spans[1:], strict=False):
+        if b[0] < a[1] or (a[0] == a[1] == b[0] == b[1] and a[0] not in (0, n)):
+            raise _fail(
+                ErrorCode.MALFORMED_BLOCK,
+                f"patches {a[5]} and {b[5]} touch overlapping lines ({a[0] + 1}-{a[1]} and "
+                f"{b[0] + 1}-{b[1]}); patches in one call apply to the original together",
+                patches=[a[5], b[5]],
+            )
+    placements = []
+    for start, end, new_lines, hunk, _, _ in sorted(located, key=lambda t: (-t[0], -t[1])):
+        if start == n and n and not ending(ft.lines[-1]):
+            ft.lines[-1] += ft.eol
+        region = _region(ft, start, end, new_lines, None) if end > start else [
+            x + ft.eol for x in new_lines
+        ]
+        ft.splice(start, end, region)
+        placements.append(Placement(start, end, MatchKind.EXACT, 1.0, start + len(region)))
+    return HunksResult(ft.text(), tuple(reversed(placements)), weakest, score, False)

@@ -1,0 +1,382 @@
+"""The matching ladder: where in a file does a block's old text sit?
+
+Rungs run in order (DESIGN §4) and each must find exactly one place; a hint (diff line
+number, V4A `@@` anchor, search start) may pick one of several equally good places, but
+nothing ever takes "the first match". Work is done on line *contents* (no endings); the
+caller keeps each line's own ending.
+
+Speed: every rung starts from a per-text index (content → line numbers) so candidates come
+from dictionary lookups on the block's rarest line, not from scanning every window.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from lsp_server.model import ErrorCode, Failure, MatchKind, PlacementError
+from lsp_server.resolve.indent import IndentShift, indent_of, infer_shift
+from lsp_server.resolve.lazy_merge import is_placeholder_line as is_elision_line
+
+DEFAULT_FUZZY_THRESHOLD = 0.8
+FUZZY_MARGIN = 0.05  # the best window must beat the runner-up by this much
+CLOSEST_FLOOR = 0.3  # below this similarity we do not call a region "closest"
+
+
+@dataclass(frozen=True)
+class Match:
+    """A located span [start, end) of file lines and how to shape the replacement."""
+
+    start: int
+    end: int
+    kind: MatchKind
+    score: float = 1.0
+    shift: IndentShift | None = None  # re-indent the replacement (indent rung, fuzzy)
+    # for elision: file line spans standing in for each `...` of the old text, in order
+    elided: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Hints:
+    line: int | None = None  # 0-based line where the old text is expected
+    anchors: tuple[str, ...] = ()
+    at_eof: bool = False
+    start_at: int = 0  # ordered hunks: never match before this line
+
+
+class LineIndex:
+    """Content → positions maps for one text, built lazily per normalisation."""
+
+    def __init__(self, lines: Sequence[str]):
+        self.lines = lines
+        self._maps: dict[str, dict[str, list[int]]] = {}
+        self._stripped: list[str] | None = None
+
+    @property
+    def stripped(self) -> list[str]:
+        if self._stripped is None:
+            self._stripped = [line.strip() for line in self.lines]
+        return self._stripped
+
+    def positions(self, how: str) -> dict[str, list[int]]:
+        table = self._maps.get(how)
+        if table is None:
+            norm = _NORMALISERS[how]
+            table = {}
+            for i, line in enumerate(self.lines):
+                table.setdefault(norm(line), []).append(i)
+            self._maps[how] = table
+        return table
+
+
+_NORMALISERS = {
+    "exact": lambda s: s,
+    "rstrip": str.rstrip,
+    "strip": str.strip,
+}
+
+
+def _not_found(message: str, details: dict) -> PlacementError:
+    return PlacementError(Failure(ErrorCode.TEXT_NOT_FOUND, message, details))
+
+
+def _candidates(index: LineIndex, old: Sequence[str], how: str) -> list[int]:
+    """Start lines where every old line equals the file line under normalisation `how`."""
+    norm = _NORMALISERS[how]
+    table = index.positions(how)
+    keys = [norm(line) for line in old]
+    # anchor on the rarest non-blank line of the block
+    best_k, best_pos = None, None
+    for k, key in enumerate(keys):
+        if how != "exact" and key == "":
+            continue
+        pos = table.get(key)
+        if pos is None:
+            return []
+        if best_pos is None or len(pos) < len(best_pos):
+            best_k, best_pos = k, pos
+    if best_pos is None:  # block of blank lines only
+        best_k, best_pos = 0, table.get(keys[0], [])
+    lines = index.lines
+    n, total = len(old), len(lines)
+    out = []
+    for p in best_pos:
+        s = p - best_k
+        if s < 0 or s + n > total:
+            continue
+        if all(norm(lines[s + j]) == keys[j] for j in range(n)):
+            out.append(s)
+    return out
+
+
+def _pick(starts: list[int], n: int, hints: Hints, total: int, index: LineIndex) -> list[int]:
+    """Narrow equally good candidates with the hints; returns what is left (maybe several)."""
+    starts = [s for s in starts if s >= hints.start_at]
+    if hints.at_eof:
+        end_ok = [s for s in starts if s + n == total or (s + n == total - 1 and not index.lines[-1])]
+        starts = end_ok
+    if len(starts) > 1 and hints.anchors:
+        after = _after_anchors(index, hints)
+        if after is not None:
+            later = [s for s in starts if s >= after]
+            if later:
+                starts = [later[0]]  # the anchor names the region; nearest after it
+    if len(starts) > 1 and hints.line is not None:
+        dist = sorted((abs(s - hints.line), s) for s in starts)
+        if dist[0][0] < dist[1][0]:
+            starts = [dist[0][1]]
+    return starts
+
+
+def _after_anchors(index: LineIndex, hints: Hints) -> int | None:
+    """Line after the last V4A `@@` anchor, each found (stripped) after the previous one."""
+    pos = hints.start_at
+    table = index.positions("strip")
+    for anchor in hints.anchors:
+        found = [p for p in table.get(anchor.strip(), []) if p >= pos]
+        if not found:
+            # models often abbreviate the context: accept a unique line that starts with it
+            key = anchor.strip()
+            found = [i for i in range(pos, len(index.lines)) if index.stripped[i].startswith(key)]
+            if not found:
+                return None
+        pos = found[0] + 1
+    return pos
+
+
+def _ambiguous(starts: list[int], n: int, how: MatchKind) -> PlacementError:
+    where = ", ".join(str(s + 1) for s in starts[:20])
+    more = f" and {len(starts) - 20} more" if len(starts) > 20 else ""
+    return PlacementError(
+        Failure(
+            ErrorCode.TEXT_AMBIGUOUS,
+            f"the text matches {len(starts)} places ({how.value} match) at lines {where}{more}; "
+            "add surrounding lines to the anchor so it matches one place only",
+            {"lines": [s + 1 for s in starts], "match": how.value, "length": n},
+        )
+    )
+
+
+def locate(
+    lines: Sequence[str],
+    old: Sequence[str],
+    hints: Hints = Hints(),
+    *,
+    fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
+    exact_only: bool = False,
+    index: LineIndex | None = None,
+) -> Match:
+    """Find the one place where `old` sits in `lines`, climbing the ladder rung by rung.
+
+    Raises PlacementError(TEXT_AMBIGUOUS) as soon as a rung finds several places the hints
+    cannot separate — a looser rung must never override a stricter one's ambiguity — and
+    TEXT_NOT_FOUND (with the closest region) when no rung finds anything.
+    """
+    index = index or LineIndex(lines)
+    n, total = len(old), len(lines)
+    if n == 0:
+        raise ValueError("locate() needs at least one line; insertions are placed by the caller")
+    rungs: list[tuple[str, MatchKind]] = [("exact", MatchKind.EXACT)]
+    if not exact_only:
+        rungs.append(("rstrip", MatchKind.WHITESPACE))
+    for how, kind in rungs:
+        starts = _pick(_candidates(index, old, how), n, hints, total, index)
+        if len(starts) == 1:
+            return Match(starts[0], starts[0] + n, kind)
+        if len(starts) > 1:
+            raise _ambiguous(starts, n, kind)
+    if exact_only:
+        raise _closest_failure(index, old, hints, "the anchor must match exactly")
+
+    starts = []
+    shifts: dict[int, IndentShift] = {}
+    for s in _pick(_candidates(index, old, "strip"), n, hints, total, index):
+        shift = infer_shift(old, lines[s : s + n], lines)
+        if shift is not None:
+            starts.append(s)
+            shifts[s] = shift
+    if len(starts) == 1:
+        return Match(starts[0], starts[0] + n, MatchKind.INDENT, shift=shifts[starts[0]])
+    if len(starts) > 1:
+        raise _ambiguous(starts, n, MatchKind.INDENT)
+
+    if any(is_elision_line(line) for line in old):
+        return _locate_elided(index, old, hints, fuzzy_threshold)
+
+    return _locate_fuzzy(index, old, hints, fuzzy_threshold)
+
+
+def _split_elided(old: Sequence[str]) -> list[list[str]]:
+    pieces: list[list[str]] = [[]]
+    for line in old:
+        if is_elision_line(line):
+            pieces.append([])
+        else:
+            pieces[-1].append(line)
+    return pieces
+
+
+def _locate_elided(index: LineIndex, old: Sequence[str], hints: Hints, threshold: float) -> Match:
+    """`...` lines split the anchor: first piece unique, later pieces nearest after it."""
+    pieces = _split_elided(old)
+    if any(not p or not any(line.strip() for line in p) for p in pieces):
+        # a leading/trailing `...` carries no position: the pieces around it must
+        pieces = [p for p in pieces if any(line.strip() for line in p)]
+        if not pieces:
+            raise PlacementError(
+                Failure(ErrorCode.MALFORMED_BLOCK, "the anchor has only `...` lines", {})
+            )
+    first = locate(index.lines, pieces[0], hints, fuzzy_threshold=threshold, index=index)
+    spans = [(first.start, first.end)]
+    worst = first
+    for piece in pieces[1:]:
+        after = Hints(start_at=spans[-1][1])
+        starts = _pick(_candidates(index, piece, "rstrip"), len(piece), after, len(index.lines), index)
+        if not starts:
+            starts = [
+                s
+                for s in _pick(_candidates(index, piece, "strip"), len(piece), after, len(index.lines), index)
+                if infer_shift(piece, index.lines[s : s + len(piece)], index.lines) is not None
+            ]
+        if not starts:
+            raise _closest_failure(
+                index, piece, after, "a piece of the anchor after `...` was not found after the one before it"
+            )
+        s = starts[0]
+        spans.append((s, s + len(piece)))
+    elided = tuple((spans[i][1], spans[i + 1][0]) for i in range(len(spans) - 1))
+    return Match(
+        spans[0][0], spans[-1][1], MatchKind.ELISION, min(worst.score, 1.0), worst.shift, elided
+    )
+
+
+def _similarity(a: Sequence[str], b: Sequence[str]) -> float:
+    """Mean per-line similarity of two equally long line runs, ignoring indentation."""
+    if not a:
+        return 0.0
+    total = 0.0
+    for x, y in zip(a, b, strict=True):
+        xs, ys = x.strip(), y.strip()
+        total += 1.0 if xs == ys else fuzz.ratio(xs, ys) / 100.0
+    return total / len(a)
+
+
+def _window_starts(index: LineIndex, old: Sequence[str]) -> set[int]:
+    """Windows worth scoring: those where at least one non-trivial old line appears verbatim
+    (stripped), or, failing that, where the closest line to the old's longest line sits."""
+    table = index.positions("strip")
+    n, total = len(old), len(index.lines)
+    keys = [line.strip() for line in old]
+    out: set[int] = set()
+    # rarest informative lines first; cap the work for blocks made of common lines
+    informative = sorted(
+        ((len(table.get(k, ())), j, k) for j, k in enumerate(keys) if len(k) > 2),
+        key=lambda t: (t[0], -len(t[2])),
+    )
+    budget = 4000
+    for count, j, key in informative:
+        if count == 0:
+            continue
+        for p in table[key]:
+            s = p - j
+            if 0 <= s <= total - n:
+                out.add(s)
+        budget -= count
+        if budget <= 0 or len(out) > 2000:
+            break
+    if not out:
+        longest = max(range(n), key=lambda j: len(keys[j]))
+        if keys[longest]:
+            for _, _, p in process.extract(
+                keys[longest], index.stripped, scorer=fuzz.ratio, limit=8, score_cutoff=50
+            ):
+                s = p - longest
+                if 0 <= s <= total - n:
+                    out.add(s)
+    return out
+
+
+def score_windows(index: LineIndex, old: Sequence[str], starts: set[int] | None = None) -> list[tuple[float, int]]:
+    """(similarity, start) for candidate windows, best first."""
+    n = len(old)
+    if starts is None:
+        starts = _window_starts(index, old)
+    scored = [(_similarity(old, index.lines[s : s + n]), s) for s in starts]
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    return scored
+
+
+def _locate_fuzzy(index: LineIndex, old: Sequence[str], hints: Hints, threshold: float) -> Match:
+    n = len(old)
+    scored = [(sc, s) for sc, s in score_windows(index, old) if s >= hints.start_at]
+    good = [(sc, s) for sc, s in scored if sc >= threshold]
+    if good:
+        best_score, best = good[0]
+        # the runner-up is the best window that is a different place (not overlapping)
+        rivals = [(sc, s) for sc, s in good[1:] if abs(s - best) >= max(1, n // 2)]
+        if rivals and best_score - rivals[0][0] < FUZZY_MARGIN:
+            tied = [best] + [s for sc, s in rivals if best_score - sc < FUZZY_MARGIN]
+            picked = _pick(sorted(tied), n, hints, len(index.lines), index)
+            if len(picked) != 1:
+                err = _ambiguous(sorted(tied), n, MatchKind.FUZZY)
+                err.failure.details["scores"] = [round(best_score, 3)]
+                raise err
+            best = picked[0]
+            best_score = next(sc for sc, s in good if s == best)
+        window = index.lines[best : best + n]
+        return Match(
+            best, best + n, MatchKind.FUZZY, round(best_score, 4), shift=_fuzzy_shift(old, window, index.lines)
+        )
+    raise _closest_failure(index, old, hints, "the text was not found", scored=scored)
+
+
+def _fuzzy_shift(old: Sequence[str], window: Sequence[str], lines: Sequence[str]) -> IndentShift | None:
+    pairs = [(o, w) for o, w in zip(old, window, strict=True) if o.strip() and w.strip()]
+    if not pairs:
+        return None
+    o, w = pairs[0]
+    if indent_of(o) == indent_of(w):
+        return None
+    return infer_shift([o], [w], lines)
+
+
+def _closest_failure(
+    index: LineIndex,
+    old: Sequence[str],
+    hints: Hints,
+    reason: str,
+    scored: list[tuple[float, int]] | None = None,
+) -> PlacementError:
+    """TEXT_NOT_FOUND with the closest region: its line, similarity and a short diff."""
+    n = len(old)
+    if scored is None:
+        scored = score_windows(index, old)
+    details: dict = {"expected": "\n".join(old[:40])}
+    message = reason
+    if scored and scored[0][0] >= CLOSEST_FLOOR:
+        sc, s = scored[0]
+        region = list(index.lines[s : s + n])
+        diff = list(
+            difflib.unified_diff(list(old), region, "expected (from the reply)", f"file lines {s + 1}-{s + n}", n=1, lineterm="")
+        )
+        whitespace_only = [o.split() for o in old] == [r.split() for r in region]
+        details.update(
+            {
+                "closest": {
+                    "line": s + 1,
+                    "end_line": s + n,
+                    "similarity": round(sc, 3),
+                    "whitespace_only": whitespace_only,
+                    "text": "\n".join(region[:40]),
+                    "diff": "\n".join(diff[:60]),
+                }
+            }
+        )
+        what = "differs only in whitespace" if whitespace_only else f"similarity {sc:.0%}"
+        message = f"{reason}; closest match at line {s + 1} ({what}):\n" + "\n".join(diff[2:30])
+    else:
+        message = f"{reason}; nothing in the file resembles it"
+    return _not_found(message, details)
