@@ -113,9 +113,9 @@ def normalise_text(lines: list[str]) -> str:
 # The rules follow aider's, which have been exercised on a large corpus of real replies: look
 # at most three lines up, nearest first; a fence line is passed over (its info string counts
 # only when it contains "." or "/"), the first other line ends the walk; prefer a candidate
-# containing ".". We differ on purpose in three ways: marker lines and prose are never taken
-# for a path, indented fences are walked over like flush ones, and a path in an info string
-# (```python src/a.py) is read as the path alone.
+# containing ".". We differ on purpose: marker lines, prose and a bare word ending in ":"
+# ("Changes:") are never taken for a path, indented fences are walked over like flush ones,
+# and a path in an info string (```python src/a.py) is read as the path alone.
 
 _XML_FENCE = re.compile(r"<(?:sourcecode|source|codeblock|code|pre)(?:[ \t][^>]*)?>")
 _XML_FENCE_END = re.compile(r"</(?:sourcecode|source|codeblock|code|pre)>")
@@ -199,7 +199,9 @@ def path_above(
             continue
         if line.strip() != "...":
             p = path_from_line(line)
-            if p and (bare_names or "." in p or "/" in p):
+            bare = p is not None and "." not in p and "/" not in p
+            # "Makefile" is a name; "Changes:" introduces what follows
+            if p and not (bare and (not bare_names or line.rstrip().endswith(":"))):
                 candidates.append((p, k))
         break
     if not candidates:
@@ -211,3 +213,81 @@ def path_above(
         if info:  # a path as the first line inside a fence: the opener belongs to the block
             return PathAbove(path, k - 1, _language(info))
     return PathAbove(path, k, language)
+
+
+def dedent_indented_fences(lines: list[str]) -> list[str]:
+    """A fence indented under a list item (`1. Apply:` / `   ```diff`) indents its body too;
+    strip the fence's indent from the body so prefix-sensitive formats (diff, V4A) read as
+    written. One line in, one line out: indexes stay valid."""
+    out = lines
+    if not any(line[:1] in (" ", "\t") and line.lstrip()[:3] in ("```", "~~~") for line in lines):
+        return out
+    for f in find_fences(lines):
+        m = fence_open(lines[f.start])
+        indent = m.group("indent") if m else ""
+        if not indent:
+            continue
+        if out is lines:
+            out = list(lines)
+        stop = f.end if f.end is not None else len(lines)
+        for k in range(f.start + 1, stop):
+            if out[k].startswith(indent):
+                out[k] = out[k][len(indent) :]
+    return out
+
+
+# --- Fenced-block helpers: comment markers, file paths, target levels ------------------------
+#
+# Whole-file, structural and tool-call blocks put their header (a path, `FILE:`,
+# `TARGET_NODE:`) behind whatever comment syntax the fence's language uses.
+
+_WRAPPED_COMMENTS = (("{/*", "*/}"), ("<!--", "-->"), ("/*", "*/"), ("(*", "*)"))
+_LINE_COMMENTS = ("//", "--", "#", ";", "%")
+_FILE_EXT = re.compile(r"[^/\\.]\.[A-Za-z0-9_+\-]*[A-Za-z][A-Za-z0-9_+\-]*$")
+_FILE_NAMES = frozenset(
+    {"Makefile", "Dockerfile", "Containerfile", "Gemfile", "Rakefile", "Procfile", "Justfile"}
+)
+_LEVEL_SEPARATORS = (" / ", " > ", " :: ", " → ")
+
+
+def strip_comment_marker(line: str) -> tuple[str, str | None]:
+    """The text of `line` behind one layer of comment syntax, stripped, and the marker that
+    was there (`//`, `#`, `--`, `;`, `%`, `<!--`, `/*`, `{/*`, `(*`), or None for none."""
+    s = line.strip()
+    for opener, closer in _WRAPPED_COMMENTS:
+        if s.startswith(opener) and s.endswith(closer) and len(s) >= len(opener) + len(closer):
+            return s[len(opener) : len(s) - len(closer)].strip(), opener
+    for marker in _LINE_COMMENTS:
+        if s.startswith(marker):
+            return s.lstrip(marker[0]).strip(), marker
+    return s, None
+
+
+def looks_like_file_path(s: str) -> bool:
+    """Stricter than `looks_like_path`: a file name with an extension (`a.py`), a path with
+    a slash (`src/main`), or a well-known extensionless name (`Makefile`). Prose such as
+    "Done." or "Here is the code" never qualifies."""
+    if not looks_like_path(s) or s.endswith(("/", "\\")):
+        return False
+    name = s.replace("\\", "/").rsplit("/", 1)[-1]
+    if name in _FILE_NAMES or (name[:1] == "." and name[1:2].isalpha()):  # .env, .gitignore
+        return True
+    return bool(_FILE_EXT.search(s)) or ("/" in s and any(c.isalpha() for c in name))
+
+
+def split_levels(text: str) -> tuple[str, ...]:
+    """Hierarchy levels of a structural target: one per line, else split on ` / `, ` > `,
+    ` :: ` or ` → ` (the first separator present), empty levels dropped."""
+    parts = [p.strip() for p in text.replace("\r", "\n").split("\n")]
+    if len([p for p in parts if p]) == 1:
+        one = next(p for p in parts if p)
+        for sep in _LEVEL_SEPARATORS:
+            if sep in one:
+                parts = [p.strip() for p in one.split(sep)]
+                break
+    return tuple(p for p in parts if p)
+
+
+def normalise_newlines(text: str) -> str:
+    """CRLF and lone CR become "\\n" (JSON strings and pasted text may carry either)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -13,16 +13,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lsp_server.model import (
+    MATCH_STRENGTH,
     ErrorCode,
     Failure,
     Hunk,
     HunkKind,
-    MATCH_STRENGTH,
     MatchKind,
     Placement,
     PlacementError,
     Reindent,
 )
+from lsp_server.resolve.cache import TextCache
 from lsp_server.resolve.ladder import DEFAULT_FUZZY_THRESHOLD, Hints, LineIndex, Match, locate
 from lsp_server.resolve.lazy_merge import is_placeholder_line
 
@@ -32,9 +33,10 @@ def split_lines(text: str) -> list[str]:
     if not text:
         return []
     parts = text.split("\n")
-    out = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
+    last = parts.pop()
+    out = [p + "\n" for p in parts]
+    if last:
+        out.append(last)
     return out
 
 
@@ -64,9 +66,67 @@ def text_lines(text: str) -> list[str]:
     return body.split("\n")
 
 
+def _contents_of(text: str) -> list[str]:
+    """`[content(x) for x in split_lines(text)]`, without a call per line."""
+    parts = text.split("\n")
+    last = parts.pop()  # what follows the last newline: an unterminated line, or nothing
+    if "\r" in text:
+        parts = [p[:-1] if p.endswith("\r") else p for p in parts]
+    if last:
+        parts.append(last)  # unterminated: keeps a trailing CR, as `content` does
+    return parts
+
+
+def _eol_of(text: str) -> str:
+    """`dominant_eol(split_lines(text))` from two counts: every "\\n" ends one line."""
+    if "\r" not in text:
+        return "\n"
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf > text.count("\n") - crlf else "\n"
+
+
+def _index_for(text: str, contents: list[str]) -> LineIndex:
+    """The LineIndex of a text's contents, handed the text itself as the joined contents
+    when it has no CR, so an exact search needs no join."""
+    return LineIndex(contents, None if "\r" in text else text)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What `FileText.of` derives from a text; shared through `_PREPARED`, never mutated."""
+
+    lines: list[str]
+    contents: list[str]
+    eol: str
+    index: LineIndex
+
+
+# Texts seen recently (open documents, and the results of earlier blocks of the same reply)
+_PREPARED: TextCache[_Prepared] = TextCache()
+
+
+def _prepare(text: str) -> _Prepared:
+    prepared = _PREPARED.get(text)
+    if prepared is None:
+        contents = _contents_of(text)
+        prepared = _Prepared(split_lines(text), contents, _eol_of(text), _index_for(text, contents))
+        _PREPARED.put(text, prepared)
+    return prepared
+
+
+def _remember(text: str, ft: FileText) -> None:
+    """Keep a result's lines for the next block on the same file (ft is not used after)."""
+    contents = ft.contents
+    _PREPARED.put(text, _Prepared(ft.lines, contents, _eol_of(text), _index_for(text, contents)))
+
+
 @dataclass
 class FileText:
-    """A file's lines while a block is being placed; `index` is rebuilt after each edit."""
+    """A file's lines while a block is being placed.
+
+    `contents` (the lines without endings) follow every splice; the `index` is dropped by
+    a splice and rebuilt lazily from them.
+    """
 
     lines: list[str]
     eol: str
@@ -75,8 +135,8 @@ class FileText:
 
     @classmethod
     def of(cls, text: str) -> FileText:
-        lines = split_lines(text)
-        return cls(lines, dominant_eol(lines))
+        p = _prepare(text)
+        return cls(list(p.lines), p.eol, p.index, list(p.contents))
 
     @property
     def contents(self) -> list[str]:
@@ -96,7 +156,8 @@ class FileText:
     def splice(self, start: int, end: int, new: list[str]) -> None:
         self.lines[start:end] = new
         self._index = None
-        self._contents = None
+        if self._contents is not None:
+            self._contents[start:end] = [content(line) for line in new]
 
 
 @dataclass(frozen=True)
@@ -156,7 +217,7 @@ def _region(
     old = ft.lines[start:end]
     out = [line + ft.eol for line in new_lines]
     if old and new_lines:
-        old_c = [content(x) for x in old]
+        old_c = ft.contents[start:end]
         head = 0
         limit = min(len(old_c), len(new_lines))
         while head < limit and old_c[head] == new_lines[head]:
@@ -188,7 +249,8 @@ def _region(
 def rebuild(old: str, new_lf: str) -> str:
     """A whole new "\\n" text laid over an old one: unchanged lines keep their own endings."""
     ft = FileText.of(old)
-    region = _region(ft, 0, len(ft.lines), text_lines(new_lf), new_lf.endswith("\n") if new_lf else None)
+    final_newline = new_lf.endswith("\n") if new_lf else None
+    region = _region(ft, 0, len(ft.lines), text_lines(new_lf), final_newline)
     return "".join(region)
 
 
@@ -199,7 +261,11 @@ def _place_one(
     old_lines = text_lines(hunk.old)
     new_lines = text_lines(new)
     match = locate(
-        ft.contents, old_lines, hints, fuzzy_threshold=threshold, exact_only=hunk.exact_only,
+        ft.contents,
+        old_lines,
+        hints,
+        fuzzy_threshold=threshold,
+        exact_only=hunk.exact_only,
         index=ft.index,
     )
     if match.kind is MatchKind.ELISION:
@@ -246,8 +312,9 @@ def _already_there(ft: FileText, new: str, old: str) -> bool:
     if not new_lines or new == old or not any(x.strip() for x in new_lines):
         return False
     try:
-        m = locate(ft.contents, new_lines, Hints(), exact_only=False, index=ft.index,
-                   fuzzy_threshold=1.01)
+        m = locate(
+            ft.contents, new_lines, Hints(), exact_only=False, index=ft.index, fuzzy_threshold=1.01
+        )
     except PlacementError:
         return False
     return m.kind in (MatchKind.EXACT, MatchKind.WHITESPACE, MatchKind.INDENT)
@@ -307,7 +374,8 @@ def apply_hunks(
             try:
                 match, new_lines = _place_one(ft, hunk, new, hints, fuzzy_threshold)
             except PlacementError as err:
-                if err.failure.code is ErrorCode.TEXT_NOT_FOUND and _already_there(ft, new, hunk.old):
+                missing = err.failure.code is ErrorCode.TEXT_NOT_FOUND
+                if missing and _already_there(ft, new, hunk.old):
                     noops += 1
                     continue
                 raise
@@ -328,8 +396,10 @@ def apply_hunks(
         if MATCH_STRENGTH[match.kind] > MATCH_STRENGTH[weakest]:
             weakest = match.kind
         score = min(score, match.score)
+    text_out = ft.text()
+    _remember(text_out, ft)
     return HunksResult(
-        ft.text(), tuple(placements), weakest, score, bool(hunks) and noops == len(hunks)
+        text_out, tuple(placements), weakest, score, bool(hunks) and noops == len(hunks)
     )
 
 
@@ -423,12 +493,14 @@ def _apply_simultaneous(
                 patches=[a[5], b[5]],
             )
     placements = []
-    for start, end, new_lines, hunk, _, _ in sorted(located, key=lambda t: (-t[0], -t[1])):
+    for start, end, new_lines, _hunk, _, _ in sorted(located, key=lambda t: (-t[0], -t[1])):
         if start == n and n and not ending(ft.lines[-1]):
             ft.lines[-1] += ft.eol
-        region = _region(ft, start, end, new_lines, None) if end > start else [
-            x + ft.eol for x in new_lines
-        ]
+        region = (
+            _region(ft, start, end, new_lines, None)
+            if end > start
+            else [x + ft.eol for x in new_lines]
+        )
         ft.splice(start, end, region)
         placements.append(Placement(start, end, MatchKind.EXACT, 1.0, start + len(region)))
     return HunksResult(ft.text(), tuple(reversed(placements)), weakest, score, False)

@@ -48,28 +48,69 @@ class Hints:
 
 
 class LineIndex:
-    """Content → positions maps for one text, built lazily per normalisation."""
+    """One text's lines, normalised and indexed lazily (content → line numbers).
 
-    def __init__(self, lines: Sequence[str]):
+    Meant to be built once per text version and shared (see `resolve.cache`): every rung
+    starts from it. Nothing is computed until a rung asks. The first few lookups under a
+    normalisation search the joined text (one C-level scan each) instead of indexing every
+    line, so a text matched a few times — a file a reply edits once — never pays for a
+    table; later lookups (and the fuzzy rung, which needs line counts) build the table.
+    """
+
+    def __init__(self, lines: Sequence[str], joined: str | None = None):
+        """`joined`, when the caller has it for free, is `"\\n".join(lines)`, optionally
+        followed by one "\\n": a file's own text, when no line ends in "\\r\\n"."""
         self.lines = lines
         self._maps: dict[str, dict[str, list[int]]] = {}
-        self._stripped: list[str] | None = None
+        self._norm: dict[str, Sequence[str]] = {}
+        self._joined: dict[str, str | None] = {} if joined is None else {"exact": joined}
+        self._searches: dict[str, int] = {}
 
     @property
     def stripped(self) -> list[str]:
-        if self._stripped is None:
-            self._stripped = [line.strip() for line in self.lines]
-        return self._stripped
+        return self.normalised("strip")
+
+    def normalised(self, how: str) -> Sequence[str]:
+        """Every line under normalisation `how` (the same objects where unchanged)."""
+        out = self._norm.get(how)
+        if out is None:
+            out = self.lines if how == "exact" else list(map(_NORMALISERS[how], self.lines))
+            self._norm[how] = out
+        return out
 
     def positions(self, how: str) -> dict[str, list[int]]:
         table = self._maps.get(how)
         if table is None:
-            norm = _NORMALISERS[how]
             table = {}
-            for i, line in enumerate(self.lines):
-                table.setdefault(norm(line), []).append(i)
+            get = table.get
+            for i, key in enumerate(self.normalised(how)):
+                bucket = get(key)
+                if bucket is None:
+                    table[key] = [i]
+                else:
+                    bucket.append(i)
             self._maps[how] = table
         return table
+
+    def search_first(self, how: str) -> bool:
+        """True while a lookup under `how` should scan the joined text rather than build the
+        table: no table yet, and fewer than `_SEARCHES` scans so far (a scan costs about a
+        tenth of building the table)."""
+        if how in self._maps:
+            return False
+        done = self._searches.get(how, 0)
+        self._searches[how] = done + 1
+        return done < _SEARCHES
+
+    def joined(self, how: str) -> str | None:
+        """The normalised lines joined by "\\n", or None when a line itself holds a "\\n"
+        (then the joined text would not map back to lines)."""
+        if how not in self._joined:
+            lines = self.normalised(how)
+            text = "\n".join(lines)
+            ok = text.count("\n") == max(0, len(lines) - 1)
+            self._joined[how] = text if ok else None
+        return self._joined[how]
 
 
 _NORMALISERS = {
@@ -77,6 +118,10 @@ _NORMALISERS = {
     "rstrip": str.rstrip,
     "strip": str.strip,
 }
+# Lookups per normalisation that scan the joined text before the line table is built.
+_SEARCHES = 4
+# A scan gives up (and the line table is built instead) past this many hits.
+_SEARCH_HITS = 4096
 
 
 def _not_found(message: str, details: dict) -> PlacementError:
@@ -84,10 +129,15 @@ def _not_found(message: str, details: dict) -> PlacementError:
 
 
 def _candidates(index: LineIndex, old: Sequence[str], how: str) -> list[int]:
-    """Start lines where every old line equals the file line under normalisation `how`."""
+    """Start lines where every old line equals the file line under normalisation `how`,
+    ascending."""
     norm = _NORMALISERS[how]
-    table = index.positions(how)
     keys = [norm(line) for line in old]
+    if index.search_first(how):
+        found = _search_candidates(index, keys, how)
+        if found is not None:
+            return found
+    table = index.positions(how)
     # anchor on the rarest non-blank line of the block
     best_k, best_pos = None, None
     for k, key in enumerate(keys):
@@ -100,15 +150,43 @@ def _candidates(index: LineIndex, old: Sequence[str], how: str) -> list[int]:
             best_k, best_pos = k, pos
     if best_pos is None:  # block of blank lines only
         best_k, best_pos = 0, table.get(keys[0], [])
-    lines = index.lines
+    lines = index.normalised(how)
     n, total = len(old), len(lines)
     out = []
     for p in best_pos:
         s = p - best_k
         if s < 0 or s + n > total:
             continue
-        if all(norm(lines[s + j]) == keys[j] for j in range(n)):
+        if all(lines[s + j] == keys[j] for j in range(n)):
             out.append(s)
+    return out
+
+
+def _search_candidates(index: LineIndex, keys: list[str], how: str) -> list[int] | None:
+    """`_candidates` by scanning the joined text for the joined block: no per-line work, so a
+    text seen once needs no table. None when it cannot tell (a "\\n" inside a line, or so
+    many partial hits that the table is the better tool)."""
+    if any("\n" in key for key in keys):
+        return None
+    hay = index.joined(how)
+    if hay is None:
+        return None
+    needle = "\n".join(keys)
+    n, total, size, width = len(keys), len(index.lines), len(hay), len(needle)
+    out: list[int] = []
+    line, counted = 0, 0  # `line` is the number of "\\n" in hay[:counted]
+    at = hay.find(needle)
+    hits = 0
+    while at >= 0:
+        hits += 1
+        if hits > _SEARCH_HITS:
+            return None
+        if (at == 0 or hay[at - 1] == "\n") and (at + width == size or hay[at + width] == "\n"):
+            line += hay.count("\n", counted, at)
+            counted = at
+            if line + n <= total:
+                out.append(line)
+        at = hay.find(needle, at + 1)
     return out
 
 
@@ -116,8 +194,8 @@ def _pick(starts: list[int], n: int, hints: Hints, total: int, index: LineIndex)
     """Narrow equally good candidates with the hints; returns what is left (maybe several)."""
     starts = [s for s in starts if s >= hints.start_at]
     if hints.at_eof:
-        end_ok = [s for s in starts if s + n == total or (s + n == total - 1 and not index.lines[-1])]
-        starts = end_ok
+        last_blank = not index.lines[-1] if index.lines else False
+        starts = [s for s in starts if s + n == total or (s + n == total - 1 and last_blank)]
     if len(starts) > 1 and hints.anchors:
         after = _after_anchors(index, hints)
         if after is not None:
@@ -234,16 +312,20 @@ def _locate_elided(index: LineIndex, old: Sequence[str], hints: Hints, threshold
     worst = first
     for piece in pieces[1:]:
         after = Hints(start_at=spans[-1][1])
-        starts = _pick(_candidates(index, piece, "rstrip"), len(piece), after, len(index.lines), index)
+        total = len(index.lines)
+        starts = _pick(_candidates(index, piece, "rstrip"), len(piece), after, total, index)
         if not starts:
             starts = [
                 s
-                for s in _pick(_candidates(index, piece, "strip"), len(piece), after, len(index.lines), index)
+                for s in _pick(_candidates(index, piece, "strip"), len(piece), after, total, index)
                 if infer_shift(piece, index.lines[s : s + len(piece)], index.lines) is not None
             ]
         if not starts:
             raise _closest_failure(
-                index, piece, after, "a piece of the anchor after `...` was not found after the one before it"
+                index,
+                piece,
+                after,
+                "a piece of the anchor after `...` was not found after the one before it",
             )
         s = starts[0]
         spans.append((s, s + len(piece)))
@@ -251,17 +333,6 @@ def _locate_elided(index: LineIndex, old: Sequence[str], hints: Hints, threshold
     return Match(
         spans[0][0], spans[-1][1], MatchKind.ELISION, min(worst.score, 1.0), worst.shift, elided
     )
-
-
-def _similarity(a: Sequence[str], b: Sequence[str]) -> float:
-    """Mean per-line similarity of two equally long line runs, ignoring indentation."""
-    if not a:
-        return 0.0
-    total = 0.0
-    for x, y in zip(a, b, strict=True):
-        xs, ys = x.strip(), y.strip()
-        total += 1.0 if xs == ys else fuzz.ratio(xs, ys) / 100.0
-    return total / len(a)
 
 
 def _window_starts(index: LineIndex, old: Sequence[str]) -> set[int]:
@@ -299,20 +370,61 @@ def _window_starts(index: LineIndex, old: Sequence[str]) -> set[int]:
     return out
 
 
-def score_windows(index: LineIndex, old: Sequence[str], starts: set[int] | None = None) -> list[tuple[float, int]]:
-    """(similarity, start) for candidate windows, best first."""
+def score_windows(
+    index: LineIndex, old: Sequence[str], starts: set[int] | None = None
+) -> list[tuple[float, int]]:
+    """(similarity, start) for candidate windows, best first.
+
+    A window's similarity is the mean over its lines of 1.0 where the old line and the file
+    line are equal once indentation is stripped, else their `fuzz.ratio` / 100. Repetitive
+    files pair the same old line with the same file line in many windows, so each distinct
+    pair is scored once.
+    """
     n = len(old)
     if starts is None:
         starts = _window_starts(index, old)
-    scored = [(_similarity(old, index.lines[s : s + n]), s) for s in starts]
+    keys = [line.strip() for line in old]
+    stripped = index.stripped
+    memo: list[dict[str, float]] = [{} for _ in keys]
+    ratio = fuzz.ratio
+    scored = []
+    for s in starts:
+        total = 0.0
+        for j, key in enumerate(keys):
+            line = stripped[s + j]
+            if line == key:
+                total += 1.0
+                continue
+            seen = memo[j]
+            score = seen.get(line)
+            if score is None:
+                score = seen[line] = ratio(key, line) / 100.0
+            total += score
+        scored.append((total / n, s))
     scored.sort(key=lambda t: (-t[0], t[1]))
     return scored
+
+
+def _few_changed(old: Sequence[str], stripped: Sequence[str], start: int) -> bool:
+    """A fuzzy window may differ substantially (< 90% alike) in at most a quarter of its
+    lines: a short anchor with one rewritten line is a different place, not a typo."""
+    allowed = len(old) // 4
+    changed = 0
+    for j, line in enumerate(old):
+        key, there = line.strip(), stripped[start + j]
+        if key != there and fuzz.ratio(key, there) < 90:
+            changed += 1
+            if changed > allowed:
+                return False
+    return True
 
 
 def _locate_fuzzy(index: LineIndex, old: Sequence[str], hints: Hints, threshold: float) -> Match:
     n = len(old)
     scored = [(sc, s) for sc, s in score_windows(index, old) if s >= hints.start_at]
-    good = [(sc, s) for sc, s in scored if sc >= threshold]
+    good = [
+        (sc, s) for sc, s in scored if sc >= threshold and _few_changed(old, index.stripped, s)
+    ]
     if good:
         best_score, best = good[0]
         # the runner-up is the best window that is a different place (not overlapping)
@@ -326,14 +438,14 @@ def _locate_fuzzy(index: LineIndex, old: Sequence[str], hints: Hints, threshold:
                 raise err
             best = picked[0]
             best_score = next(sc for sc, s in good if s == best)
-        window = index.lines[best : best + n]
-        return Match(
-            best, best + n, MatchKind.FUZZY, round(best_score, 4), shift=_fuzzy_shift(old, window, index.lines)
-        )
+        shift = _fuzzy_shift(old, index.lines[best : best + n], index.lines)
+        return Match(best, best + n, MatchKind.FUZZY, round(best_score, 4), shift=shift)
     raise _closest_failure(index, old, hints, "the text was not found", scored=scored)
 
 
-def _fuzzy_shift(old: Sequence[str], window: Sequence[str], lines: Sequence[str]) -> IndentShift | None:
+def _fuzzy_shift(
+    old: Sequence[str], window: Sequence[str], lines: Sequence[str]
+) -> IndentShift | None:
     pairs = [(o, w) for o, w in zip(old, window, strict=True) if o.strip() and w.strip()]
     if not pairs:
         return None
@@ -360,7 +472,14 @@ def _closest_failure(
         sc, s = scored[0]
         region = list(index.lines[s : s + n])
         diff = list(
-            difflib.unified_diff(list(old), region, "expected (from the reply)", f"file lines {s + 1}-{s + n}", n=1, lineterm="")
+            difflib.unified_diff(
+                list(old),
+                region,
+                "expected (from the reply)",
+                f"file lines {s + 1}-{s + n}",
+                n=1,
+                lineterm="",
+            )
         )
         whitespace_only = [o.split() for o in old] == [r.split() for r in region]
         details.update(

@@ -1,0 +1,472 @@
+"""JSON tool calls pasted from an agent transcript: the patch tool, the text-editor tool and
+structure operations, fenced (```json) or bare, alone or in an array.
+
+```json
+{"path": "src/a.py", "patches": [{"operation": "replace", "oldText": "a", "newText": "b"}]}
+```
+
+The same call is accepted inside the wrappers agents put around it: `{"name": "patch",
+"arguments": {...}}` (or `input` / `parameters` / `args`), OpenAI's `{"function": {"name",
+"arguments": "<JSON string>"}}`, `{"tool_calls": [...]}`, and Anthropic's
+`{"type": "tool_use", "input": {...}}`.
+
+What each call becomes:
+* patch tool `{"path", "patches": [...]}` - one MODIFY block whose hunks all resolve against
+  the original (`simultaneous`); `reindent` sizes given as numbers mean that many spaces;
+* text-editor tool `{"command": "str_replace" | "create" | "insert", ...}` - a replace hunk,
+  a CREATE that overwrites, or an insert after `insert_line`; `view` / `undo_edit` are
+  not edits and are ignored;
+* `{"operation": "..._structure", ...}` - a STRUCTURAL block for the structure resolver.
+
+JSON that is none of these is prose, not an edit. A ```json fence that does not parse but
+plainly meant to be a call (it has a `"patches"`, `"old_str"` or `"operation"` key) is
+MALFORMED_BLOCK with the position of the JSON error. Strings keep "\\n" line endings
+("\\r\\n" in JSON strings is normalised).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from lsp_server.model import (
+    Action,
+    EditBlock,
+    ErrorCode,
+    Failure,
+    Format,
+    Hunk,
+    HunkKind,
+    OnExists,
+    Reindent,
+    Target,
+)
+from lsp_server.reply.common import find_fences, normalise_newlines, split_levels
+
+_JSON_FENCES = frozenset(
+    {"json", "jsonc", "json5", "jsonl", "ndjson", "tool_call", "tool_use", "function_call", "text"}
+)
+_HINTS = ('"patches"', '"old_str"', '"new_str"', '"file_text"', '"operation"')
+_OPERATIONS = {
+    "replace": HunkKind.REPLACE,
+    "append_eof": HunkKind.APPEND_EOF,
+    "prepend_bof": HunkKind.PREPEND_BOF,
+    "overwrite": HunkKind.OVERWRITE,
+}
+_EDITOR_COMMANDS = frozenset({"str_replace", "create", "insert", "view", "undo_edit"})
+_WRAPPER_ARGS = ("arguments", "input", "parameters", "args")
+_MAX_DEPTH = 6
+_MAX_JSON = 2_000_000
+
+
+class _Malformed(Exception):
+    """A call that is recognisably meant as an edit but cannot be used."""
+
+    def __init__(self, fmt: Format, path: str | None, message: str, details: dict[str, Any]):
+        super().__init__(message)
+        self.fmt = fmt
+        self.path = path
+        self.details = details
+
+
+@dataclass(frozen=True)
+class _Call:
+    """The argument object of one tool call, and the tool name when a wrapper gave one."""
+
+    args: dict[str, Any]
+    name: str | None = None
+
+
+# --- finding JSON in the reply ------------------------------------------------------------
+
+
+def _decode_all(text: str) -> tuple[list[Any], json.JSONDecodeError | None]:
+    """Every JSON value in `text`, one after another (whitespace or commas between)."""
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    pos, n = 0, len(text)
+    while True:
+        while pos < n and (text[pos].isspace() or text[pos] == ","):
+            pos += 1
+        if pos >= n:
+            return values, None
+        try:
+            value, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as err:
+            return values, err
+        except (RecursionError, ValueError) as err:
+            return values, json.JSONDecodeError(str(err) or "invalid JSON", text, pos)
+        values.append(value)
+
+
+def find_blocks(lines: list[str]) -> list[EditBlock]:
+    """Every tool call in `lines`: fenced JSON first, then bare JSON outside fences."""
+    out: list[EditBlock] = []
+    fenced = [False] * len(lines)
+    for fence in find_fences(lines):
+        stop = fence.end if fence.end is not None else len(lines)
+        for k in range(fence.start, min(stop + 1, len(lines))):
+            fenced[k] = True
+        language = (fence.language or "").lower()
+        if language and language not in _JSON_FENCES:
+            continue
+        body = "\n".join(lines[fence.start + 1 : stop])
+        if not body.lstrip().startswith(("{", "[")) or len(body) > _MAX_JSON:
+            continue
+        span = (fence.start + 1, stop + 1 if fence.end is not None else len(lines))
+        values, err = _decode_all(body)
+        if err is not None and not values:
+            if language.startswith("json") and any(h in body for h in _HINTS):
+                out.append(_json_error(body, err, fence.start + 1, span))
+            continue
+        blocks = [b for v in values for b in _blocks(v, span)]
+        if err is not None and blocks:
+            out.append(_json_error(body, err, fence.start + 1, span))
+        out.extend(blocks)
+    out.extend(_bare(lines, fenced))
+    out.sort(key=lambda b: b.reply_lines)
+    return out
+
+
+def _bare(lines: list[str], fenced: list[bool]) -> list[EditBlock]:
+    """Calls written outside any fence: a line starting with `{` or `[` that begins a JSON
+    value (which may run over several lines)."""
+    out: list[EditBlock] = []
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    text = "\n".join(lines)
+    decoder = json.JSONDecoder()
+    budget = 10 * len(text) + 100_000  # characters scanned by failed attempts, in all
+    k = 0
+    while k < len(lines) and budget > 0:
+        stripped = lines[k].lstrip()
+        if fenced[k] or not stripped.startswith(("{", "[")):
+            k += 1
+            continue
+        pos = starts[k] + len(lines[k]) - len(stripped)
+        try:
+            value, end = _decode_at(decoder, text, pos)
+        except json.JSONDecodeError as err:
+            budget -= max(err.pos, 1)
+            k += 1
+            continue
+        except (RecursionError, ValueError):
+            budget -= 10_000
+            k += 1
+            continue
+        last = max(k, _line_of(starts, end - 1))
+        if any(fenced[k : last + 1]):
+            k += 1
+            continue
+        out.extend(_blocks(value, (k + 1, last + 1)))
+        k = last + 1
+    return out
+
+
+def _decode_at(decoder: json.JSONDecoder, text: str, pos: int) -> tuple[Any, int]:
+    """raw_decode at `pos` on a window of the text that grows only while the value might
+    run past it: a failed attempt costs what it read, not the length of the reply.
+    Errors carry positions relative to `pos`."""
+    size = 4096
+    while True:
+        window = text[pos : pos + size]
+        try:
+            value, end = decoder.raw_decode(window)
+        except json.JSONDecodeError as err:
+            cut = pos + size < len(text)
+            if cut and (err.pos >= len(window) - 8 or err.msg.startswith("Unterminated")):
+                size *= 4
+                continue
+            raise
+        return value, pos + end
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    lo, hi = 0, len(starts) - 1
+    while lo < hi:  # the last line whose start is <= offset
+        mid = (lo + hi + 1) // 2
+        if starts[mid] <= offset:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _json_error(
+    body: str, err: json.JSONDecodeError, first_line: int, span: tuple[int, int]
+) -> EditBlock:
+    fmt = Format.PATCH_TOOL
+    if '"old_str"' in body or '"file_text"' in body or '"new_str"' in body:
+        fmt = Format.TEXT_EDITOR
+    elif '"operation"' in body and '"patches"' not in body:
+        fmt = Format.STRUCTURE_OP
+    m = re.search(r'"(?:path|file_path|file)"\s*:\s*"([^"\\\n]{1,500})"', body)
+    line = first_line + err.lineno
+    return EditBlock(
+        fmt,
+        m.group(1) if m else None,
+        span,
+        error=Failure(
+            ErrorCode.MALFORMED_BLOCK,
+            f"the JSON tool call does not parse: {err.msg} at reply line {line}, column "
+            f"{err.colno}",
+            {"line": line, "column": err.colno, "error": err.msg},
+        ),
+    )
+
+
+# --- unwrapping calls ---------------------------------------------------------------------
+
+
+def _calls(value: Any, depth: int = 0, name: str | None = None) -> list[_Call]:
+    """The argument objects inside `value`, through the wrappers agents use."""
+    if depth > _MAX_DEPTH:
+        return []
+    if isinstance(value, list):
+        return [c for item in value for c in _calls(item, depth + 1)]
+    if not isinstance(value, dict):
+        return []
+    if "patches" in value or "command" in value or "operation" in value:
+        return [_Call(value, name)]
+    if isinstance(value.get("tool_calls"), list):
+        return _calls(value["tool_calls"], depth + 1)
+    if isinstance(value.get("function"), dict):
+        return _calls(value["function"], depth + 1)
+    call_name = value.get("name") if isinstance(value.get("name"), str) else name
+    for key in _WRAPPER_ARGS:
+        inner = value.get(key)
+        if isinstance(inner, str) and inner.lstrip().startswith("{"):
+            try:
+                inner = json.loads(inner)
+            except (ValueError, RecursionError):
+                continue
+        if isinstance(inner, dict | list):
+            return _calls(inner, depth + 1, call_name)
+    return []
+
+
+def _blocks(value: Any, span: tuple[int, int]) -> list[EditBlock]:
+    out: list[EditBlock] = []
+    try:
+        calls = _calls(value)
+    except RecursionError:
+        return out
+    for call in calls:
+        try:
+            block = _block(call, span)
+        except _Malformed as bad:
+            block = EditBlock(
+                bad.fmt,
+                bad.path,
+                span,
+                error=Failure(ErrorCode.MALFORMED_BLOCK, str(bad), bad.details),
+            )
+        if block is not None:
+            out.append(block)
+    return out
+
+
+def _block(call: _Call, span: tuple[int, int]) -> EditBlock | None:
+    args = call.args
+    if "patches" in args:
+        return _patch_tool(args, span)
+    command = args.get("command")
+    if isinstance(command, str) and command in _EDITOR_COMMANDS:
+        return _text_editor(command, args, span)
+    operation = args.get("operation")
+    if isinstance(operation, str) and "structure" in operation:
+        return _structure_op(operation, args, span)
+    return None
+
+
+def _path(args: dict[str, Any], fmt: Format, *keys: str) -> str:
+    for key in keys:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    raise _Malformed(fmt, None, f"the {fmt} call has no `{keys[0]}`", {"missing": keys[0]})
+
+
+def _text(value: Any, fmt: Format, path: str, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _Malformed(fmt, path, f"`{what}` must be a string", {"field": what})
+    return normalise_newlines(value)
+
+
+# --- the patch tool -----------------------------------------------------------------------
+
+
+def _first(patch: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if key in patch:
+            return patch[key]
+    return None
+
+
+def _reindent(value: Any, path: str, k: int) -> Reindent | None:
+    if value is None:
+        return None
+    fmt = Format.PATCH_TOOL
+    if not isinstance(value, dict):
+        raise _Malformed(fmt, path, f"patch {k}: `reindent` must be an object", {"patch": k})
+    parts: list[str] = []
+    for key in ("strip", "add"):
+        v = value.get(key, "")
+        if isinstance(v, bool) or not isinstance(v, int | str) or (isinstance(v, int) and v < 0):
+            raise _Malformed(
+                fmt,
+                path,
+                f"patch {k}: `reindent.{key}` must be a string or a number of spaces",
+                {"patch": k, "field": f"reindent.{key}"},
+            )
+        parts.append(" " * v if isinstance(v, int) else v)
+    return Reindent(parts[0], parts[1])
+
+
+def _patch_tool(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
+    fmt = Format.PATCH_TOOL
+    path = _path(args, fmt, "path", "file_path", "file")
+    patches = args.get("patches")
+    if not isinstance(patches, list) or not patches:
+        raise _Malformed(fmt, path, "`patches` must be a non-empty list", {"field": "patches"})
+    hunks: list[Hunk] = []
+    for k, patch in enumerate(patches):
+        if not isinstance(patch, dict):
+            raise _Malformed(fmt, path, f"patch {k} is not an object", {"patch": k})
+        operation = patch.get("operation", "replace")
+        kind = _OPERATIONS.get(operation) if isinstance(operation, str) else None
+        if kind is None:
+            raise _Malformed(
+                fmt,
+                path,
+                f"patch {k}: unknown operation {operation!r} (expected one of "
+                f"{', '.join(_OPERATIONS)})",
+                {"patch": k, "operation": str(operation)},
+            )
+        old = _text(_first(patch, "oldText", "old_text"), fmt, path, "oldText")
+        new = _text(_first(patch, "newText", "new_text"), fmt, path, "newText")
+        to_clip = _text(patch.get("toClipboard"), fmt, path, "toClipboard")
+        from_clip = _text(patch.get("fromClipboard"), fmt, path, "fromClipboard")
+        if kind == HunkKind.REPLACE and not old:
+            raise _Malformed(
+                fmt,
+                path,
+                f"patch {k}: a replace needs a non-empty `oldText` (the text to find)",
+                {"patch": k, "missing": "oldText"},
+            )
+        if new is None and from_clip is None and not (kind == HunkKind.REPLACE and to_clip):
+            raise _Malformed(
+                fmt,
+                path,
+                f"patch {k}: `newText` (or `fromClipboard`) is missing",
+                {"patch": k, "missing": "newText"},
+            )
+        hunks.append(
+            Hunk(
+                old=old or "",
+                new=new or "",
+                kind=kind,
+                to_clipboard=to_clip,
+                from_clipboard=from_clip,
+                reindent=_reindent(patch.get("reindent"), path, k),
+            )
+        )
+    return EditBlock(fmt, path, span, action=Action.MODIFY, hunks=tuple(hunks), simultaneous=True)
+
+
+# --- the text-editor tool -----------------------------------------------------------------
+
+
+def _text_editor(command: str, args: dict[str, Any], span: tuple[int, int]) -> EditBlock | None:
+    fmt = Format.TEXT_EDITOR
+    if command in ("view", "undo_edit"):
+        return None
+    path = _path(args, fmt, "path", "file_path")
+    if command == "create":
+        text = _text(args.get("file_text"), fmt, path, "file_text")
+        if text is None:
+            raise _Malformed(fmt, path, "`create` needs `file_text`", {"missing": "file_text"})
+        return EditBlock(
+            fmt, path, span, action=Action.CREATE, content=text, on_exists=OnExists.OVERWRITE
+        )
+    new = _text(args.get("new_str", args.get("insert_text")), fmt, path, "new_str")
+    if command == "str_replace":
+        old = _text(args.get("old_str"), fmt, path, "old_str")
+        if not old:
+            raise _Malformed(
+                fmt, path, "`str_replace` needs a non-empty `old_str`", {"missing": "old_str"}
+            )
+        return EditBlock(fmt, path, span, hunks=(Hunk(old, new or ""),))
+    line = args.get("insert_line")
+    if isinstance(line, bool) or not isinstance(line, int) or line < 0:
+        raise _Malformed(
+            fmt,
+            path,
+            "`insert` needs `insert_line`, a line number (0 inserts at the top)",
+            {"missing": "insert_line"},
+        )
+    if new is None:
+        raise _Malformed(fmt, path, "`insert` needs `new_str`", {"missing": "new_str"})
+    hunk = Hunk("", new, kind=HunkKind.INSERT_AT_LINE, line_hint=line)
+    return EditBlock(fmt, path, span, hunks=(hunk,))
+
+
+# --- structure operations -----------------------------------------------------------------
+
+_TARGET_KEYS = ("target", "target_node", "node", "structure")
+_DATA_PATH_KEYS = ("target_path", "data_path")
+_CONTENT_KEYS = ("content", "code", "new_code", "text")
+_PATH_KEYS = ("path", "file", "file_path")
+
+
+def _levels(value: Any, path: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return split_levels(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(v.strip() for v in value if v.strip())
+    raise _Malformed(
+        Format.STRUCTURE_OP,
+        path,
+        "`target` must be a string (levels on separate lines or split by ` / `) or a list",
+        {"field": "target"},
+    )
+
+
+def _structure_op(operation: str, args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
+    fmt = Format.STRUCTURE_OP
+    path = _path(args, fmt, *_PATH_KEYS)
+    node: tuple[str, ...] = ()
+    data_path: str | None = None
+    used = {"operation", *_PATH_KEYS}
+    for key in _TARGET_KEYS:
+        if key in args:
+            node = _levels(args[key], path)
+            used.add(key)
+            break
+    for key in _DATA_PATH_KEYS:
+        if isinstance(args.get(key), str) and args[key].strip():
+            data_path = args[key].strip()
+            used.add(key)
+            break
+    if not node and data_path is None:
+        raise _Malformed(
+            fmt,
+            path,
+            f'`{operation}` needs a `target` (e.g. "class UserAuth / validate") or a '
+            '`target_path` (e.g. "a.b[2].c")',
+            {"missing": "target"},
+        )
+    content: str | None = None
+    for key in _CONTENT_KEYS:
+        if key in args:
+            content = _text(args[key], fmt, path, key)
+            used.add(key)
+            break
+    options = {k: v for k, v in args.items() if k not in used}
+    target = Target(node=node, data_path=data_path, operation=operation, options=options)
+    return EditBlock(fmt, path, span, action=Action.STRUCTURAL, content=content, target=target)
