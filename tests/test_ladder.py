@@ -218,3 +218,29 @@ def test_placement_never_edits_outside_reported_span(before, old, new, after):
     assert out[: p.start_line] == src[: p.start_line]
     tail = len(src) - p.end_line
     assert out[len(out) - tail :] == src[p.end_line :] if tail else True
+
+
+def test_inline_substring_for_tool_calls():
+    text = "x = foo(1) + 2\r\ny = foo(2)\r\n"
+    r = apply_hunks(text, [Hunk("foo(1)", "bar(1)")], inline=True)
+    assert r.text == "x = bar(1) + 2\r\ny = foo(2)\r\n"
+    with pytest.raises(PlacementError) as e:
+        apply_hunks(text, [Hunk("foo(", "bar(")], inline=True)
+    assert e.value.failure.code is ErrorCode.TEXT_AMBIGUOUS
+    assert e.value.failure.details["lines"] == [1, 2]
+    r = apply_hunks(
+        text, [Hunk("foo(1)", "a(1)"), Hunk("foo(2)", "b(2)")], inline=True, simultaneous=True
+    )
+    assert r.text == "x = a(1) + 2\r\ny = b(2)\r\n"
+
+
+def test_inline_clipboard_holds_the_substring():
+    r = apply_hunks(
+        "a = compute(1)\nb = 0\n",
+        [
+            Hunk("compute(1)", "cached", to_clipboard="expr"),
+            Hunk("0", "", from_clipboard="expr"),
+        ],
+        inline=True,
+    )
+    assert r.text == "a = cached\nb = compute(1)\n"

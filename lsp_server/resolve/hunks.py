@@ -7,8 +7,10 @@ lines get the file's dominant ending, and a missing final newline stays missing.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import difflib
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -24,7 +26,14 @@ from lsp_server.model import (
     Reindent,
 )
 from lsp_server.resolve.cache import TextCache
-from lsp_server.resolve.ladder import DEFAULT_FUZZY_THRESHOLD, Hints, LineIndex, Match, locate
+from lsp_server.resolve.ladder import (
+    DEFAULT_FUZZY_THRESHOLD,
+    Hints,
+    LineIndex,
+    Match,
+    ambiguous_error,
+    locate,
+)
 from lsp_server.resolve.lazy_merge import is_placeholder_line
 
 
@@ -115,9 +124,12 @@ def _prepare(text: str) -> _Prepared:
 
 
 def _remember(text: str, ft: FileText) -> None:
-    """Keep a result's lines for the next block on the same file (ft is not used after)."""
-    contents = ft.contents
-    _PREPARED.put(text, _Prepared(ft.lines, contents, _eol_of(text), _index_for(text, contents)))
+    """Keep a result's lines for the next block on the same file (ft is not used after).
+    A text already known keeps its entry: its index may have tables built already."""
+    if _PREPARED.get(text) is None:
+        contents = ft.contents
+        prepared = _Prepared(ft.lines, contents, _eol_of(text), _index_for(text, contents))
+        _PREPARED.put(text, prepared)
 
 
 @dataclass
@@ -254,10 +266,45 @@ def rebuild(old: str, new_lf: str) -> str:
     return "".join(region)
 
 
+def _inline_match(ft: FileText, old: str) -> tuple[Match, str, str] | None:
+    """Tool-call semantics: `old` may be part of a line. A unique exact substring match gives
+    the covering lines plus the text kept before and after it on those lines."""
+    joined = "".join(c + "\n" for c in ft.contents)
+    first = joined.find(old)
+    if first < 0:
+        return None
+    second = joined.find(old, first + 1)
+    starts = list(itertools.accumulate((len(c) + 1 for c in ft.contents), initial=0))
+    if second >= 0:
+        where, at = [], first
+        while at >= 0 and len(where) < 50:
+            where.append(bisect.bisect_right(starts, at) - 1)
+            at = joined.find(old, at + 1)
+        raise ambiguous_error(sorted(set(where)), len(text_lines(old)), MatchKind.EXACT)
+    end = first + len(old)
+    start_line = bisect.bisect_right(starts, first) - 1
+    end_line = bisect.bisect_right(starts, end - 1)
+    before = joined[starts[start_line] : first]
+    after = joined[end : starts[end_line]]
+    return Match(start_line, end_line, MatchKind.EXACT), before, after
+
+
+def _captured(ft: FileText, match: Match, hunk: Hunk, inline: bool) -> str:
+    """What `toClipboard` stores: the file's own text at the match (not the model's guess)."""
+    if inline and match.kind is MatchKind.EXACT and _inline_match(ft, hunk.old) is not None:
+        return hunk.old
+    return "".join(c + "\n" for c in ft.contents[match.start : match.end])
+
+
 def _place_one(
-    ft: FileText, hunk: Hunk, new: str, hints: Hints, threshold: float
+    ft: FileText, hunk: Hunk, new: str, hints: Hints, threshold: float, inline: bool = False
 ) -> tuple[Match, list[str]]:
     """Locate `hunk.old` and build the replacement lines (contents, no endings)."""
+    if inline:
+        found = _inline_match(ft, hunk.old)
+        if found is not None:
+            match, before, after = found
+            return match, text_lines(before + new + after)
     old_lines = text_lines(hunk.old)
     new_lines = text_lines(new)
     match = locate(
@@ -335,6 +382,7 @@ def apply_hunks(
     simultaneous: bool = False,
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
     clipboards: dict[str, str] | None = None,
+    inline: bool = False,
 ) -> HunksResult:
     """Place every hunk; raise PlacementError (details name the hunk) if any cannot be placed.
 
@@ -342,11 +390,12 @@ def apply_hunks(
     its line number is shifted by what earlier hunks added or removed.
     simultaneous: patch-tool semantics: all hunks locate against the original, must not
     overlap, and apply together.
+    inline: tool-call semantics: `old` may be part of a line; a unique substring wins first.
     """
     clipboards = clipboards if clipboards is not None else {}
     ft = FileText.of(text)
     if simultaneous:
-        return _apply_simultaneous(ft, hunks, fuzzy_threshold, clipboards)
+        return _apply_simultaneous(ft, hunks, fuzzy_threshold, clipboards, inline)
     placements: list[Placement] = []
     weakest, score, noops = MatchKind.EXACT, 1.0, 0
     delta = 0
@@ -372,7 +421,7 @@ def apply_hunks(
                 start_at=cursor if ordered else 0,
             )
             try:
-                match, new_lines = _place_one(ft, hunk, new, hints, fuzzy_threshold)
+                match, new_lines = _place_one(ft, hunk, new, hints, fuzzy_threshold, inline)
             except PlacementError as err:
                 missing = err.failure.code is ErrorCode.TEXT_NOT_FOUND
                 if missing and _already_there(ft, new, hunk.old):
@@ -383,9 +432,7 @@ def apply_hunks(
             err.failure.details.setdefault("hunk", h_i)
             raise
         if hunk.to_clipboard is not None:
-            clipboards[hunk.to_clipboard] = "".join(
-                c + "\n" for c in ft.contents[match.start : match.end]
-            )
+            clipboards[hunk.to_clipboard] = _captured(ft, match, hunk, inline)
         region = _region(ft, match.start, match.end, new_lines, _final_newline(hunk, new))
         ft.splice(match.start, match.end, region)
         placements.append(
@@ -446,7 +493,11 @@ def _apply_positional(ft: FileText, hunk: Hunk, new: str) -> Placement | None:
 
 
 def _apply_simultaneous(
-    ft: FileText, hunks: Sequence[Hunk], threshold: float, clipboards: dict[str, str]
+    ft: FileText,
+    hunks: Sequence[Hunk],
+    threshold: float,
+    clipboards: dict[str, str],
+    inline: bool,
 ) -> HunksResult:
     located: list[tuple[int, int, list[str], Hunk, Match | None, int]] = []
     weakest, score = MatchKind.EXACT, 1.0
@@ -467,15 +518,11 @@ def _apply_simultaneous(
                 continue
             if not hunk.old:
                 raise _fail(ErrorCode.MALFORMED_BLOCK, "a replace patch needs a non-empty oldText")
-            match, _ = _place_one(ft, hunk, hunk.new, Hints(), threshold)
             if hunk.to_clipboard is not None:
-                clipboards[hunk.to_clipboard] = "".join(
-                    c + "\n" for c in ft.contents[match.start : match.end]
-                )
+                match, _ = _place_one(ft, hunk, "", Hints(), threshold, inline)
+                clipboards[hunk.to_clipboard] = _captured(ft, match, hunk, inline)
                 new = _new_text(hunk, clipboards)
-            new_lines = text_lines(new or "")
-            if match.shift is not None:
-                new_lines = match.shift.apply_all(new_lines)
+            match, new_lines = _place_one(ft, hunk, new or "", Hints(), threshold, inline)
             located.append((match.start, match.end, new_lines, hunk, match, h_i))
             if MATCH_STRENGTH[match.kind] > MATCH_STRENGTH[weakest]:
                 weakest = match.kind

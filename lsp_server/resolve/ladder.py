@@ -103,8 +103,9 @@ class LineIndex:
         return done < _SEARCHES
 
     def joined(self, how: str) -> str | None:
-        """The normalised lines joined by "\\n", or None when a line itself holds a "\\n"
-        (then the joined text would not map back to lines)."""
+        """The normalised lines joined by "\\n" (the exact one may end in one more "\\n", see
+        `__init__`), or None when a line itself holds a "\\n": then the joined text would
+        not map back to lines."""
         if how not in self._joined:
             lines = self.normalised(how)
             text = "\n".join(lines)
@@ -225,7 +226,7 @@ def _after_anchors(index: LineIndex, hints: Hints) -> int | None:
     return pos
 
 
-def _ambiguous(starts: list[int], n: int, how: MatchKind) -> PlacementError:
+def ambiguous_error(starts: list[int], n: int, how: MatchKind) -> PlacementError:
     where = ", ".join(str(s + 1) for s in starts[:20])
     more = f" and {len(starts) - 20} more" if len(starts) > 20 else ""
     return PlacementError(
@@ -265,7 +266,7 @@ def locate(
         if len(starts) == 1:
             return Match(starts[0], starts[0] + n, kind)
         if len(starts) > 1:
-            raise _ambiguous(starts, n, kind)
+            raise ambiguous_error(starts, n, kind)
     if exact_only:
         raise _closest_failure(index, old, hints, "the anchor must match exactly")
 
@@ -279,7 +280,7 @@ def locate(
     if len(starts) == 1:
         return Match(starts[0], starts[0] + n, MatchKind.INDENT, shift=shifts[starts[0]])
     if len(starts) > 1:
-        raise _ambiguous(starts, n, MatchKind.INDENT)
+        raise ambiguous_error(starts, n, MatchKind.INDENT)
 
     if any(is_elision_line(line) for line in old):
         return _locate_elided(index, old, hints, fuzzy_threshold)
@@ -433,7 +434,7 @@ def _locate_fuzzy(index: LineIndex, old: Sequence[str], hints: Hints, threshold:
             tied = [best] + [s for sc, s in rivals if best_score - sc < FUZZY_MARGIN]
             picked = _pick(sorted(tied), n, hints, len(index.lines), index)
             if len(picked) != 1:
-                err = _ambiguous(sorted(tied), n, MatchKind.FUZZY)
+                err = ambiguous_error(sorted(tied), n, MatchKind.FUZZY)
                 err.failure.details["scores"] = [round(best_score, 3)]
                 raise err
             best = picked[0]
