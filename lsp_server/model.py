@@ -263,6 +263,7 @@ class BlockOutcome:
     placements: tuple[Placement, ...] = ()
     already_applied: bool = False
     score: float | None = None
+    result: dict[str, Any] = field(default_factory=dict)  # structure-operation report fields
 
     @property
     def placed(self) -> bool:

@@ -53,6 +53,8 @@ def report_json(plan: Plan, *, applied: bool) -> dict[str, Any]:
             entry["score"] = o.score
         if o.placements:
             entry["lines"] = [[p.start_line + 1, p.end_line] for p in o.placements]
+        if o.result:
+            entry["result"] = o.result
         if o.failure is not None:
             entry["error"] = o.failure.to_json()
         blocks.append(entry)

@@ -150,3 +150,26 @@ def test_open_document_overlay_wins(tmp_path):
     ws = DiskWorkspace(tmp_path, overlay=lambda rel: ("buffer\n", 7) if rel == "a.py" else None)
     plan = plan_reply(reply(sr("a.py", "buffer\n", "edited\n")), ws)
     assert plan.files[0].version == 7 and plan.files[0].new_text == "edited\n"
+
+
+def test_syntax_broken_warning_only_when_errors_are_new(ws):
+    plan = plan_reply(reply(sr("a.py", "y = 2\n", "y = (2\n")), ws)
+    assert plan.ok and [w.type for w in plan.warnings] == [WarningType.SYNTAX_BROKEN]
+    plan = plan_reply(reply(sr("a.py", "y = 2\n", "y = 3\n")), ws)
+    assert plan.warnings == ()
+
+
+def test_structural_block_reports_result_and_read_structure(ws, tmp_path):
+    from lsp_server.model import Target
+
+    (tmp_path / "m.py").write_text("class A:\n    def f(self):\n        return 1\n")
+    block = EditBlock(Format.STRUCTURAL, "m.py", (1, 5), Action.STRUCTURAL,
+                      target=Target(node=("class A", "f")),
+                      content="def f(self):\n    return 2\n")
+    plan = plan_reply(reply(block), ws)
+    assert plan.ok and plan.outcomes[0].match is MatchKind.STRUCTURAL
+    assert plan.files[0].new_text == "class A:\n    def f(self):\n        return 2\n"
+    read = EditBlock(Format.STRUCTURE_OP, "m.py", (1, 1), Action.STRUCTURAL,
+                     target=Target(node=("f",), operation="read_structure"))
+    plan = plan_reply(reply(read), ws)
+    assert plan.files == () and plan.outcomes[0].result["matches"]

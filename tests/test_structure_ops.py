@@ -191,6 +191,14 @@ def test_move_to_file_start_goes_after_imports() -> None:
     assert edit.result["destination_final_line_range"] == [4, 9]
 
 
+def test_move_to_file_start_keeps_docstring_and_imports_first() -> None:
+    py = '"""Module doc."""\n\nfrom x import y\n\n\ndef a():\n    pass\n\n\ndef b():\n    pass\n'
+    edit = op(py, ["b"], "move_structure_to_file_start")
+    assert edit.text == (
+        '"""Module doc."""\n\nfrom x import y\n\n\ndef b():\n    pass\n\n\ndef a():\n    pass\n'
+    )
+
+
 def test_move_to_file_end() -> None:
     edit = op(PY, ["a"], "move_structure_to_file_end")
     assert edit.text.endswith("        pass\n\n\ndef a():\n    return 1\n")

@@ -1912,9 +1912,17 @@ def _file_start_row(p: _Parsed) -> int:
     row = 0
     for child in p.tree.root_node.named_children:
         t = child.type
-        if any(
-            w in t for w in ("import", "package", "include", "use_", "php_tag", "namespace_use")
-        ) or ("comment" in t and child.start_point.row == row):
+        kids = child.named_children
+        directive = t == "string" or (
+            t == "expression_statement" and len(kids) == 1 and "string" in kids[0].type
+        )
+        if (
+            directive  # a module docstring, "use strict"
+            or any(
+                w in t for w in ("import", "package", "include", "use_", "php_tag", "namespace_use")
+            )
+            or ("comment" in t and child.start_point.row == row)
+        ):
             row = _node_rows(p, child)[1] + 1
             lines = p.line_list()
             while row < len(lines) and not lines[row].strip():
