@@ -34,6 +34,7 @@ from lsp_server.model import (
     Target,
     WarningType,
 )
+from lsp_server.resolve import lazy_merge
 from lsp_server.resolve.hunks import apply_hunks, content, rebuild, split_lines
 from lsp_server.resolve.ladder import DEFAULT_FUZZY_THRESHOLD
 from lsp_server.workspace import SnapshotSource
@@ -134,6 +135,24 @@ def _to_file_endings(new: str, like: str | None) -> str:
     return new
 
 
+def _refuse_partial_rewrite(key: str, old: str, new: str) -> None:
+    """A whole-file block without placeholders replaces the file only when it reads as a
+    rewrite of it; a snippet ("add this function") must not erase everything else."""
+    old_lines = {x.strip() for x in old.split("\n") if x.strip()}
+    if len(old_lines) <= 3:
+        return
+    kept = len(old_lines & {x.strip() for x in new.split("\n") if x.strip()}) / len(old_lines)
+    if kept < 0.5:
+        raise _fail(
+            ErrorCode.TEXT_NOT_FOUND,
+            f"the block shares only {kept:.0%} of {key}'s lines and marks nothing as kept, so "
+            "it reads as a snippet, not the whole file; nothing in it anchors to the file. "
+            "Quote the lines to change (SEARCH/REPLACE), or mark kept code with "
+            "`... existing code ...` lines",
+            path=key, shared=round(kept, 3),
+        )
+
+
 def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> BlockOutcome:
     if block.error is not None:
         raise PlacementError(block.error)
@@ -152,6 +171,9 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
     if action in (Action.CREATE, Action.OVERWRITE) or (action is Action.LAZY and f.text is None):
         if f.snap.is_dir and f.text is None:
             raise _missing(key, "cannot write a file over a directory", f.snap)
+        if action is Action.LAZY and lazy_merge.has_placeholder(block.content or "", key):
+            raise _missing(key, "the block leaves code out with `... existing code ...` "
+                                "lines, so it can only be merged into an existing file")
         existed = f.text is not None
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.ERROR:
             if f.text == _to_file_endings(block.content or "", f.text):
@@ -172,15 +194,14 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
                             "`*** Add File:` or a diff from /dev/null)", f.snap)
 
     if action is Action.LAZY:
-        from lsp_server.resolve.lazy_merge import has_placeholder, lazy_merge
-
         old_lf = "".join(content(x) + "\n" for x in split_lines(f.text))
-        merged = lazy_merge(old_lf, block.content or "", key)
-        kind = MatchKind.ELISION if has_placeholder(block.content or "") else MatchKind.OVERWRITE
-        already = merged == old_lf
-        f.text = f.text if already else rebuild(f.text, merged)
+        merged = lazy_merge.merge(old_lf, block.content or "", key)
+        if merged.match is MatchKind.OVERWRITE:
+            _refuse_partial_rewrite(key, old_lf, block.content or "")
+        already = merged.text == old_lf
+        f.text = f.text if already else rebuild(f.text, merged.text)
         f.blocks.append(block.index)
-        return BlockOutcome(block, Status.VALIDATED, kind, already_applied=already)
+        return BlockOutcome(block, Status.VALIDATED, merged.match, already_applied=already)
 
     if action is Action.STRUCTURAL:
         from lsp_server.resolve import structure

@@ -402,3 +402,89 @@ def test_property_arbitrary_text_never_crashes(original: str, snippet: str) -> N
     if has_placeholder(snippet):
         before = sum(is_placeholder_line(line) for line in original.split("\n"))
         assert sum(is_placeholder_line(line) for line in out.split("\n")) <= before
+
+
+def test_unique_line_inside_new_code_is_not_an_anchor() -> None:
+    # `return this;` occurs once in the file (in add) and once in the snippet (in the new
+    # exp): unique on both sides, but its enclosing `exp(n) {` is new, so it anchors nothing
+    original = (
+        "class Calculator {\n  constructor() {\n    this.result = 0;\n  }\n\n"
+        "  add(n) {\n    this.result += n;\n    return this;\n  }\n}\n"
+    )
+    snippet = (
+        "class Calculator {\n  // ... existing code ...\n\n  exp(n) {\n"
+        "    this.result = Math.pow(this.result, n);\n    return this;\n  }\n}\n"
+    )
+    assert lazy_merge(original, snippet, "calc.js") == original.replace(
+        "    return this;\n  }\n}\n",
+        "    return this;\n  }\n\n  exp(n) {\n    this.result = Math.pow(this.result, n);\n"
+        "    return this;\n  }\n}\n",
+    )
+
+
+def test_modified_header_above_unique_body_lines() -> None:
+    original = "def foo(a):\n    x = compute(a)\n    return x\n\n\ndef bar():\n    pass\n"
+    snippet = (
+        "# ... existing code ...\ndef foo(a, b):\n    y = prepare(b)\n    x = compute(a)\n"
+        "    return x\n# ... existing code ...\n"
+    )
+    assert lazy_merge(original, snippet) == original.replace(
+        "def foo(a):\n", "def foo(a, b):\n    y = prepare(b)\n"
+    )
+
+
+def test_restated_method_given_without_its_class_indentation() -> None:
+    original = (
+        "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"
+    )
+    result = merge(original, "def f(self):\n    return 10\n")
+    assert result.match == MatchKind.ELISION
+    assert result.text == original.replace("return 1\n", "return 10\n")
+
+
+STORE = """import os
+import sys
+
+
+class Store:
+    def load(self):
+        return self.items
+
+    def save(self):
+        with open(self.path, "w") as f:
+            f.write(" ".join(self.items))
+
+
+def main():
+    Store().save()
+"""
+
+
+def test_head_starting_at_a_restated_class_keeps_the_imports_above() -> None:
+    snippet = (
+        "class Store:\n    # ... existing code ...\n"
+        "    def save(self):\n        with open(self.path, 'x') as f:\n"
+        "            f.write(' '.join(self.items))\n\n\n# ... existing code ...\n"
+    )
+    out = lazy_merge(STORE, snippet, "store.py")
+    assert out.startswith("import os\nimport sys\n\n\nclass Store:\n")
+    assert "open(self.path, 'x')" in out and 'open(self.path, "w")' not in out
+    assert out.endswith("def main():\n    Store().save()\n")
+
+
+def test_tail_ending_on_a_restated_line_keeps_what_follows() -> None:
+    snippet = (
+        "# ... existing code ...\n    def save(self):\n"
+        "        with open(self.path, 'x') as f:\n            f.write(' '.join(self.items))\n"
+    )
+    out = lazy_merge(STORE, snippet, "store.py")
+    assert out == STORE.replace('open(self.path, "w")', "open(self.path, 'x')").replace(
+        'f.write(" ".join(self.items))', "f.write(' '.join(self.items))"
+    )
+
+
+def test_head_line_in_place_of_the_files_first_line_replaces_it() -> None:
+    # the snippet starts at the top of the file (no placeholder before it), so the line it
+    # shows where `import os` stands is read as that line, edited
+    snippet = "import json\nimport sys\n# ... rest of file unchanged\n"
+    assert lazy_merge(STORE, snippet) == STORE.replace("import os\n", "import json\n")

@@ -173,3 +173,18 @@ def test_structural_block_reports_result_and_read_structure(ws, tmp_path):
                      target=Target(node=("f",), operation="read_structure"))
     plan = plan_reply(reply(read), ws)
     assert plan.files == () and plan.outcomes[0].result["matches"]
+
+
+def test_lazy_whole_file_rules(ws, tmp_path):
+    def lazy(path, text):
+        return EditBlock(Format.WHOLE_FILE, path, (1, 9), Action.LAZY, content=text)
+
+    plan = plan_reply(reply(lazy("new.py", "a = 1\n# ... existing code ...\n")), ws)
+    assert plan.outcomes[0].failure.code is ErrorCode.FILE_NOT_FOUND
+    (tmp_path / "u.py").write_text("import os\n\n\ndef one():\n    return 1\n\n\ndef two():\n    return 2\n")
+    plan = plan_reply(reply(lazy("u.py", "def helper():\n    return 42\n")), ws)
+    assert plan.outcomes[0].failure.code is ErrorCode.TEXT_NOT_FOUND
+    plan = plan_reply(reply(lazy("u.py", "def two():\n    return 3\n")), ws)
+    assert plan.ok and plan.outcomes[0].match is MatchKind.ELISION
+    assert plan.files[0].new_text.endswith("def two():\n    return 3\n")
+    assert plan.files[0].new_text.startswith("import os\n")

@@ -332,3 +332,11 @@ def test_never_raises_on_arbitrary_text(text: str) -> None:
 def test_never_raises_on_arbitrary_json(value: object) -> None:
     blocks(json.dumps(value))
     blocks(fenced(value))
+
+
+def test_json_cut_off_mid_call_is_incomplete() -> None:
+    text = '```json\n{"path": "a.py", "patches": [{"oldText": "x", "newText": "y'
+    (b,) = blocks(text)
+    assert b.error is not None and b.error.code == ErrorCode.MALFORMED_BLOCK
+    assert b.error.details["incomplete"] is True
+    assert b.path == "a.py"

@@ -8,8 +8,9 @@ whole-file edit when nothing more specific claims it).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from lsp_server.model import EditBlock, ErrorCode, Failure, ParsedReply
 from lsp_server.reply import (
@@ -51,16 +52,21 @@ def parse_reply(text: str) -> ParsedReply:
             ),
         )
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    claimed: list[tuple[int, int]] = []
+    claimed: list[tuple[int, int]] = []  # disjoint spans, sorted
+    starts: list[int] = []
     found: list[EditBlock] = []
     for finder in FINDERS:
         for block in finder(lines):
             lo, hi = block.reply_lines
-            if any(lo <= c_hi and c_lo <= hi for c_lo, c_hi in claimed):
+            # the claimed span starting last at or before `hi` is the only one that can reach
+            # `lo` (they are disjoint): a lookup, not a scan, so 10,000 blocks stay linear
+            k = bisect.bisect_right(starts, hi)
+            if k and claimed[k - 1][1] >= lo:
                 continue
             found.append(block)
         # claim after each finder so one format's own blocks never shadow each other
-        claimed = [b.reply_lines for b in found]
+        claimed = _union(b.reply_lines for b in found)
+        starts = [lo for lo, _ in claimed]
     found.sort(key=lambda b: b.reply_lines)
     blocks = tuple(dataclasses.replace(b, index=i) for i, b in enumerate(found))
     if not blocks:
@@ -73,3 +79,14 @@ def parse_reply(text: str) -> ParsedReply:
             ),
         )
     return ParsedReply(blocks)
+
+
+def _union(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inclusive line spans merged into disjoint ones, sorted by start."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out

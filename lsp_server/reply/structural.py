@@ -38,7 +38,7 @@ from lsp_server.reply.common import (
 )
 
 _HEADER = re.compile(r"(?i)^(FILE|TARGET[_ -]?NODE|TARGET[_ -]?PATH)\s*:\s*(.*)$")
-_MAX_HEADER = 12  # header lines looked at, at most
+_MAX_HEADER = 64  # header lines looked at, at most (a guard, never reached in practice)
 
 
 def _header(line: str) -> tuple[str, str, str | None] | None:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from lsp_server.model import (
@@ -69,14 +68,6 @@ class _Malformed(Exception):
         self.fmt = fmt
         self.path = path
         self.details = details
-
-
-@dataclass(frozen=True)
-class _Call:
-    """The argument object of one tool call, and the tool name when a wrapper gave one."""
-
-    args: dict[str, Any]
-    name: str | None = None
 
 
 # --- finding JSON in the reply ------------------------------------------------------------
@@ -205,24 +196,26 @@ def _json_error(
         fmt = Format.STRUCTURE_OP
     m = re.search(r'"(?:path|file_path|file)"\s*:\s*"([^"\\\n]{1,500})"', body)
     line = first_line + err.lineno
+    details: dict[str, Any] = {"line": line, "column": err.colno, "error": err.msg}
+    message = f"the JSON tool call does not parse: {err.msg} at reply line {line}, column "
+    message += str(err.colno)
+    if err.pos >= len(body.rstrip()) or err.msg.startswith("Unterminated"):
+        details["incomplete"] = True
+        message += " (the JSON ends early: was the reply cut off?)"
     return EditBlock(
         fmt,
         m.group(1) if m else None,
         span,
-        error=Failure(
-            ErrorCode.MALFORMED_BLOCK,
-            f"the JSON tool call does not parse: {err.msg} at reply line {line}, column "
-            f"{err.colno}",
-            {"line": line, "column": err.colno, "error": err.msg},
-        ),
+        error=Failure(ErrorCode.MALFORMED_BLOCK, message, details),
     )
 
 
 # --- unwrapping calls ---------------------------------------------------------------------
 
 
-def _calls(value: Any, depth: int = 0, name: str | None = None) -> list[_Call]:
-    """The argument objects inside `value`, through the wrappers agents use."""
+def _calls(value: Any, depth: int = 0) -> list[dict[str, Any]]:
+    """The argument objects inside `value`, through the wrappers agents use (the tool's
+    name is not needed: the arguments say which tool they are for)."""
     if depth > _MAX_DEPTH:
         return []
     if isinstance(value, list):
@@ -230,12 +223,11 @@ def _calls(value: Any, depth: int = 0, name: str | None = None) -> list[_Call]:
     if not isinstance(value, dict):
         return []
     if "patches" in value or "command" in value or "operation" in value:
-        return [_Call(value, name)]
+        return [value]
     if isinstance(value.get("tool_calls"), list):
         return _calls(value["tool_calls"], depth + 1)
     if isinstance(value.get("function"), dict):
         return _calls(value["function"], depth + 1)
-    call_name = value.get("name") if isinstance(value.get("name"), str) else name
     for key in _WRAPPER_ARGS:
         inner = value.get(key)
         if isinstance(inner, str) and inner.lstrip().startswith("{"):
@@ -244,7 +236,7 @@ def _calls(value: Any, depth: int = 0, name: str | None = None) -> list[_Call]:
             except (ValueError, RecursionError):
                 continue
         if isinstance(inner, dict | list):
-            return _calls(inner, depth + 1, call_name)
+            return _calls(inner, depth + 1)
     return []
 
 
@@ -269,8 +261,7 @@ def _blocks(value: Any, span: tuple[int, int]) -> list[EditBlock]:
     return out
 
 
-def _block(call: _Call, span: tuple[int, int]) -> EditBlock | None:
-    args = call.args
+def _block(args: dict[str, Any], span: tuple[int, int]) -> EditBlock | None:
     if "patches" in args:
         return _patch_tool(args, span)
     command = args.get("command")

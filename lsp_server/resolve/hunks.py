@@ -393,6 +393,10 @@ def apply_hunks(
     inline: tool-call semantics: `old` may be part of a line; a unique substring wins first.
     """
     clipboards = clipboards if clipboards is not None else {}
+    if len(hunks) == 1 and not simultaneous and not inline:
+        done = _single_exact(text, hunks[0], clipboards)
+        if done is not None:
+            return done
     ft = FileText.of(text)
     if simultaneous:
         return _apply_simultaneous(ft, hunks, fuzzy_threshold, clipboards, inline)
@@ -448,6 +452,65 @@ def apply_hunks(
     return HunksResult(
         text_out, tuple(placements), weakest, score, bool(hunks) and noops == len(hunks)
     )
+
+
+# `_single_exact` gives up (the line-based path decides) past this many partial hits.
+_TEXT_HITS = 4096
+
+
+def _single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> HunksResult | None:
+    """The common case without splitting the file into lines: one hunk whose old text sits
+    in a LF-only file exactly once, as whole lines. Found with `str.find`, spliced as text.
+
+    Gives exactly what the line-based path gives (the exact rung's unique match; no line
+    has another ending to keep); returns None whenever that path could decide otherwise
+    (no match, several, positional hunks, anchors, clipboards, CR anywhere in the file).
+    """
+    if (
+        hunk.kind is not HunkKind.REPLACE
+        or not hunk.old.strip("\n")
+        or hunk.anchors
+        or hunk.at_eof
+        or hunk.to_clipboard is not None
+        or "\r" in text
+    ):
+        return None
+    try:
+        new = _new_text(hunk, clipboards)
+    except PlacementError:
+        return None  # the line-based path raises it, with the hunk's index
+    old_lines = text_lines(hunk.old)
+    needle = "\n".join(old_lines)
+    size, width = len(text), len(needle)
+    found: list[int] = []
+    hits = 0
+    at = text.find(needle)
+    while at >= 0:
+        hits += 1
+        if hits > _TEXT_HITS:
+            return None
+        if (at == 0 or text[at - 1] == "\n") and (at + width == size or text[at + width] == "\n"):
+            found.append(at)
+            if len(found) > 1:
+                return None
+        at = text.find(needle, at + 1)
+    if not found:
+        return None
+    first, n = found[0], len(old_lines)
+    total = text.count("\n") + (0 if text.endswith("\n") else 1)
+    start = text.count("\n", 0, first)
+    if start + n > total:
+        return None
+    end = first + width + (1 if first + width < size else 0)  # with the last line's newline
+    new_lines = text_lines(new)
+    region = [line + "\n" for line in new_lines]
+    if region and start + n == total:  # the hunk reaches the end of the file
+        final = _final_newline(hunk, new)
+        keep = text.endswith("\n") if final is None else final
+        region[-1] = new_lines[-1] + ("\n" if keep else "")
+    out = text[:first] + "".join(region) + text[end:]
+    placement = Placement(start, start + n, MatchKind.EXACT, 1.0, start + len(region))
+    return HunksResult(out, (placement,), MatchKind.EXACT, 1.0, False)
 
 
 def _apply_positional(ft: FileText, hunk: Hunk, new: str) -> Placement | None:

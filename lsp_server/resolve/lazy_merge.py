@@ -10,8 +10,12 @@ Model of a snippet
 The snippet is a sequence of *concrete segments* separated by *placeholders*. Each
 placeholder stands for a *kept* region of the original; each segment replaces the region
 of the original it restates. Where the snippet does not start (end) with a placeholder,
-the first (last) segment reaches the top (bottom) of the file: the file's head (tail) is
-replaced by it.
+its first (last) segment is the file's head (tail): it replaces the file's lines from its
+first (last) restated line over every line indented deeper than its restated lines -
+that is how a changed last line of a method is read - and keeps what it never mentions:
+a snippet that starts at `class Store:` does not delete the imports above it, one that
+ends inside a method does not delete `main()` below it. A head (tail) that restates
+nothing is new code at the top (bottom) of the file.
 
 Alignment, in steps that each need evidence, never a guess
 ----------------------------------------------------------
@@ -19,7 +23,11 @@ Alignment, in steps that each need evidence, never a guess
    and once in the snippet, and carry enough text to mean something (not `}`, `end`,
    `pass`), are paired, keeping the longest chain that is in the same order in both
    (patience alignment). Between two anchors of one segment a line diff pairs the rest,
-   including modified lines (a one-for-one replacement).
+   including modified lines (a one-for-one replacement). An anchor whose enclosing line
+   (see 3) is not paired with the file line's enclosing line is dropped and the
+   alignment redone: `return this;` inside a new `exp()` is not the one inside `add()`,
+   however unique. Short lines that occur once on each side (`}`, `</StepsDiv>`) anchor
+   only when their enclosing lines are already paired with each other.
 2. **Edges** - from a segment's outermost anchor (or from the top/bottom of the file for
    a head/tail segment) the segment is grown outward one original line at a time: the
    line must appear next in the snippet (the snippet may insert lines before it), or be
@@ -56,11 +64,12 @@ or one method with a new doc comment). A placeholder-free snippet is read as suc
 *restatement* when all of this holds: after its leading comment / decorator lines it is a
 single block (a header line and everything indented under it, up to the closer at the
 header's indentation), that block spans several lines or its header names a definition,
-and the header line occurs in the file exactly once at the same indentation. The
-original block (from the header to its end by the same rule, plus the comment/decorator
-lines directly above it when the snippet brings its own) is replaced and the rest of the
-file kept. A header that occurs several times is TEXT_AMBIGUOUS. Anything else is a
-whole-file rewrite: the result is the snippet itself (reported as `overwrite`).
+and the header line occurs in the file exactly once (when it occurs once only at another
+indentation, a uniformly indented snippet is shifted to the file's). The original block
+(from the header to its end by the same rule, plus the comment/decorator lines directly
+above it when the snippet brings its own) is replaced and the rest of the file kept. A
+header that occurs several times is TEXT_AMBIGUOUS. Anything else is a whole-file
+rewrite: the result is the snippet itself (reported as `overwrite`).
 
 Texts use "\\n" line endings; the caller maps to and from the file's own.
 """
@@ -172,7 +181,7 @@ def lazy_merge(original: str, snippet: str, path: str = "") -> str:
 def merge(original: str, snippet: str, path: str = "") -> LazyMerge:
     """Like `lazy_merge`, also saying whether the result is a merge or an overwrite."""
     o_lines, o_newline = _split(original)
-    s_lines, s_newline = _split(snippet)
+    s_lines, _ = _split(snippet)
     placeholder = [is_placeholder_line(line, path) for line in s_lines]
     if not any(placeholder):
         restated = _restate_definition(o_lines, s_lines, path)
@@ -243,7 +252,7 @@ def _similar(a: str, b: str) -> bool:
     if _indent(a) != _indent(b) or _is_closer(a) or _is_closer(b):
         return False
     name, other = _definition_name(a), _definition_name(b)
-    if name is not None or other is not None:  # a definition is only ever itself, renamed not
+    if name is not None or other is not None:  # definitions match by name only
         return name == other
     ratio = difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio()
     if ratio < _SIMILAR:
@@ -281,16 +290,19 @@ def _parents(lines: Sequence[str], skip: Sequence[bool] | None = None) -> list[i
 _CONTROL = frozenset(
     """if for while switch catch return else elif with match loop do try new await yield
     print super this self function typeof sizeof foreach unless until case when assert
-    throw raise except finally using lock fixed checked""".split()
+    throw raise except finally using lock fixed checked func fun fn def""".split()
 )
 _DEF_KEYWORD = re.compile(
-    r"\s*(?:[\w$]+\s+)*?(?:class|struct|interface|enum|trait|def|fn|func|function|module|"
-    r"namespace|impl|object|record|protocol)\s+([A-Za-z_$][\w$]*)"
+    r"\s*(?:[\w$]+\s+)*?(?:class|struct|interface|enum|trait|def|fn|fun|func|function|module|"
+    r"namespace|impl|object|record|protocol)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
 )
+# `name(params) {` / `name(params):` - a method; parameters never hold string literals,
+# which keeps calls such as `it("works", () => {` out
 _DEF_CALL = re.compile(
     r"\s*(?:(?:export|default|public|private|protected|internal|static|async|override|final|"
     r"abstract|virtual|get|set|pub(?:\([^)]*\))?|[\w$<>\[\]]+)\s+)*"
-    r"([A-Za-z_$][\w$]*)\s*\([^;]*\)\s*(?:->\s*[^{:;]+|:\s*[\w$<>\[\]|. ]+)?\s*(?:\{|:|=>\s*\{)\s*$"
+    r"([A-Za-z_$][\w$]*)\s*\([^;\"'`]*\)\s*(?:->\s*[^{:;]+|:\s*[\w$<>\[\]|. ]+)?\s*"
+    r"(?:\{|:|=>\s*\{)\s*$"
 )
 
 
@@ -559,10 +571,10 @@ class _Merger:
             elif not seg.after:  # tail segment likewise, from the bottom
                 self._grow(seg, seg.end, n, -1, prev_end)
             paired = [self.pair_s[i] for i in range(seg.start, seg.end) if i in self.pair_s]
-            if not seg.before:  # the head: replaces the file from its first line
-                seg.b, seg.e = 0, (max(paired) + 1 if paired else 0)
-            elif not seg.after and paired:  # the tail: replaces the file down to its last line
-                seg.b, seg.e = min(paired), n
+            if not seg.before:  # the head: from the top of the file, see _reach
+                seg.b, seg.e = (self._reach(paired, -1), max(paired) + 1) if paired else (0, 0)
+            elif not seg.after and paired:  # the tail: to the end of the file, likewise
+                seg.b, seg.e = min(paired), self._reach(paired, +1)
             elif paired:
                 seg.b, seg.e = min(paired), max(paired) + 1
             else:
@@ -604,6 +616,24 @@ class _Merger:
                 )
             seg.b = seg.e = gap_lo = at
             seg.placed = True
+
+    def _reach(self, paired: list[int], step: int) -> int:
+        """Where a head (step -1) or tail (step +1) segment's region starts or ends: it
+        covers the blocks the segment restates, growing from its first (last) restated
+        line over the lines indented deeper than its restated lines (the old body of a
+        method whose last line the snippet changed). The rest of the file, which the
+        snippet never mentions (imports above a class, `main()` after it), is kept."""
+        depth = min(_indent(self.o[o]) for o in paired)
+        reach = min(paired) if step < 0 else max(paired) + 1
+        j = reach - 1 if step < 0 else reach
+        while 0 <= j < len(self.o):
+            line = self.o[j]
+            if not _blank(line):
+                if _indent(line) <= depth:
+                    break
+                reach = j if step < 0 else j + 1
+            j += step
+        return reach
 
     def _inside(self, header: int, gap_code: list[int]) -> bool:
         """Every line of the gap is inside the block the snippet line `header` opens."""
@@ -714,7 +744,7 @@ class _Merger:
         kept: list[tuple[int, int]] = []
         cursor = 0
         for seg in self.segments:
-            if seg.before:
+            if seg.before or seg.b > cursor:
                 lo, hi = cursor, max(cursor, seg.b)
                 pieces.append(_Piece("K", self.o[lo:hi]))
                 kept.append((lo, hi))
@@ -728,7 +758,7 @@ class _Merger:
                 )
             )
             cursor = max(cursor, seg.e)
-        if self.segments[-1].after:
+        if self.segments[-1].after or cursor < len(self.o):
             pieces.append(_Piece("K", self.o[cursor:]))
             kept.append((cursor, len(self.o)))
         self._check_redefinitions(kept)
@@ -878,6 +908,12 @@ def _restate_definition(o_lines: list[str], s_lines: list[str], path: str) -> li
         return None
     key = header.rstrip()
     hits = [i for i, line in enumerate(o_lines) if line.rstrip() == key]
+    if not hits:  # the same header at another indentation: the snippet was shifted
+        hits = [i for i, line in enumerate(o_lines) if line.strip() == key.strip()]
+        if len(hits) == 1:
+            body = _shift(body, _lead(header), _lead(o_lines[hits[0]]))
+            if body is None:
+                return None
     if not hits:
         return None
     if len(hits) > 1:
@@ -900,3 +936,21 @@ def _restate_definition(o_lines: list[str], s_lines: list[str], path: str) -> li
                 break
             o_start -= 1
     return o_lines[:o_start] + body + o_lines[o_end + 1 :]
+
+
+def _lead(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _shift(lines: list[str], old: str, new: str) -> list[str] | None:
+    """`lines` with the leading `old` indentation of each line replaced by `new`; None when
+    a non-blank line does not start with `old` (the snippet is not uniformly shifted)."""
+    out: list[str] = []
+    for line in lines:
+        if not line.strip():
+            out.append(line)
+        elif line.startswith(old):
+            out.append(new + line[len(old) :])
+        else:
+            return None
+    return out
