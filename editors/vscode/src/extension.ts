@@ -1,0 +1,640 @@
+/**
+ * VS Code entry point: finds and starts the llm-patch language server, wires the palette
+ * commands to its `llmPatch.apply` / `llmPatch.check` commands, and shows the result (status
+ * bar, notification, report document). The decisions live in the pure modules (discovery,
+ * report, settings, install, crash); this file only connects them to the editor.
+ */
+import { promises as fs } from "node:fs";
+import * as path from "node:path";
+
+import * as vscode from "vscode";
+import {
+  CloseAction,
+  ErrorAction,
+  LanguageClient,
+  RevealOutputChannelOn,
+  State,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from "vscode-languageclient/node";
+
+import { RestartPolicy } from "./crash";
+import { discoverServer, pythonNames, type Discovery, type Probes, type ServerCommand } from "./discovery";
+import { installSteps, MIN_PYTHON, pickBasePython, venvDir, venvPython } from "./install";
+import { nodeProbes, pythonVersion, runStep } from "./probes";
+import { formatReport, parseReport, statusTooltip, summarize, type Report, type ReportMeta } from "./report";
+import { commandArguments, serverSettings, SYNCED_SCHEMES, type ApplyOptions, type ReplySource } from "./settings";
+
+export const CLIENT_ID = "llmPatch";
+export const CLIENT_NAME = "LLM Patch";
+export const REPORT_SCHEME = "llm-patch-report";
+const PYTHON_EXTENSION_ID = "ms-python.python";
+/** Server commands whose result is a report; they also run from code actions and lenses. */
+const REPORT_COMMANDS = new Set(["llmPatch.apply", "llmPatch.applyBlock", "llmPatch.check"]);
+
+export interface Deps {
+  probes: Probes;
+  pythonVersion: (python: string[]) => Promise<string | undefined>;
+  runStep: typeof runStep;
+  platform: NodeJS.Platform;
+  now: () => Date;
+}
+
+export const defaultDeps: Deps = {
+  probes: nodeProbes,
+  pythonVersion,
+  runStep,
+  platform: process.platform,
+  now: () => new Date(),
+};
+
+/** What `activate` returns: used by the real-editor tests and by other extensions. */
+export interface LlmPatchApi {
+  readonly lastReport: Report | undefined;
+  readonly server: ServerCommand | undefined;
+  applyText(text: string, options?: ApplyOptions): Promise<Report | undefined>;
+  checkText(text: string): Promise<Report | undefined>;
+}
+
+type StatusState = "starting" | "ready" | "missing" | "failed" | "stopped";
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class LlmPatchExtension {
+  readonly output: vscode.LogOutputChannel;
+  readonly status: vscode.StatusBarItem;
+  client: LanguageClient | undefined;
+  server: ServerCommand | undefined;
+  last: { report: Report; meta: ReportMeta } | undefined;
+  private readonly reportChanged = new vscode.EventEmitter<vscode.Uri>();
+  private readonly policy: RestartPolicy;
+  private starting: Promise<boolean> | undefined;
+  private stopping = false;
+  readonly reportUri = vscode.Uri.parse(`${REPORT_SCHEME}:/LLM Patch Report.md`);
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly deps: Deps = defaultDeps,
+  ) {
+    this.output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
+    this.status = vscode.window.createStatusBarItem("llmPatch.status", vscode.StatusBarAlignment.Right, 100);
+    this.status.name = CLIENT_NAME;
+    this.policy = new RestartPolicy(4, 3 * 60 * 1000, () => this.deps.now().getTime());
+    context.subscriptions.push(this.output, this.status, this.reportChanged);
+  }
+
+  get api(): LlmPatchApi {
+    // Getters, so callers holding the API see the current report and server.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const ext = this;
+    return {
+      get lastReport() {
+        return ext.last?.report;
+      },
+      get server() {
+        return ext.server;
+      },
+      applyText: (text, options) => ext.run("apply", { text }, "API", options ?? {}),
+      checkText: (text) => ext.run("check", { text }, "API", {}),
+    };
+  }
+
+  activate(): void {
+    const c = this.context.subscriptions;
+    const reg = (id: string, fn: () => unknown) =>
+      c.push(vscode.commands.registerCommand(id, () => fn()));
+    reg("llmPatch.applyFromClipboard", () => this.fromClipboard("apply", {}));
+    reg("llmPatch.previewFromClipboard", () => this.fromClipboard("apply", { preview: true }));
+    reg("llmPatch.checkClipboard", () => this.fromClipboard("check", {}));
+    reg("llmPatch.applySelection", () => this.applySelection());
+    reg("llmPatch.openClipboardAsReply", () => this.openClipboardAsReply());
+    reg("llmPatch.showLastReport", () => this.showLastReport());
+    reg("llmPatch.restartServer", () => this.restart());
+    reg("llmPatch.installServer", () => this.install());
+    reg("llmPatch.showOutput", () => this.output.show(true));
+    c.push(
+      vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, {
+        onDidChange: this.reportChanged.event,
+        provideTextDocumentContent: () =>
+          this.last ? formatReport(this.last.report, this.last.meta) : "No LLM Patch report yet.\n",
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration("llmPatch.server")) {
+          this.output.info("Server settings changed: restarting the server.");
+          void this.restart();
+        }
+      }),
+    );
+    this.watchPythonExtension();
+    this.status.show();
+    // Not awaited: activation must not wait on a slow or missing server; commands do.
+    void this.start();
+  }
+
+  /** Resolves when the current start attempt (if any) has finished. */
+  async settled(): Promise<void> {
+    await this.starting;
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+  }
+
+  // ---- server lifecycle -------------------------------------------------------------------
+
+  private config(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration("llmPatch");
+  }
+
+  private async pythonExtensionInterpreter(): Promise<string[] | undefined> {
+    const ext = vscode.extensions.getExtension(PYTHON_EXTENSION_ID);
+    if (!ext) {
+      return undefined;
+    }
+    const api: any = ext.isActive ? ext.exports : await ext.activate();
+    const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (api?.environments?.getActiveEnvironmentPath) {
+      const envPath = api.environments.getActiveEnvironmentPath(resource);
+      const env = api.environments.resolveEnvironment
+        ? await api.environments.resolveEnvironment(envPath)
+        : undefined;
+      const exe: string | undefined = env?.executable?.uri?.fsPath ?? envPath?.path;
+      return exe ? [exe] : undefined;
+    }
+    const details = api?.settings?.getExecutionDetails?.(resource);
+    const cmd: unknown = details?.execCommand;
+    return Array.isArray(cmd) && cmd.every((x) => typeof x === "string") ? cmd : undefined;
+  }
+
+  private watchPythonExtension(): void {
+    const ext = vscode.extensions.getExtension(PYTHON_EXTENSION_ID);
+    if (!ext) {
+      return;
+    }
+    void Promise.resolve(ext.isActive ? ext.exports : ext.activate()).then(
+      (api: any) => {
+        const event = api?.environments?.onDidChangeActiveEnvironmentPath;
+        if (typeof event !== "function") {
+          return;
+        }
+        this.context.subscriptions.push(
+          event(() => {
+            // Follow the user's interpreter only when that is where the server came from
+            // (or when nothing was found yet: the new interpreter may have llm-patch).
+            if (!this.server || this.server.source === "python-extension") {
+              this.output.info("The Python extension's interpreter changed: restarting the server.");
+              void this.restart();
+            }
+          }),
+        );
+      },
+      (error: unknown) => this.output.warn(`Python extension unavailable: ${errorMessage(error)}`),
+    );
+  }
+
+  private storageDir(): string {
+    return this.context.globalStorageUri.fsPath;
+  }
+
+  async discover(): Promise<Discovery> {
+    const cfg = this.config();
+    return discoverServer(
+      {
+        serverPath: cfg.get<string>("server.path", ""),
+        serverArgs: cfg.get<string[]>("server.args", ["serve"]),
+        interpreter: cfg.get<string>("server.interpreter", ""),
+        pythonExtension: () => this.pythonExtensionInterpreter(),
+        privateVenvPython: venvPython(venvDir(this.storageDir()), this.deps.platform),
+        platform: this.deps.platform,
+      },
+      this.deps.probes,
+    );
+  }
+
+  /** Starts the server once; concurrent callers share the attempt. */
+  start(): Promise<boolean> {
+    if (!this.starting) {
+      this.starting = this.doStart().finally(() => {
+        this.starting = undefined;
+      });
+    }
+    return this.starting;
+  }
+
+  private async doStart(): Promise<boolean> {
+    this.setStatus("starting");
+    const discovery = await this.discover();
+    for (const attempt of discovery.attempts) {
+      this.output.info(`Server discovery: ${attempt.detail}`);
+    }
+    if (discovery.kind !== "found") {
+      this.server = undefined;
+      this.setStatus("missing");
+      void this.offerInstall(discovery);
+      return false;
+    }
+    const server = discovery.server;
+    this.server = server;
+    this.output.info(`Starting the server: ${server.description}`);
+    const client = this.createClient(server);
+    this.client = client;
+    client.onDidChangeState((e) => {
+      if (client !== this.client) {
+        return;
+      }
+      if (e.newState === State.Running) {
+        this.setStatus("ready");
+      } else if (e.newState === State.Stopped && !this.stopping) {
+        this.setStatus("stopped");
+      }
+    });
+    try {
+      await client.start();
+      this.setStatus("ready");
+      return true;
+    } catch (error) {
+      this.output.error(`The server failed to start: ${errorMessage(error)}`);
+      this.setStatus("failed");
+      void vscode.window
+        .showErrorMessage(
+          `LLM Patch: the server (${server.description}) failed to start: ${errorMessage(error)}`,
+          "Show Log",
+          "Open Settings",
+        )
+        .then((choice) => this.onChoice(choice));
+      return false;
+    }
+  }
+
+  private createClient(server: ServerCommand): LanguageClient {
+    const serverOptions: ServerOptions = {
+      command: server.command,
+      args: server.args,
+      options: { env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      // Every document: anchors must match unsaved buffers, and any text can be a reply.
+      documentSelector: SYNCED_SCHEMES.map((scheme) => ({ scheme })),
+      outputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: () => ({ llmPatch: serverSettings((k) => this.config().get(k)) }),
+      synchronize: { configurationSection: "llmPatch" },
+      errorHandler: {
+        error: (_error, _message, count) =>
+          count !== undefined && count <= 3 ? { action: ErrorAction.Continue } : { action: ErrorAction.Shutdown },
+        closed: () => {
+          const decision = this.policy.onCrash();
+          this.output.warn(decision.message);
+          if (decision.restart) {
+            void vscode.window.showWarningMessage(`LLM Patch: ${decision.message}`, "Show Log").then((c) => this.onChoice(c));
+            return { action: CloseAction.Restart, message: decision.message, handled: true };
+          }
+          this.setStatus("stopped");
+          void vscode.window
+            .showErrorMessage(`LLM Patch: ${decision.message}`, "Restart", "Show Log")
+            .then((c) => this.onChoice(c));
+          return { action: CloseAction.DoNotRestart, message: decision.message, handled: true };
+        },
+      },
+      middleware: {
+        // Code actions and code lenses run the server's commands through VS Code's command
+        // registry; their reports feed the status bar like the palette commands do.
+        executeCommand: async (command, args, next) => {
+          const result = await next(command, args);
+          if (REPORT_COMMANDS.has(command)) {
+            const report = parseReport(result);
+            if (report) {
+              const kind = command === "llmPatch.check" ? "check" : "apply";
+              this.record(report, { kind, source: "code action", time: this.deps.now() });
+            }
+          }
+          return result;
+        },
+      },
+    };
+    return new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (!client) {
+      return;
+    }
+    this.stopping = true;
+    try {
+      await client.dispose(2000);
+    } catch (error) {
+      this.output.warn(`Stopping the server: ${errorMessage(error)}`);
+    } finally {
+      this.stopping = false;
+    }
+  }
+
+  async restart(): Promise<boolean> {
+    this.policy.reset();
+    await this.starting;
+    await this.stop();
+    return this.start();
+  }
+
+  /** The running client, starting it first when needed; undefined (after a message) if none. */
+  private async readyClient(): Promise<LanguageClient | undefined> {
+    if (this.starting) {
+      await this.starting;
+    }
+    if (!this.client || this.client.state === State.Stopped) {
+      await this.stop();
+      if (!(await this.start())) {
+        return undefined;
+      }
+    }
+    return this.client;
+  }
+
+  private onChoice(choice: string | undefined): void {
+    switch (choice) {
+      case "Show Log":
+        this.output.show(true);
+        break;
+      case "Open Settings":
+        void vscode.commands.executeCommand("workbench.action.openSettings", "llmPatch.server");
+        break;
+      case "Restart":
+        void this.restart();
+        break;
+      case "Install llm-patch":
+        void this.install();
+        break;
+      case "Show Report":
+        void this.showLastReport();
+        break;
+      default:
+        break;
+    }
+  }
+
+  private async offerInstall(discovery: Discovery): Promise<void> {
+    if (discovery.kind === "misconfigured") {
+      const choice = await vscode.window.showErrorMessage(`LLM Patch: ${discovery.message}`, "Open Settings", "Show Log");
+      this.onChoice(choice);
+      return;
+    }
+    const choice = await vscode.window.showWarningMessage(
+      "LLM Patch: the llm-patch server was not found (no llmPatch.server setting, no Python with " +
+        "llm-patch, nothing on PATH). Install it into a private environment?",
+      "Install llm-patch",
+      "Open Settings",
+      "Show Log",
+    );
+    this.onChoice(choice);
+  }
+
+  /** The one-click install: a venv in global storage, pip install, then start. */
+  async install(): Promise<boolean> {
+    const cfg = this.config();
+    const candidates: string[][] = [];
+    const interpreter = cfg.get<string>("server.interpreter", "").trim();
+    if (interpreter) {
+      candidates.push([interpreter]);
+    }
+    try {
+      const fromExtension = await this.pythonExtensionInterpreter();
+      if (fromExtension) {
+        candidates.push(fromExtension);
+      }
+    } catch (error) {
+      this.output.warn(`Python extension unavailable: ${errorMessage(error)}`);
+    }
+    for (const name of pythonNames(this.deps.platform)) {
+      const found = await this.deps.probes.which(name);
+      if (found) {
+        candidates.push([found]);
+      }
+    }
+    const base = await pickBasePython(candidates, this.deps.pythonVersion);
+    if (!base.python) {
+      const why = base.rejected.length > 0 ? ` (${base.rejected.join("; ")})` : "";
+      void vscode.window.showErrorMessage(
+        `LLM Patch: no Python ${MIN_PYTHON.join(".")} or newer to install llm-patch with${why}. ` +
+          "Install Python, or set llmPatch.server.interpreter.",
+        "Open Settings",
+      ).then((c) => this.onChoice(c));
+      return false;
+    }
+    const dir = venvDir(this.storageDir());
+    await fs.mkdir(path.dirname(dir), { recursive: true });
+    const source = cfg.get<string>("server.installSource", "llm-patch").trim() || "llm-patch";
+    const steps = installSteps(base.python, dir, source, this.deps.platform);
+    const failure = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: "LLM Patch", cancellable: true },
+      async (progress, token) => {
+        for (const [i, step] of steps.entries()) {
+          progress.report({ message: `${step.title}…`, increment: i === 0 ? 0 : 100 / steps.length });
+          this.output.info(`$ ${step.command} ${step.args.join(" ")}`);
+          const result = await this.deps.runStep(
+            step.command,
+            step.args,
+            (line) => this.output.info(line),
+            (kill) => token.onCancellationRequested(kill),
+          );
+          if (token.isCancellationRequested) {
+            return "cancelled";
+          }
+          if (result.code !== 0) {
+            const last = result.tail.trim().split("\n").pop() ?? "";
+            return `${step.title} failed${last ? `: ${last}` : ""}`;
+          }
+        }
+        return undefined;
+      },
+    );
+    if (failure) {
+      this.output.error(`Install: ${failure}`);
+      if (failure !== "cancelled") {
+        void vscode.window.showErrorMessage(`LLM Patch: ${failure}`, "Show Log").then((c) => this.onChoice(c));
+      }
+      return false;
+    }
+    this.output.info(`Installed ${source} into ${dir}.`);
+    void vscode.window.showInformationMessage("LLM Patch: llm-patch is installed; starting the server.");
+    return this.restart();
+  }
+
+  // ---- commands ---------------------------------------------------------------------------
+
+  /** Runs llmPatch.apply / llmPatch.check on a reply and records the report. */
+  async run(
+    kind: "apply" | "check",
+    source: ReplySource,
+    label: string,
+    options: ApplyOptions,
+  ): Promise<Report | undefined> {
+    const client = await this.readyClient();
+    if (!client) {
+      return undefined;
+    }
+    const opts: ApplyOptions = { ...options };
+    if (kind === "apply" && this.config().get<boolean>("alwaysPreview", false)) {
+      opts.preview = true;
+    }
+    const command = kind === "apply" ? "llmPatch.apply" : "llmPatch.check";
+    try {
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: kind === "apply" ? "LLM Patch: applying" : "LLM Patch: checking" },
+        () => client.sendRequest("workspace/executeCommand", { command, arguments: commandArguments(source, opts) }),
+      );
+      const report = parseReport(result);
+      if (!report) {
+        this.output.warn(`${command} returned no report: ${JSON.stringify(result)}`);
+        void vscode.window.showErrorMessage("LLM Patch: the server returned no report (see the log).", "Show Log").then((c) => this.onChoice(c));
+        return undefined;
+      }
+      this.record(report, { kind, source: label, time: this.deps.now() });
+      return report;
+    } catch (error) {
+      const message = errorMessage(error);
+      this.output.error(`${command}: ${message}`);
+      this.status.text = "✗ error";
+      this.status.tooltip = `${command} failed: ${message}`;
+      void vscode.window.showErrorMessage(`LLM Patch: ${message}`, "Show Log").then((c) => this.onChoice(c));
+      return undefined;
+    }
+  }
+
+  record(report: Report, meta: ReportMeta): void {
+    this.last = { report, meta };
+    const summary = summarize(report, meta.kind);
+    this.status.text = summary.status;
+    this.status.tooltip = statusTooltip(report, meta);
+    this.status.command = "llmPatch.showLastReport";
+    this.status.backgroundColor =
+      summary.level === "error" ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
+    this.reportChanged.fire(this.reportUri);
+    this.output.info(summary.message);
+    const show =
+      summary.level === "error"
+        ? vscode.window.showErrorMessage
+        : summary.level === "warning"
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
+    void show(summary.message, "Show Report").then((c) => this.onChoice(c));
+  }
+
+  private async clipboardText(): Promise<string | undefined> {
+    const text = await vscode.env.clipboard.readText();
+    if (!text.trim()) {
+      void vscode.window.showWarningMessage(
+        "LLM Patch: the clipboard is empty (CLIPBOARD_MISSING). Copy the model's reply first.",
+      );
+      return undefined;
+    }
+    return text;
+  }
+
+  async fromClipboard(kind: "apply" | "check", options: ApplyOptions): Promise<Report | undefined> {
+    const text = await this.clipboardText();
+    return text === undefined ? undefined : this.run(kind, { text }, "clipboard", options);
+  }
+
+  async applySelection(): Promise<Report | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      void vscode.window.showWarningMessage("LLM Patch: open the reply and select the blocks to apply.");
+      return undefined;
+    }
+    const doc = editor.document;
+    const sel = editor.selection;
+    const name = path.posix.basename(doc.uri.path) || doc.uri.toString();
+    const label = sel.isEmpty ? name : `selection in ${name}`;
+    let source: ReplySource;
+    if (SYNCED_SCHEMES.includes(doc.uri.scheme)) {
+      // By URI, so the server publishes its diagnostics on the reply itself.
+      source = sel.isEmpty
+        ? { uri: doc.uri.toString() }
+        : {
+            uri: doc.uri.toString(),
+            range: {
+              start: { line: sel.start.line, character: sel.start.character },
+              end: { line: sel.end.line, character: sel.end.character },
+            },
+          };
+    } else {
+      source = { text: sel.isEmpty ? doc.getText() : doc.getText(sel) };
+    }
+    return this.run("apply", source, label, {});
+  }
+
+  async openClipboardAsReply(): Promise<vscode.TextDocument | undefined> {
+    const text = await this.clipboardText();
+    if (text === undefined) {
+      return undefined;
+    }
+    // An untitled document is a reply document for the server: it gets live diagnostics and
+    // code lenses showing which blocks will land before anything changes.
+    const doc = await vscode.workspace.openTextDocument({ content: text, language: "markdown" });
+    await vscode.window.showTextDocument(doc, { preview: false });
+    void this.readyClient();
+    return doc;
+  }
+
+  async showLastReport(): Promise<void> {
+    if (!this.last) {
+      void vscode.window.showInformationMessage("LLM Patch: no report yet. Apply or check a reply first.");
+      return;
+    }
+    const doc = await vscode.workspace.openTextDocument(this.reportUri);
+    await vscode.window.showTextDocument(doc, { preview: true });
+  }
+
+  private setStatus(state: StatusState): void {
+    const where = this.server ? `\nServer: ${this.server.description}` : "";
+    this.status.backgroundColor = undefined;
+    switch (state) {
+      case "starting":
+        this.status.text = "$(sync~spin) LLM Patch";
+        this.status.tooltip = "Starting the llm-patch server…";
+        this.status.command = "llmPatch.showOutput";
+        break;
+      case "ready":
+        if (this.last) {
+          const summary = summarize(this.last.report, this.last.meta.kind);
+          this.status.text = summary.status;
+          this.status.tooltip = statusTooltip(this.last.report, this.last.meta) + where;
+          this.status.command = "llmPatch.showLastReport";
+        } else {
+          this.status.text = "$(check) LLM Patch";
+          this.status.tooltip = `llm-patch is running; no patch applied yet.${where}`;
+          this.status.command = "llmPatch.showOutput";
+        }
+        break;
+      case "missing":
+        this.status.text = "$(warning) LLM Patch";
+        this.status.tooltip = "The llm-patch server was not found. Click to install it.";
+        this.status.command = "llmPatch.installServer";
+        break;
+      case "failed":
+      case "stopped":
+        this.status.text = "$(error) LLM Patch";
+        this.status.tooltip = `The llm-patch server is not running. Click to restart it.${where}`;
+        this.status.command = "llmPatch.restartServer";
+        this.status.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+        break;
+    }
+  }
+}
+
+let instance: LlmPatchExtension | undefined;
+
+export function activate(context: vscode.ExtensionContext): LlmPatchApi {
+  instance = new LlmPatchExtension(context);
+  instance.activate();
+  return instance.api;
+}
+
+export async function deactivate(): Promise<void> {
+  await instance?.dispose();
+  instance = undefined;
+}

@@ -1,0 +1,95 @@
+/**
+ * The one-click install: a private virtual environment in the extension's global storage with
+ * llm-patch installed into it. Pure planning (paths, steps, which Python to build the venv
+ * from); the extension runs the steps with progress and streams their output to the log.
+ */
+import * as path from "node:path";
+
+export interface InstallStep {
+  title: string;
+  command: string;
+  args: string[];
+}
+
+/** llm-patch needs Python 3.11 or newer (pyproject's requires-python). */
+export const MIN_PYTHON: readonly [number, number] = [3, 11];
+
+export function venvDir(globalStorage: string): string {
+  return path.join(globalStorage, "server-venv");
+}
+
+export function venvPython(dir: string, platform: NodeJS.Platform): string {
+  return platform === "win32"
+    ? path.win32.join(dir, "Scripts", "python.exe")
+    : path.posix.join(dir, "bin", "python");
+}
+
+export function installSteps(
+  basePython: string[],
+  dir: string,
+  source: string,
+  platform: NodeJS.Platform,
+): InstallStep[] {
+  const python = venvPython(dir, platform);
+  return [
+    {
+      title: "Creating a private Python environment",
+      command: basePython[0],
+      args: [...basePython.slice(1), "-m", "venv", "--clear", dir],
+    },
+    {
+      title: `Installing ${source}`,
+      command: python,
+      args: ["-m", "pip", "install", "--disable-pip-version-check", "--upgrade", source],
+    },
+  ];
+}
+
+/** Parses `3.12.1` (what `python -c "import platform; print(platform.python_version())"` prints). */
+export function parsePythonVersion(text: string): [number, number] | undefined {
+  const m = /^(\d+)\.(\d+)/.exec(text.trim());
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+export function isSupportedPython(version: [number, number] | undefined): boolean {
+  if (!version) {
+    return false;
+  }
+  return version[0] > MIN_PYTHON[0] || (version[0] === MIN_PYTHON[0] && version[1] >= MIN_PYTHON[1]);
+}
+
+export interface BasePythonChoice {
+  python?: string[];
+  /** Why each rejected candidate was rejected (shown when none fits). */
+  rejected: string[];
+}
+
+/**
+ * The first candidate that runs and is new enough. Candidates come in the discovery order:
+ * the interpreter setting, the Python extension's interpreter, then pythons on PATH.
+ */
+export async function pickBasePython(
+  candidates: string[][],
+  versionOf: (python: string[]) => Promise<string | undefined>,
+): Promise<BasePythonChoice> {
+  const rejected: string[] = [];
+  const seen = new Set<string>();
+  for (const candidate of candidates) {
+    const key = candidate.join("\u0000");
+    if (candidate.length === 0 || seen.has(key)) {
+      continue;
+    }
+    seen.add(key);
+    const text = await versionOf(candidate);
+    const version = text === undefined ? undefined : parsePythonVersion(text);
+    if (isSupportedPython(version)) {
+      return { python: candidate, rejected };
+    }
+    rejected.push(
+      version
+        ? `${candidate.join(" ")} is Python ${version.join(".")}; llm-patch needs ${MIN_PYTHON.join(".")}+`
+        : `${candidate.join(" ")} did not run`,
+    );
+  }
+  return { rejected };
+}

@@ -1,0 +1,108 @@
+"""The Neovim plugin (editors/nvim) in real headless Neovims, against the real server.
+
+Each Neovim >= 0.10 found runs two Lua scripts: `unit.lua` (report wording, command
+definitions; no server) and `e2e.lua` (a reply in the clipboard register, `:LlmPatchApply`,
+the buffers' new text, one `u` to undo, a failing block's diagnostic, the preview split).
+The server is this interpreter's `python -m lsp_server`, the package under test.
+
+Neovims come from `editors/scripts/install-neovim.sh` (run by editors/ci.sh): 0.11 from PyPI,
+0.10 from Debian trixie in a private root. `LLM_PATCH_NVIM` (paths joined by os.pathsep)
+adds others; an `nvim` on PATH counts when it is new enough.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TESTS = REPO / "editors" / "nvim" / "tests"
+TOOLS = Path(os.environ.get("LLM_PATCH_EDITOR_TOOLS", Path.home() / ".cache" / "llm-patch-editors"))
+MIN_VERSION = (0, 10)
+
+
+def _version(nvim: str) -> tuple[int, int, int] | None:
+    try:
+        out = subprocess.run(
+            [nvim, "--version"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"NVIM v(\d+)\.(\d+)\.(\d+)", out)
+    return (int(m[1]), int(m[2]), int(m[3])) if m else None
+
+
+def _find_nvims() -> dict[str, str]:
+    """Version string → executable, one per version, newest first."""
+    candidates = [p for p in os.environ.get("LLM_PATCH_NVIM", "").split(os.pathsep) if p]
+    candidates += sorted(str(p) for p in (TOOLS / "bin").glob("nvim-*"))
+    on_path = shutil.which("nvim")
+    if on_path:
+        candidates.append(on_path)
+    found: dict[tuple[int, int, int], str] = {}
+    for nvim in candidates:
+        version = _version(nvim)
+        if version and version[:2] >= MIN_VERSION:
+            found.setdefault(version, nvim)
+    return {".".join(map(str, v)): found[v] for v in sorted(found, reverse=True)}
+
+
+NVIMS = _find_nvims()
+NO_NVIM = (
+    "no Neovim >= 0.10 found: run editors/scripts/install-neovim.sh (editors/ci.sh does) "
+    "or set LLM_PATCH_NVIM"
+)
+
+
+def _run(nvim: str, script: Path, tmp_path: Path, timeout: int) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    # A private home for Neovim's state (LSP log, shada), so runs neither read nor litter ~.
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        env[var] = str(tmp_path / var.lower())
+    env["TMPDIR"] = str(tmp_path)
+    env.setdefault("LLM_PATCH_SERVER", json.dumps([sys.executable, "-m", "lsp_server"]))
+    return subprocess.run(
+        [nvim, "--headless", "--clean", "-l", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=tmp_path,
+        check=False,
+    )
+
+
+def _assert_passed(proc: subprocess.CompletedProcess) -> None:
+    output = proc.stdout + proc.stderr
+    failed = [line for line in output.splitlines() if line.startswith("FAIL")]
+    summary = re.search(r"^(\d+) passed, (\d+) failed$", proc.stdout, re.MULTILINE)
+    assert proc.returncode == 0 and not failed and summary, output
+    assert int(summary[1]) > 0 and summary[2] == "0", output
+
+
+@pytest.mark.skipif(not NVIMS, reason=NO_NVIM)
+@pytest.mark.parametrize("version", list(NVIMS) or ["none"])
+def test_plugin_unit(version: str, tmp_path: Path) -> None:
+    _assert_passed(_run(NVIMS[version], TESTS / "unit.lua", tmp_path, timeout=60))
+
+
+@pytest.mark.skipif(not NVIMS, reason=NO_NVIM)
+@pytest.mark.parametrize("version", list(NVIMS) or ["none"])
+def test_plugin_end_to_end_with_real_server(version: str, tmp_path: Path) -> None:
+    proc = _run(NVIMS[version], TESTS / "e2e.lua", tmp_path, timeout=240)
+    _assert_passed(proc)
+    # The checks that matter most, named so a silent skip inside the script would show.
+    for name in (
+        "apply: the open buffer has the patch and keeps the unsaved note",
+        "undo: one u reverts the whole patch of the open buffer, keeping the note",
+        "undo: one u reverts the whole patch of the loaded buffer",
+        "failing block: a TEXT_NOT_FOUND diagnostic on the reply buffer",
+    ):
+        assert f"ok - {name}" in proc.stdout, proc.stdout
