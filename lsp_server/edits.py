@@ -1,0 +1,524 @@
+"""Plan → `WorkspaceEdit`: the smallest text edits that turn each file's old text into its new one.
+
+The plan carries whole texts (before and after). Sending "replace the whole file" would
+work, but it would wipe the editor's undo granularity, cursors, marks and folds, and make
+the refactor preview useless; so each file's change is diffed line by line, and changed
+lines are trimmed to the characters that really differ.
+
+Positions are in the encoding the client negotiated (UTF-16 unless it asked for UTF-8 or
+UTF-32) and are always computed from the document text itself: a column is the length of
+the line's prefix in that encoding's code units. Lines end at "\\n", "\\r\\n" or "\\r" only
+(the LSP's definition), never at the other characters Python's `splitlines` accepts, and an
+edit never starts or ends between the "\\r" and "\\n" of one line ending.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from lsprotocol import types
+
+from lsp_server.model import MATCH_STRENGTH, BlockOutcome, FileAction, FileChange, MatchKind, Plan
+
+UTF8 = "utf-8"
+UTF16 = "utf-16"
+UTF32 = "utf-32"
+
+# Above this many line pairs the line diff falls back to one replace chunk per differing
+# region: difflib is quadratic in the worst case and a huge rewrite gains nothing from it.
+_MAX_DIFF_CELLS = 40_000_000
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lsp_lines(text: str) -> list[str]:
+    """Lines with their endings, split where the LSP says a line ends ("\\n", "\\r\\n", "\\r")."""
+    return _LINE.findall(text)
+
+
+def units(text: str, encoding: str) -> int:
+    """Length of `text` in the code units of `encoding`."""
+    if encoding == UTF8:
+        return len(text.encode("utf-8", "surrogatepass"))
+    if encoding == UTF32:
+        return len(text)
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+
+
+def _prefix_for_units(line: str, count: int, encoding: str) -> int:
+    """How many characters of `line` fit in `count` code units (a split character counts whole)."""
+    if encoding == UTF32:
+        return min(count, len(line))
+    used = 0
+    for i, ch in enumerate(line):
+        if used >= count:
+            return i
+        if encoding == UTF8:
+            used += len(ch.encode("utf-8", "surrogatepass"))
+        else:
+            used += 2 if ord(ch) > 0xFFFF else 1
+    return len(line)
+
+
+class LineIndex:
+    """Offsets (code points into the text) ↔ LSP positions, for one text and one encoding."""
+
+    def __init__(self, text: str, encoding: str = UTF16):
+        self.text = text
+        self.encoding = encoding
+        self.lines = split_lsp_lines(text)
+        starts = [0]
+        for line in self.lines:
+            starts.append(starts[-1] + len(line))
+        if self.lines and not _ends_with_eol(self.lines[-1]):
+            starts.pop()  # the unterminated last line has no successor
+        self.starts = starts
+
+    @property
+    def line_count(self) -> int:
+        return len(self.starts)
+
+    def line_text(self, line: int) -> str:
+        """Line `line` without its ending ("" past the end)."""
+        if line < 0 or line >= len(self.lines):
+            return ""
+        return _strip_eol(self.lines[line])
+
+    def position(self, offset: int) -> types.Position:
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect.bisect_right(self.starts, offset) - 1
+        col = offset - self.starts[line]
+        prefix = self.text[self.starts[line] : self.starts[line] + col]
+        return types.Position(line=line, character=units(prefix, self.encoding))
+
+    def offset(self, position: types.Position) -> int:
+        """Offset of a client position; a column past the line's end clamps to the end."""
+        if position.line >= len(self.starts):
+            return len(self.text)
+        start = self.starts[position.line]
+        body = self.line_text(position.line)
+        return start + _prefix_for_units(body, position.character, self.encoding)
+
+    def line_range(self, first: int, last: int) -> types.Range:
+        """The range covering lines first..last (0-based, inclusive), without the last ending."""
+        last_line = max(first, min(last, self.line_count - 1))
+        first = max(0, min(first, self.line_count - 1))
+        end_col = units(self.line_text(last_line), self.encoding)
+        return types.Range(
+            start=types.Position(line=first, character=0),
+            end=types.Position(line=last_line, character=end_col),
+        )
+
+
+def _ends_with_eol(line: str) -> bool:
+    return line.endswith(("\n", "\r"))
+
+
+def _strip_eol(line: str) -> str:
+    if line.endswith("\r\n"):
+        return line[:-2]
+    if line.endswith(("\n", "\r")):
+        return line[:-1]
+    return line
+
+
+@dataclass(frozen=True)
+class OffsetEdit:
+    """Replace old[start:end] with `text`; offsets are code points into the old text."""
+
+    start: int
+    end: int
+    text: str
+
+
+def _splits_crlf(text: str, at: int) -> bool:
+    return 0 < at < len(text) and text[at - 1] == "\r" and text[at] == "\n"
+
+
+def _trim(old: str, new: str, base: int) -> OffsetEdit | None:
+    """One edit for old→new, with the common prefix and suffix left out (never inside a CRLF)."""
+    if old == new:
+        return None
+    limit = min(len(old), len(new))
+    p = 0
+    while p < limit and old[p] == new[p]:
+        p += 1
+    while p > 0 and (_splits_crlf(old, p) or _splits_crlf(new, p)):
+        p -= 1
+    s = 0
+    while s < limit - p and old[len(old) - 1 - s] == new[len(new) - 1 - s]:
+        s += 1
+    while s > 0 and (_splits_crlf(old, len(old) - s) or _splits_crlf(new, len(new) - s)):
+        s -= 1
+    return OffsetEdit(base + p, base + len(old) - s, new[p : len(new) - s])
+
+
+def diff_offsets(old: str, new: str) -> list[OffsetEdit]:
+    """Minimal, sorted, non-touching edits that turn `old` into `new`."""
+    if old == new:
+        return []
+    a = split_lsp_lines(old)
+    b = split_lsp_lines(new)
+    # common leading and trailing lines need no diffing
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    a_mid = a[head : len(a) - tail]
+    b_mid = b[head : len(b) - tail]
+    base = sum(len(x) for x in a[:head])
+    starts = [base]
+    for line in a_mid:
+        starts.append(starts[-1] + len(line))
+
+    if len(a_mid) * len(b_mid) > _MAX_DIFF_CELLS:
+        opcodes = [("replace", 0, len(a_mid), 0, len(b_mid))]
+    else:
+        matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
+        opcodes = matcher.get_opcodes()
+
+    edits: list[OffsetEdit] = []
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            continue
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            # same number of lines: pair them up so each changed line gets its own small edit
+            for k in range(i2 - i1):
+                edit = _trim(a_mid[i1 + k], b_mid[j1 + k], starts[i1 + k])
+                if edit is not None:
+                    edits.append(edit)
+            continue
+        edit = _trim("".join(a_mid[i1:i2]), "".join(b_mid[j1:j2]), starts[i1])
+        if edit is not None:
+            edits.append(edit)
+    return _merge_touching(edits, old)
+
+
+def _merge_touching(edits: list[OffsetEdit], old: str) -> list[OffsetEdit]:
+    """Join edits that touch, so no two edits share a position (some clients mis-order those)."""
+    merged: list[OffsetEdit] = []
+    for edit in edits:
+        if merged and merged[-1].end >= edit.start:
+            prev = merged[-1]
+            merged[-1] = OffsetEdit(
+                prev.start, edit.end, prev.text + old[prev.end : edit.start] + edit.text
+            )
+        else:
+            merged.append(edit)
+    return merged
+
+
+def text_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit]:
+    """The minimal `TextEdit`s (positions in `encoding`, against `old`) that give `new`."""
+    index = LineIndex(old, encoding)
+    return [
+        types.TextEdit(
+            range=types.Range(start=index.position(e.start), end=index.position(e.end)),
+            new_text=e.text,
+        )
+        for e in diff_offsets(old, new)
+    ]
+
+
+def apply_text_edits(
+    text: str, edits: Iterable[types.TextEdit | types.AnnotatedTextEdit], encoding: str = UTF16
+) -> str:
+    """Apply edits that all refer to `text` (LSP semantics); used by checks and tests."""
+    index = LineIndex(text, encoding)
+    spans = sorted(
+        ((index.offset(e.range.start), index.offset(e.range.end), e.new_text) for e in edits),
+        key=lambda s: (s[0], s[1]),
+    )
+    out: list[str] = []
+    pos = 0
+    for start, end, new_text in spans:
+        if start < pos:
+            raise ValueError("overlapping text edits")
+        out.append(text[pos:start])
+        out.append(new_text)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# --- what the client can take -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EditCapabilities:
+    """The parts of the client's `workspace.workspaceEdit` capability the builder cares about."""
+
+    document_changes: bool = True
+    resource_operations: frozenset[str] = frozenset({"create", "rename", "delete"})
+    change_annotations: bool = True
+    encoding: str = UTF16
+
+    @classmethod
+    def from_client(cls, caps: types.ClientCapabilities | None, encoding: str) -> EditCapabilities:
+        """Decide from what the client advertises.
+
+        Resource operations only exist inside `documentChanges`, so a client that lists any
+        (Neovim does, without setting `documentChanges`) takes `documentChanges`.
+        """
+        ws_edit = caps.workspace.workspace_edit if caps and caps.workspace else None
+        if ws_edit is None:
+            return cls(False, frozenset(), False, encoding)
+        ops = frozenset(str(getattr(op, "value", op)) for op in (ws_edit.resource_operations or ()))
+        doc_changes = bool(ws_edit.document_changes) or bool(ops)
+        annotations = doc_changes and ws_edit.change_annotation_support is not None
+        return cls(doc_changes, ops if doc_changes else frozenset(), annotations, encoding)
+
+
+# --- the builder ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuiltEdit:
+    """A `WorkspaceEdit` plus what the server needs to report about it."""
+
+    edit: types.WorkspaceEdit
+    text_edit_count: int
+    files: tuple[FileChange, ...]
+    unsupported: tuple[FileChange, ...] = ()  # file operations this client cannot perform
+    needs_confirmation: bool = False
+    annotations: dict[str, types.ChangeAnnotation] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not self.files
+
+
+def needs_confirmation(match: MatchKind | None, *, confirm_fuzzy: bool, preview: bool) -> bool:
+    """Anything short of a certain match asks first (when allowed to); preview asks always."""
+    if preview:
+        return True
+    if not confirm_fuzzy or match is None:
+        return False
+    return MATCH_STRENGTH.get(match, 0) > MATCH_STRENGTH[MatchKind.EXACT]
+
+
+def annotation_id(block_index: int) -> str:
+    return f"llm-patch/block-{block_index}"
+
+
+def _annotation(
+    outcome: BlockOutcome, *, confirm_fuzzy: bool, preview: bool
+) -> types.ChangeAnnotation:
+    block = outcome.block
+    match = outcome.match.value if outcome.match else "placed"
+    if outcome.match is MatchKind.FUZZY and outcome.score is not None:
+        match = f"fuzzy {outcome.score:.0%}"
+    target = block.path or "?"
+    if block.move_to:
+        target = f"{target} → {block.move_to}"
+    lo, hi = block.reply_lines
+    return types.ChangeAnnotation(
+        label=f"LLM patch block {block.index} ({block.format.value}, {match})",
+        needs_confirmation=needs_confirmation(
+            outcome.match, confirm_fuzzy=confirm_fuzzy, preview=preview
+        ),
+        description=f"{target} · reply lines {lo}-{hi}",
+    )
+
+
+def _weakest(outcomes: Sequence[BlockOutcome]) -> BlockOutcome | None:
+    ranked = sorted(
+        outcomes,
+        key=lambda o: (MATCH_STRENGTH.get(o.match, 0) if o.match else 0, -o.block.index),
+        reverse=True,
+    )
+    return ranked[0] if ranked else None
+
+
+def _owner(
+    edit_lines: tuple[int, int],
+    outcomes: Sequence[BlockOutcome],
+    core_line_of: Callable[[int], int],
+) -> BlockOutcome | None:
+    """The block an edit belongs to: of those whose placement overlaps it, the least certain.
+
+    Placements of later blocks are in the coordinates of the text earlier blocks produced,
+    so the match is approximate; choosing the weakest candidate means a fuzzy block's
+    confirmation is never lost to a neighbour's exact one.
+    """
+    lo, hi = edit_lines
+    lo, hi = core_line_of(lo), core_line_of(hi)
+    hits = [
+        o
+        for o in outcomes
+        for p in o.placements
+        if p.start_line <= hi and lo <= max(p.start_line + 1, p.end_line, p.new_end_line or 0) - 1
+    ]
+    return _weakest(hits) if hits else _weakest(outcomes)
+
+
+def _newline_line_of(text: str, lsp_index: LineIndex) -> Callable[[int], int]:
+    """LSP line → the core's line number (the core splits on "\\n" only)."""
+    if "\r" not in text.replace("\r\n", ""):
+        return lambda line: line
+    nl_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def convert(line: int) -> int:
+        offset = lsp_index.starts[min(line, len(lsp_index.starts) - 1)]
+        return bisect.bisect_right(nl_starts, offset) - 1
+
+    return convert
+
+
+def build_workspace_edit(
+    plan: Plan,
+    caps: EditCapabilities,
+    uri_for: Callable[[str], str],
+    *,
+    confirm_fuzzy: bool = True,
+    preview: bool = False,
+    files: Sequence[FileChange] | None = None,
+) -> BuiltEdit:
+    """Turn the plan's file changes into one `WorkspaceEdit` this client can apply.
+
+    With `documentChanges`: one `TextDocumentEdit` per file, pinned to the version the plan
+    read (null for files that were not open), resource operations for create / rename /
+    delete (`CreateFile` always with `ignoreIfExists`, since some clients empty an existing
+    file otherwise) and, when the client supports them, one change annotation per block.
+    Without: a plain `changes` map; file operations it cannot express come back in
+    `unsupported` so the caller can refuse or report them.
+    """
+    changes = tuple(files if files is not None else plan.files)
+    by_index = {o.block.index: o for o in plan.outcomes}
+    annotations: dict[str, types.ChangeAnnotation] = {}
+    use_annotations = caps.change_annotations
+
+    def annotate(blocks: Iterable[int]) -> None:
+        for i in blocks:
+            if i in by_index and annotation_id(i) not in annotations:
+                annotations[annotation_id(i)] = _annotation(
+                    by_index[i], confirm_fuzzy=confirm_fuzzy, preview=preview
+                )
+
+    doc_changes: list = []
+    plain: dict[str, list[types.TextEdit]] = {}
+    unsupported: list[FileChange] = []
+    count = 0
+
+    def edits_for(change: FileChange, old: str, new: str) -> list:
+        nonlocal count
+        index = LineIndex(old, caps.encoding)
+        offsets = diff_offsets(old, new)
+        count += len(offsets)
+        outcomes = [by_index[i] for i in change.blocks if i in by_index]
+        core_line_of = _newline_line_of(old, index)
+        out: list = []
+        for e in offsets:
+            rng = types.Range(start=index.position(e.start), end=index.position(e.end))
+            if use_annotations and outcomes:
+                owner = _owner((rng.start.line, rng.end.line), outcomes, core_line_of)
+                if owner is not None:
+                    annotate([owner.block.index])
+                    out.append(
+                        types.AnnotatedTextEdit(
+                            annotation_id=annotation_id(owner.block.index),
+                            range=rng,
+                            new_text=e.text,
+                        )
+                    )
+                    continue
+            out.append(types.TextEdit(range=rng, new_text=e.text))
+        return out
+
+    def file_annotation(change: FileChange) -> str | None:
+        if not use_annotations:
+            return None
+        owner = _weakest([by_index[i] for i in change.blocks if i in by_index])
+        if owner is None:
+            return None
+        annotate([owner.block.index])
+        return annotation_id(owner.block.index)
+
+    for change in changes:
+        uri = uri_for(change.path)
+        old = change.old_text or ""
+        new = change.new_text or ""
+        if not caps.document_changes:
+            if change.action is FileAction.MODIFY:
+                plain.setdefault(uri, []).extend(
+                    types.TextEdit(range=e.range, new_text=e.new_text)
+                    for e in edits_for(change, old, new)
+                )
+            else:
+                unsupported.append(change)
+            continue
+
+        if change.action is FileAction.MODIFY:
+            doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
+        elif change.action is FileAction.CREATE:
+            if "create" not in caps.resource_operations:
+                unsupported.append(change)
+                continue
+            doc_changes.append(
+                types.CreateFile(
+                    uri=uri,
+                    options=types.CreateFileOptions(ignore_if_exists=True),
+                    annotation_id=file_annotation(change),
+                )
+            )
+            if new != old:
+                doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
+        elif change.action is FileAction.DELETE:
+            if "delete" not in caps.resource_operations:
+                unsupported.append(change)
+                continue
+            doc_changes.append(
+                types.DeleteFile(
+                    uri=uri,
+                    options=types.DeleteFileOptions(ignore_if_not_exists=True),
+                    annotation_id=file_annotation(change),
+                )
+            )
+        elif change.action is FileAction.RENAME:
+            if "rename" not in caps.resource_operations or change.new_path is None:
+                unsupported.append(change)
+                continue
+            # edit under the old name first: that document's version is the one we read
+            if new != old:
+                doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
+            doc_changes.append(
+                types.RenameFile(
+                    old_uri=uri,
+                    new_uri=uri_for(change.new_path),
+                    options=types.RenameFileOptions(
+                        overwrite=True if change.overwrite_dest else None,
+                        ignore_if_exists=None if change.overwrite_dest else False,
+                    ),
+                    annotation_id=file_annotation(change),
+                )
+            )
+
+    sent = tuple(c for c in changes if c not in unsupported)
+    if caps.document_changes:
+        edit = types.WorkspaceEdit(
+            document_changes=doc_changes,
+            change_annotations=dict(annotations) if annotations else None,
+        )
+    else:
+        edit = types.WorkspaceEdit(changes=plain)
+    return BuiltEdit(
+        edit=edit,
+        text_edit_count=count,
+        files=sent,
+        unsupported=tuple(unsupported),
+        needs_confirmation=any(a.needs_confirmation for a in annotations.values()),
+        annotations=annotations,
+    )
+
+
+def _doc_edit(uri: str, version: int | None, edits: list) -> types.TextDocumentEdit:
+    return types.TextDocumentEdit(
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+        edits=edits,
+    )

@@ -1,0 +1,25 @@
+"""The real server, with the reply parser made to throw on a marker: a handler failure on demand.
+
+Used by test_robustness.py to check that an exception deep inside a handler turns into an
+error response (or a logged background failure) and that the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import lsp_server.server as server
+
+_real_parse = server.parse_reply
+
+
+def _parse(text: str):
+    if "BOOM" in text:
+        raise RuntimeError("injected failure")
+    return _real_parse(text)
+
+
+server.parse_reply = _parse
+
+if __name__ == "__main__":
+    sys.exit(server.serve_main(sys.argv[1:]))

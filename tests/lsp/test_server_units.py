@@ -1,0 +1,184 @@
+"""The server's pure helpers, without a client: settings, the post-apply check, lenses, fixes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lsprotocol import types
+
+from lsp_server.edits import LineIndex
+from lsp_server.model import (
+    BlockOutcome,
+    EditBlock,
+    ErrorCode,
+    Failure,
+    Format,
+    Hunk,
+    MatchKind,
+    ParsedReply,
+    Placement,
+    Plan,
+    PlanWarning,
+    Status,
+    WarningType,
+)
+from lsp_server.server import (
+    Analysis,
+    ReplySource,
+    Settings,
+    build_diagnostics,
+    corrected_block,
+    edit_present,
+    lens_title,
+)
+
+# --- settings -----------------------------------------------------------------------------------
+
+
+def test_settings_accept_every_shape_clients_send():
+    base = Settings()
+    nested, _ = base.merged({"llmPatch": {"atomic": False, "fuzzyThreshold": 0.7}})
+    dotted, _ = base.merged({"llmPatch.mode": "restricted", "llmPatch.alwaysPreview": True})
+    flat, _ = base.merged({"confirmFuzzy": False, "replyFiles": ["*.chat"]})
+    assert (nested.atomic, nested.fuzzy_threshold) == (False, 0.7)
+    assert dotted.restricted and dotted.always_preview
+    assert not flat.confirm_fuzzy and flat.reply_files == ("*.chat",)
+
+
+def test_bad_settings_are_named_and_not_applied():
+    new, problems = Settings().merged(
+        {"fuzzyThreshold": 3, "atomic": "yes", "mode": "admin", "logLevel": 5, "unknown": 1}
+    )
+    assert new == Settings()
+    assert len(problems) == 4
+    assert any("fuzzyThreshold" in p for p in problems)
+
+
+# --- did the editor really apply it? -------------------------------------------------------------
+
+LINES = st.lists(st.sampled_from(["a", "b", "def f():", "    return 1", "", "x = 😀"]), max_size=12)
+
+
+@st.composite
+def edited(draw):
+    old = draw(LINES)
+    new = list(old)
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(new)))
+        new.insert(i, draw(st.sampled_from(["NEW LINE", "changed = 2", "    pass"])))
+    return "\n".join(old) + "\n", "\n".join(new) + "\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(edited(), st.sampled_from(["", "# typed\n", "import os\n"]), st.booleans())
+def test_edit_present_sees_the_edit_despite_typing_around_it(pair, extra, crlf):
+    old, new = pair
+    now = extra + new + extra
+    if crlf:
+        now = now.replace("\n", "\r\n")
+    assert edit_present(old, new, new)
+    assert edit_present(old, new, now)
+    assert not edit_present(old, new, old)
+
+
+def test_edit_present_misses_a_skipped_edit_after_typing():
+    old = "alpha = 1\nbeta = 2\n"
+    new = "alpha = 2\nbeta = 2\n"
+    typed = "alpha = 1\nbeta = 2\n# typed\n"
+    assert not edit_present(old, new, typed)
+
+
+# --- lenses, diagnostics, corrected blocks ------------------------------------------------------
+
+
+def _block(index=0, path="a.py", lines=(1, 8), hunks=()) -> EditBlock:
+    return EditBlock(Format.SEARCH_REPLACE, path, lines, hunks=hunks, index=index)
+
+
+def test_lens_titles():
+    placed = BlockOutcome(
+        _block(),
+        Status.VALIDATED,
+        MatchKind.EXACT,
+        placements=(Placement(41, 43, MatchKind.EXACT),),
+    )
+    fuzzy = BlockOutcome(
+        _block(),
+        Status.VALIDATED,
+        MatchKind.FUZZY,
+        placements=(Placement(0, 1, MatchKind.FUZZY),),
+        score=0.83,
+    )
+    failed = BlockOutcome(_block(), Status.FAILED, failure=Failure(ErrorCode.TEXT_NOT_FOUND, "no"))
+    assert lens_title(placed) == "✓ a.py:42 (exact)"
+    assert lens_title(fuzzy) == "✓ a.py:1 (fuzzy 83%)"
+    assert lens_title(failed) == "✗ TEXT_NOT_FOUND"
+
+
+def test_corrected_block_anchors_on_the_closest_region():
+    block = _block(hunks=(Hunk("value = evnt['k']\n", "value = event.get('k')\n"),))
+    failure = Failure(
+        ErrorCode.TEXT_NOT_FOUND,
+        "not found",
+        {"closest": {"line": 3, "end_line": 3, "similarity": 0.9, "text": "value = event['k']"}},
+    )
+    assert corrected_block(block, failure) == (
+        "a.py\n```\n<<<<<<< SEARCH\nvalue = event['k']\n=======\n"
+        "value = event.get('k')\n>>>>>>> REPLACE\n```\n"
+    )
+    # nothing to anchor on, or several hunks that one block cannot stand for
+    assert corrected_block(block, Failure(ErrorCode.TEXT_NOT_FOUND, "not found")) is None
+    two = _block(hunks=(Hunk("a\n", "b\n"), Hunk("c\n", "d\n")))
+    assert corrected_block(two, failure) is None
+
+
+def test_diagnostics_sit_on_the_block_lines_of_the_selection():
+    reply = "prose\n" * 20
+    failed = BlockOutcome(
+        _block(index=1, lines=(3, 5)),
+        Status.FAILED,
+        failure=Failure(ErrorCode.TEXT_AMBIGUOUS, "block 1: matches 2 places", {"lines": [1, 9]}),
+    )
+    placed = BlockOutcome(_block(index=0, lines=(1, 2)), Status.VALIDATED, MatchKind.EXACT)
+    plan = Plan(
+        (placed, failed),
+        (),
+        (PlanWarning(WarningType.AUTOGENERATED, "a.py looks generated", "a.py"),),
+    )
+    analysis = Analysis(
+        ReplySource(reply, "file:///r.md", 3, line_offset=10, whole_document=False),
+        ParsedReply((placed.block, failed.block)),
+        plan,
+        Path("/ws"),
+        {},
+    )
+    diags = build_diagnostics(analysis, LineIndex(reply))
+    error = next(d for d in diags if d.severity == types.DiagnosticSeverity.Error)
+    assert error.range.start.line == 12 and error.range.end.line == 14
+    assert error.code == "TEXT_AMBIGUOUS" and error.source == "llm-patch"
+    assert error.data["block"] == 1
+    warning = next(d for d in diags if d.severity == types.DiagnosticSeverity.Warning)
+    assert warning.code == "AUTOGENERATED"
+    assert warning.range.start.line == 10  # the first block that targets a.py
+
+
+def test_reply_level_refusal_is_one_warning():
+    analysis = Analysis(
+        ReplySource("x"),
+        ParsedReply((), Failure(ErrorCode.CONTENT_TOO_LARGE, "too big")),
+        Plan((), (), failure=Failure(ErrorCode.CONTENT_TOO_LARGE, "too big")),
+        Path("/ws"),
+        {},
+    )
+    (diag,) = build_diagnostics(analysis, LineIndex("x"))
+    assert diag.code == "CONTENT_TOO_LARGE"
+    empty = Analysis(
+        ReplySource("x"),
+        ParsedReply((), Failure(ErrorCode.NO_EDIT_BLOCKS, "none")),
+        Plan((), (), failure=Failure(ErrorCode.NO_EDIT_BLOCKS, "none")),
+        Path("/ws"),
+        {},
+    )
+    assert build_diagnostics(empty, LineIndex("x")) == []
