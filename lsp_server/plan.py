@@ -77,9 +77,12 @@ class _State:
         self.clipboards: dict[str, str] = {}
         self.warnings: list[PlanWarning] = []
 
-    def get(self, path: str) -> tuple[str, _File]:
+    def key(self, path: str) -> str:
         rel = getattr(self.source, "relative", None)
-        key = rel(path) if rel else path
+        return rel(path) if rel else path
+
+    def get(self, path: str) -> tuple[str, _File]:
+        key = self.key(path)
         if key not in self.files:
             snap = self.source.snapshot(key)
             self.files[key] = _File(snap, snap.text)
@@ -125,6 +128,22 @@ def _check_size(block: EditBlock) -> None:
                     "Split it into smaller edits.", chars=size, limit=MAX_BLOCK_BYTES)
 
 
+def _check_unicode(block: EditBlock) -> None:
+    """A lone surrogate (a JSON `"\\ud800"` escape) has no UTF-8 form: writing it would crash
+    or put U+FFFD in the file. Refuse the block and say where."""
+    texts = [block.content or ""] + [t for h in block.hunks for t in (h.old, h.new)]
+    for text in texts:
+        if text.isascii():
+            continue
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as err:
+            line = text.count("\n", 0, err.start) + 1
+            raise _fail(ErrorCode.MALFORMED_BLOCK,
+                        f"the block's text is not valid Unicode: a lone surrogate "
+                        f"U+{ord(text[err.start]):04X} on its line {line}", line=line) from None
+
+
 def _to_file_endings(new: str, like: str | None) -> str:
     """Give model text ("\\n") the endings of the file it replaces (CRLF stays CRLF)."""
     if like is None:
@@ -159,6 +178,7 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
     if not block.path:
         raise _fail(ErrorCode.MALFORMED_BLOCK, "the block names no file")
     _check_size(block)
+    _check_unicode(block)
     key, f = state.get(block.path)
     action = block.action
     if action is Action.DELETE:
@@ -212,6 +232,10 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
             found = structure.read_structure(old_lf, key, target, block.language)
             return BlockOutcome(block, Status.VALIDATED, MatchKind.STRUCTURAL,
                                 result={"matches": found})
+        if target.operation.startswith("move_structure_to_"):
+            dest, levels = structure.move_destination(target)
+            if dest is not None and state.key(dest) != key:
+                return _move_across_files(state, block, key, f, old_lf, target, dest, levels)
         edit = structure.apply_structure(old_lf, key, target, block.content, block.language)
         f.text = rebuild(f.text, edit.text)
         f.blocks.append(block.index)
@@ -240,6 +264,48 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
         block, Status.VALIDATED, kind, placements=result.placements,
         already_applied=result.already_applied,
         score=result.score if kind is MatchKind.FUZZY else None,
+    )
+
+
+_MOVE_WHERE = {
+    "move_structure_to_before": "before",
+    "move_structure_to_after": "after",
+    "move_structure_to_file_start": "start",
+    "move_structure_to_file_end": "end",
+}
+
+
+def _move_across_files(
+    state: _State, block: EditBlock, key: str, f: _File, old_lf: str, target: Target,
+    dest: str, levels: list[str],
+) -> BlockOutcome:
+    """A structure moved into another file: cut here, insert there, both in this plan."""
+    from lsp_server.resolve import structure
+
+    where = _MOVE_WHERE.get(target.operation)
+    if where is None:
+        raise _fail(ErrorCode.MALFORMED_BLOCK, f"unknown operation {target.operation!r}")
+    dkey, d = state.get(dest)
+    if d.text is None:
+        raise _missing(dkey, "the destination of a move must exist", d.snap)
+    cut_text, code, src_lines = structure.remove_structure(old_lf, key, target, block.language)
+    d_lf = "".join(content(x) + "\n" for x in split_lines(d.text))
+    new_dest, dest_lines = structure.insert_code(
+        d_lf, dkey, code, where, levels or None, block.language
+    )
+    f.text = rebuild(f.text, cut_text)
+    d.text = rebuild(d.text, new_dest)
+    f.blocks.append(block.index)
+    d.blocks.append(block.index)
+    start, end = src_lines[0] - 1, src_lines[1]
+    return BlockOutcome(
+        block, Status.VALIDATED, MatchKind.STRUCTURAL,
+        placements=(Placement(start, end, MatchKind.STRUCTURAL, 1.0, start),),
+        result={
+            "source_original_line_range": src_lines,
+            "destination_final_line_range": dest_lines,
+            "destination_path": dkey,
+        },
     )
 
 

@@ -188,3 +188,20 @@ def test_lazy_whole_file_rules(ws, tmp_path):
     assert plan.ok and plan.outcomes[0].match is MatchKind.ELISION
     assert plan.files[0].new_text.endswith("def two():\n    return 3\n")
     assert plan.files[0].new_text.startswith("import os\n")
+
+
+def test_structure_moves_across_files_in_one_plan(ws, tmp_path):
+    from lsp_server.model import Target
+
+    (tmp_path / "src.py").write_text("def keep():\n    return 1\n\n\ndef mover():\n    return 2\n")
+    (tmp_path / "dst.py").write_text("def first():\n    return 0\n")
+    block = EditBlock(Format.STRUCTURE_OP, "src.py", (1, 1), Action.STRUCTURAL,
+                      target=Target(node=("mover",), operation="move_structure_to_file_end",
+                                    options={"destination_path": "dst.py"}))
+    plan = plan_reply(reply(block), ws)
+    assert plan.ok, plan.outcomes[0].failure
+    files = {c.path: c.new_text for c in plan.files}
+    assert "mover" not in files["src.py"] and "def keep" in files["src.py"]
+    assert files["dst.py"].startswith("def first():\n    return 0\n")
+    assert files["dst.py"].rstrip().endswith("def mover():\n    return 2")
+    assert plan.outcomes[0].result["source_original_line_range"] == [5, 6]

@@ -356,3 +356,31 @@ async def test_incremental_sync_breaks_lines_only_where_the_client_does(
     assert doc_edit.edits[0].range.start == types.Position(line=2, character=8)
     await client.wait_for(lambda: "count = 6" in client.text(target))
     assert client.text(target) == "doc = 'a\u2028b'\n\x0c\ncount = 6\n"
+
+
+async def test_target_node_block_gives_a_versioned_structural_edit(client: EditorClient, ws: Path):
+    client.write(
+        "shapes.py",
+        "class Point:\n    def dist(self):\n        return 0\n\n    def norm(self):\n        return 1\n",
+    )
+    target = client.open("shapes.py", language_id="python")
+    client.replace_all(target, client.text(target))  # version 2
+    reply = (
+        "Make dist real:\n\n```python\n# FILE: shapes.py\n# TARGET_NODE: class Point\n"
+        "# TARGET_NODE: method dist\ndef dist(self):\n    return (self.x**2 + self.y**2) ** 0.5\n```\n"
+    )
+    notes = client.open("reply.llm.md", reply, language_id="markdown")
+    actions = await client.actions(notes, whole(reply))
+    apply = next(a for a in actions if a.title.startswith("Apply LLM patch"))
+    report = await client.run_action(apply)
+    assert report["ok"] is True, report
+    assert report["blocks"][0]["match"] == "structural"
+    params = client.received[0]
+    (doc_edit,) = only_text_edits(params)
+    assert doc_edit.text_document.version == 2
+    await client.wait_for(lambda: "** 0.5" in client.text(target))
+    assert client.text(target).endswith("    def norm(self):\n        return 1\n")
+    assert "        return (self.x**2 + self.y**2) ** 0.5\n" in client.text(target)
+    if client.spec == "visual-studio-code":
+        (note,) = params.edit.change_annotations.values()
+        assert "structural" in note.label and note.needs_confirmation is True
