@@ -25,18 +25,27 @@ def _parser() -> argparse.ArgumentParser:
         description="Place the edits in an LLM reply into your files (or serve LSP).",
     )
     sub = p.add_subparsers(dest="command", required=True)
-    for name, help_ in (("apply", "apply a reply's edits"), ("check", "place a reply's edits "
-                                                                       "without writing")):
+    for name, help_ in (
+        ("apply", "apply a reply's edits"),
+        ("check", "place a reply's edits without writing"),
+    ):
         sp = sub.add_parser(name, help=help_)
         sp.add_argument("reply", help="file with the model's reply, or - for stdin")
         sp.add_argument("--root", default=".", help="workspace root (default: current folder)")
         sp.add_argument("--json", action="store_true", help="print the JSON report")
-        sp.add_argument("--fuzzy-threshold", type=float, default=None,
-                        help="similarity (0-1) a fuzzy match needs (default 0.8)")
+        sp.add_argument(
+            "--fuzzy-threshold",
+            type=float,
+            default=None,
+            help="similarity (0-1) a fuzzy match needs (default 0.8)",
+        )
         if name == "apply":
             sp.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
-            sp.add_argument("--partial", action="store_true",
-                            help="write the blocks that placed even if others failed")
+            sp.add_argument(
+                "--partial",
+                action="store_true",
+                help="write the blocks that placed even if others failed",
+            )
     sv = sub.add_parser("serve", help="run the language server")
     g = sv.add_mutually_exclusive_group()
     g.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (default)")

@@ -94,8 +94,13 @@ def render_human(report: dict[str, Any], *, color: bool) -> str:
         lo, hi = b["reply_lines"]
         where = f"{b['path'] or '?'}"
         if "error" in b:
-            out.append(c(_RED, f"✗ block {b['index']} {where} [{b['format']}, reply lines {lo}-{hi}] "
-                              f"{b['error']['code']}"))
+            out.append(
+                c(
+                    _RED,
+                    f"✗ block {b['index']} {where} [{b['format']}, reply lines {lo}-{hi}] "
+                    f"{b['error']['code']}",
+                )
+            )
             out.extend("    " + line for line in b["error"]["message"].splitlines())
             continue
         how = b["match"] or ""
@@ -104,8 +109,12 @@ def render_human(report: dict[str, Any], *, color: bool) -> str:
         if b.get("score") is not None:
             how += f" {b['score']:.0%}"
         mark = "✓" if b["status"] in ("applied", "validated") else "·"
-        out.append(c(_GREEN if mark == "✓" else _CYAN,
-                     f"{mark} block {b['index']} {where} ({how}) {b['status']}"))
+        out.append(
+            c(
+                _GREEN if mark == "✓" else _CYAN,
+                f"{mark} block {b['index']} {where} ({how}) {b['status']}",
+            )
+        )
     for w in report["warnings"]:
         out.append(c(_CYAN, f"! {w['type']}: {w['message']}"))
     for f in report["files"]:

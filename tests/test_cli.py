@@ -18,7 +18,10 @@ REPO = Path(__file__).resolve().parents[1]
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "lsp_server.cli", *args],
-        input=stdin, capture_output=True, text=True, cwd=REPO,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
     )
 
 

@@ -191,7 +191,9 @@ def test_reindent_and_precondition():
 
 
 def test_ordered_hunks_use_shifted_hints():
-    text = "".join(f"l{i}\n" for i in range(10)) + "x\n" + "".join(f"m{i}\n" for i in range(5)) + "x\n"
+    text = (
+        "".join(f"l{i}\n" for i in range(10)) + "x\n" + "".join(f"m{i}\n" for i in range(5)) + "x\n"
+    )
     hunks = [Hunk("l1\n", "l1\nextra\nextra2\n", line_hint=2), Hunk("x\n", "X\n", line_hint=17)]
     r = apply_hunks(text, hunks, ordered=True)
     assert r.text.endswith("x\nm0\nm1\nm2\nm3\nm4\nX\n")
@@ -206,7 +208,9 @@ def test_placement_never_edits_outside_reported_span(before, old, new, after):
     """Whatever is placed, the lines outside the reported span are byte-identical."""
     text = "".join(x + "\n" for x in before + old + after)
     try:
-        r = apply_hunks(text, [Hunk("".join(x + "\n" for x in old), "".join(x + "\n" for x in new))])
+        r = apply_hunks(
+            text, [Hunk("".join(x + "\n" for x in old), "".join(x + "\n" for x in new))]
+        )
     except PlacementError:
         return
     if r.already_applied:

@@ -24,8 +24,14 @@ from lsp_server.workspace import DiskWorkspace
 
 
 def sr(path: str, old: str, new: str, i: int = 0, **kw) -> EditBlock:
-    return EditBlock(Format.SEARCH_REPLACE, path, (i * 10 + 1, i * 10 + 5), hunks=(Hunk(old, new),),
-                     index=i, **kw)
+    return EditBlock(
+        Format.SEARCH_REPLACE,
+        path,
+        (i * 10 + 1, i * 10 + 5),
+        hunks=(Hunk(old, new),),
+        index=i,
+        **kw,
+    )
 
 
 def reply(*blocks: EditBlock) -> ParsedReply:
@@ -41,7 +47,9 @@ def ws(tmp_path: Path) -> DiskWorkspace:
 
 
 def test_blocks_apply_in_reply_order(ws):
-    plan = plan_reply(reply(sr("a.py", "x = 1\n", "x = 10\n", 0), sr("a.py", "x = 10\n", "x = 11\n", 1)), ws)
+    plan = plan_reply(
+        reply(sr("a.py", "x = 1\n", "x = 10\n", 0), sr("a.py", "x = 10\n", "x = 11\n", 1)), ws
+    )
     assert plan.ok
     (change,) = plan.files
     assert change.new_text == "x = 11\ny = 2\n"
@@ -49,7 +57,9 @@ def test_blocks_apply_in_reply_order(ws):
 
 
 def test_atomic_refusal_changes_nothing_and_skips_placed(ws):
-    plan = plan_reply(reply(sr("a.py", "x = 1\n", "x = 2\n", 0), sr("a.py", "nope\n", "z\n", 1)), ws)
+    plan = plan_reply(
+        reply(sr("a.py", "x = 1\n", "x = 2\n", 0), sr("a.py", "nope\n", "z\n", 1)), ws
+    )
     assert not plan.ok and plan.files == ()
     assert [o.status for o in plan.outcomes] == [Status.SKIPPED, Status.FAILED]
     err = plan.outcomes[1].failure
@@ -78,15 +88,23 @@ def test_bom_kept(ws):
 
 
 def test_create_then_edit_and_file_exists(ws):
-    create = EditBlock(Format.SEARCH_REPLACE, "new/b.py", (1, 3), Action.CREATE, content="b = 1\n", index=0)
+    create = EditBlock(
+        Format.SEARCH_REPLACE, "new/b.py", (1, 3), Action.CREATE, content="b = 1\n", index=0
+    )
     plan = plan_reply(reply(create, sr("new/b.py", "b = 1\n", "b = 2\n", 1)), ws)
     assert plan.ok and plan.files[0].action is FileAction.CREATE
     assert plan.files[0].new_text == "b = 2\n"
     exists = EditBlock(Format.SEARCH_REPLACE, "a.py", (1, 3), Action.CREATE, content="zzz\n")
     plan = plan_reply(reply(exists), ws)
     assert plan.outcomes[0].failure.code is ErrorCode.FILE_EXISTS
-    overwrite = EditBlock(Format.APPLY_PATCH, "a.py", (1, 3), Action.CREATE, content="zzz\n",
-                          on_exists=OnExists.OVERWRITE)
+    overwrite = EditBlock(
+        Format.APPLY_PATCH,
+        "a.py",
+        (1, 3),
+        Action.CREATE,
+        content="zzz\n",
+        on_exists=OnExists.OVERWRITE,
+    )
     assert plan_reply(reply(overwrite), ws).files[0].new_text == "zzz\n"
 
 
@@ -99,8 +117,14 @@ def test_modify_missing_file_and_delete_dir(ws, tmp_path):
 
 
 def test_move_with_edit(ws):
-    block = EditBlock(Format.APPLY_PATCH, "a.py", (1, 5), Action.MODIFY,
-                      hunks=(Hunk("y = 2\n", "y = 3\n"),), move_to="pkg/a2.py")
+    block = EditBlock(
+        Format.APPLY_PATCH,
+        "a.py",
+        (1, 5),
+        Action.MODIFY,
+        hunks=(Hunk("y = 2\n", "y = 3\n"),),
+        move_to="pkg/a2.py",
+    )
     plan = plan_reply(reply(block), ws)
     (change,) = plan.files
     assert change.action is FileAction.RENAME and change.new_path == "pkg/a2.py"
@@ -163,14 +187,24 @@ def test_structural_block_reports_result_and_read_structure(ws, tmp_path):
     from lsp_server.model import Target
 
     (tmp_path / "m.py").write_text("class A:\n    def f(self):\n        return 1\n")
-    block = EditBlock(Format.STRUCTURAL, "m.py", (1, 5), Action.STRUCTURAL,
-                      target=Target(node=("class A", "f")),
-                      content="def f(self):\n    return 2\n")
+    block = EditBlock(
+        Format.STRUCTURAL,
+        "m.py",
+        (1, 5),
+        Action.STRUCTURAL,
+        target=Target(node=("class A", "f")),
+        content="def f(self):\n    return 2\n",
+    )
     plan = plan_reply(reply(block), ws)
     assert plan.ok and plan.outcomes[0].match is MatchKind.STRUCTURAL
     assert plan.files[0].new_text == "class A:\n    def f(self):\n        return 2\n"
-    read = EditBlock(Format.STRUCTURE_OP, "m.py", (1, 1), Action.STRUCTURAL,
-                     target=Target(node=("f",), operation="read_structure"))
+    read = EditBlock(
+        Format.STRUCTURE_OP,
+        "m.py",
+        (1, 1),
+        Action.STRUCTURAL,
+        target=Target(node=("f",), operation="read_structure"),
+    )
     plan = plan_reply(reply(read), ws)
     assert plan.files == () and plan.outcomes[0].result["matches"]
 
@@ -181,7 +215,9 @@ def test_lazy_whole_file_rules(ws, tmp_path):
 
     plan = plan_reply(reply(lazy("new.py", "a = 1\n# ... existing code ...\n")), ws)
     assert plan.outcomes[0].failure.code is ErrorCode.FILE_NOT_FOUND
-    (tmp_path / "u.py").write_text("import os\n\n\ndef one():\n    return 1\n\n\ndef two():\n    return 2\n")
+    (tmp_path / "u.py").write_text(
+        "import os\n\n\ndef one():\n    return 1\n\n\ndef two():\n    return 2\n"
+    )
     plan = plan_reply(reply(lazy("u.py", "def helper():\n    return 42\n")), ws)
     assert plan.outcomes[0].failure.code is ErrorCode.TEXT_NOT_FOUND
     plan = plan_reply(reply(lazy("u.py", "def two():\n    return 3\n")), ws)
@@ -195,9 +231,17 @@ def test_structure_moves_across_files_in_one_plan(ws, tmp_path):
 
     (tmp_path / "src.py").write_text("def keep():\n    return 1\n\n\ndef mover():\n    return 2\n")
     (tmp_path / "dst.py").write_text("def first():\n    return 0\n")
-    block = EditBlock(Format.STRUCTURE_OP, "src.py", (1, 1), Action.STRUCTURAL,
-                      target=Target(node=("mover",), operation="move_structure_to_file_end",
-                                    options={"destination_path": "dst.py"}))
+    block = EditBlock(
+        Format.STRUCTURE_OP,
+        "src.py",
+        (1, 1),
+        Action.STRUCTURAL,
+        target=Target(
+            node=("mover",),
+            operation="move_structure_to_file_end",
+            options={"destination_path": "dst.py"},
+        ),
+    )
     plan = plan_reply(reply(block), ws)
     assert plan.ok, plan.outcomes[0].failure
     files = {c.path: c.new_text for c in plan.files}

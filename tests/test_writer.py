@@ -35,10 +35,22 @@ def project(tmp_path: Path) -> Path:
 
 def three_file_plan(root: Path):
     blocks = (
-        EditBlock(Format.SEARCH_REPLACE, "src/a.py", (1, 2), hunks=(Hunk("a = 1\n", "a = 2\n"),), index=0),
-        EditBlock(Format.SEARCH_REPLACE, "src/b.py", (3, 4), hunks=(Hunk("b = 1\n", "b = 2\n"),), index=1),
-        EditBlock(Format.SEARCH_REPLACE, "run.sh", (5, 6), hunks=(Hunk("echo hi\n", "echo bye\n"),), index=2),
-        EditBlock(Format.APPLY_PATCH, "new/c.py", (7, 8), Action.CREATE, content="c = 1\n", index=3),
+        EditBlock(
+            Format.SEARCH_REPLACE, "src/a.py", (1, 2), hunks=(Hunk("a = 1\n", "a = 2\n"),), index=0
+        ),
+        EditBlock(
+            Format.SEARCH_REPLACE, "src/b.py", (3, 4), hunks=(Hunk("b = 1\n", "b = 2\n"),), index=1
+        ),
+        EditBlock(
+            Format.SEARCH_REPLACE,
+            "run.sh",
+            (5, 6),
+            hunks=(Hunk("echo hi\n", "echo bye\n"),),
+            index=2,
+        ),
+        EditBlock(
+            Format.APPLY_PATCH, "new/c.py", (7, 8), Action.CREATE, content="c = 1\n", index=3
+        ),
     )
     ws = DiskWorkspace(root)
     return plan_reply(ParsedReply(blocks), ws), ws

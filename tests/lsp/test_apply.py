@@ -358,7 +358,9 @@ async def test_incremental_sync_breaks_lines_only_where_the_client_does(
     assert client.text(target) == "doc = 'a\u2028b'\n\x0c\ncount = 6\n"
 
 
-async def test_target_node_block_gives_a_versioned_structural_edit(client: EditorClient, ws: Path):
+async def test_target_node_block_gives_a_versioned_structural_edit(
+    client: EditorClient, ws: Path
+):
     client.write(
         "shapes.py",
         "class Point:\n    def dist(self):\n        return 0\n\n    def norm(self):\n        return 1\n",
@@ -367,7 +369,8 @@ async def test_target_node_block_gives_a_versioned_structural_edit(client: Edito
     client.replace_all(target, client.text(target))  # version 2
     reply = (
         "Make dist real:\n\n```python\n# FILE: shapes.py\n# TARGET_NODE: class Point\n"
-        "# TARGET_NODE: method dist\ndef dist(self):\n    return (self.x**2 + self.y**2) ** 0.5\n```\n"
+        "# TARGET_NODE: method dist\n"
+        "def dist(self):\n    return (self.x**2 + self.y**2) ** 0.5\n```\n"
     )
     notes = client.open("reply.llm.md", reply, language_id="markdown")
     actions = await client.actions(notes, whole(reply))
