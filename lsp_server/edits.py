@@ -177,11 +177,7 @@ def diff_offsets(old: str, new: str) -> list[OffsetEdit]:
     for line in a_mid:
         starts.append(starts[-1] + len(line))
 
-    if len(a_mid) * len(b_mid) > _MAX_DIFF_CELLS:
-        opcodes = [("replace", 0, len(a_mid), 0, len(b_mid))]
-    else:
-        matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
-        opcodes = matcher.get_opcodes()
+    opcodes = _line_opcodes(a_mid, b_mid, 0, 0)
 
     edits: list[OffsetEdit] = []
     for tag, i1, i2, j1, j2 in opcodes:
@@ -198,6 +194,103 @@ def diff_offsets(old: str, new: str) -> list[OffsetEdit]:
         if edit is not None:
             edits.append(edit)
     return _merge_touching(edits, old)
+
+
+_SMALL_DIFF_CELLS = 40_000  # below this, difflib's quadratic matcher is cheap enough
+
+
+def _line_opcodes(a: list[str], b: list[str], ai: int, bj: int) -> list[tuple]:
+    """difflib-style opcodes (offset by ai/bj) for two line lists.
+
+    Large regions are split first at lines that occur exactly once on each side and in the
+    same order (patience diff): a plan's changes are local splices, so such anchors cut a
+    5,000-line region into small gaps and difflib only ever sees those gaps.
+    """
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    out: list[tuple] = []
+    if head:
+        out.append(("equal", ai, ai + head, bj, bj + head))
+    a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
+    a0, b0 = ai + head, bj + head
+    if not a_mid and b_mid:
+        out.append(("insert", a0, a0, b0, b0 + len(b_mid)))
+    elif a_mid and not b_mid:
+        out.append(("delete", a0, a0 + len(a_mid), b0, b0))
+    elif a_mid and b_mid:
+        out.extend(_mid_opcodes(a_mid, b_mid, a0, b0))
+    if tail:
+        out.append(("equal", ai + len(a) - tail, ai + len(a), bj + len(b) - tail, bj + len(b)))
+    return out
+
+
+def _mid_opcodes(a: list[str], b: list[str], a0: int, b0: int) -> list[tuple]:
+    cells = len(a) * len(b)
+    anchors = _unique_anchors(a, b) if cells > _SMALL_DIFF_CELLS else []
+    if not anchors:
+        if cells > _MAX_DIFF_CELLS:
+            return [("replace", a0, a0 + len(a), b0, b0 + len(b))]
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        return [
+            (t, i1 + a0, i2 + a0, j1 + b0, j2 + b0) for t, i1, i2, j1, j2 in matcher.get_opcodes()
+        ]
+    out: list[tuple] = []
+    pi = pj = 0
+    for i, j in anchors:
+        out.extend(_line_opcodes(a[pi:i], b[pj:j], a0 + pi, b0 + pj))
+        out.append(("equal", a0 + i, a0 + i + 1, b0 + j, b0 + j + 1))
+        pi, pj = i + 1, j + 1
+    out.extend(_line_opcodes(a[pi:], b[pj:], a0 + pi, b0 + pj))
+    return out
+
+
+def _unique_anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+    """Pairs (i, j) of lines unique in both lists, longest chain increasing in both."""
+    count_a: dict[str, int] = {}
+    for line in a:
+        count_a[line] = count_a.get(line, 0) + 1
+    where_b: dict[str, int] = {}
+    count_b: dict[str, int] = {}
+    for j, line in enumerate(b):
+        count_b[line] = count_b.get(line, 0) + 1
+        where_b[line] = j
+    pairs = [
+        (i, where_b[line])
+        for i, line in enumerate(a)
+        if count_a[line] == 1 and count_b.get(line) == 1
+    ]
+    # longest increasing subsequence on j (pairs are already sorted by i)
+    tails: list[int] = []  # index into pairs of the smallest tail for each length
+    prev: list[int] = [-1] * len(pairs)
+    for k, (_, j) in enumerate(pairs):
+        lo = _bisect_tails(pairs, tails, j)
+        if lo:
+            prev[k] = tails[lo - 1]
+        if lo == len(tails):
+            tails.append(k)
+        else:
+            tails[lo] = k
+    chain: list[tuple[int, int]] = []
+    k = tails[-1] if tails else -1
+    while k >= 0:
+        chain.append(pairs[k])
+        k = prev[k]
+    return chain[::-1]
+
+
+def _bisect_tails(pairs: list[tuple[int, int]], tails: list[int], j: int) -> int:
+    lo, hi = 0, len(tails)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pairs[tails[mid]][1] < j:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def _merge_touching(edits: list[OffsetEdit], old: str) -> list[OffsetEdit]:

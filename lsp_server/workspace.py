@@ -20,6 +20,13 @@ from lsp_server.model import ErrorCode, Failure, PlacementError, Snapshot
 MAX_FILE_BYTES = 10 * 1024 * 1024
 BINARY_SNIFF = 8192
 UTF8_BOM = b"\xef\xbb\xbf"
+# longest first: a UTF-32-LE mark begins with the UTF-16-LE one
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32-LE"),
+    (b"\x00\x00\xfe\xff", "UTF-32-BE"),
+    (b"\xff\xfe", "UTF-16-LE"),
+    (b"\xfe\xff", "UTF-16-BE"),
+)
 
 Overlay = Callable[[str], "tuple[str, int] | None"]
 
@@ -45,6 +52,9 @@ def relative_path(path: str, root: Path | None = None) -> str:
     """
     if "\x00" in path:
         raise _outside(path, "it contains a NUL byte")
+    if not path.isascii() and _has_surrogate(path):
+        # JSON escapes (`"\ud800"`) can carry them; no file name encodes one faithfully
+        raise _outside(path, "it is not valid Unicode (a lone surrogate)")
     raw = path.strip()
     if not raw:
         raise PlacementError(Failure(ErrorCode.MALFORMED_BLOCK, "the block names no file", {}))
@@ -76,12 +86,35 @@ def relative_path(path: str, root: Path | None = None) -> str:
     return "/".join(parts)
 
 
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def sniff_binary(data: bytes) -> bool:
     return b"\x00" in data[:BINARY_SNIFF]
 
 
 def decode(data: bytes, path: str) -> tuple[str, bool]:
-    """Bytes → (text without BOM, had BOM). Refuses binary and non-UTF-8 content."""
+    """Bytes → (text without BOM, had BOM). Refuses binary and non-UTF-8 content.
+
+    UTF-16/32 files (told by their BOM) are refused by name rather than edited: the
+    writer, the diff and the editor edits all speak UTF-8, and a refusal that says
+    "convert it" is better than a round trip that could change bytes.
+    """
+    for bom_bytes, name in _WIDE_BOMS:
+        if data.startswith(bom_bytes):
+            raise PlacementError(
+                Failure(
+                    ErrorCode.BINARY_FILE,
+                    f"{path} is {name} text (it starts with a {name} byte-order mark); "
+                    "llm-patch edits UTF-8 text only: convert the file to UTF-8 first",
+                    {"path": path, "encoding": name.lower()},
+                )
+            )
     if sniff_binary(data):
         raise PlacementError(
             Failure(
@@ -128,14 +161,21 @@ class DiskWorkspace:
     def absolute(self, rel: str) -> Path:
         """The on-disk location of `rel`, refusing symlinks (file or folder) that leave the root."""
         target = self.root / rel
-        real = Path(os.path.realpath(target))
+        try:
+            real = Path(os.path.realpath(target))
+        except OSError as err:  # a name the OS cannot take (too long): say so, do not crash
+            raise _io_failure(rel, err) from None
         if real != self.root and self.root not in real.parents:
             raise _outside(rel, "it resolves through a symlink to a place outside the root")
         # a path through an existing file (a/b where a is a file) cannot be created
         probe = self.root
         for part in PurePosixPath(rel).parts[:-1]:
             probe = probe / part
-            if probe.exists() and not probe.is_dir():
+            try:
+                through_file = probe.exists() and not probe.is_dir()
+            except OSError as err:
+                raise _io_failure(rel, err) from None
+            if through_file:
                 raise PlacementError(
                     Failure(
                         ErrorCode.IO_ERROR,

@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_server.model import ErrorCode, Failure, FileAction, FileChange, Plan
+from lsp_server.model import ErrorCode, Failure, FileAction, FileChange, PlacementError, Plan
 from lsp_server.workspace import DiskWorkspace, digest, encode
 
 
@@ -36,8 +36,9 @@ class _Step:
 
 def _io(path: str, err: OSError) -> WriteError:
     code = ErrorCode.PERMISSION_DENIED if isinstance(err, PermissionError) else ErrorCode.IO_ERROR
-    return WriteError(Failure(code, f"{path}: {err.strerror or err}; nothing was written",
-                              {"path": path}))
+    return WriteError(
+        Failure(code, f"{path}: {err.strerror or err}; nothing was written", {"path": path})
+    )
 
 
 def _read_current(target: Path) -> bytes | None:
@@ -55,8 +56,11 @@ def _steps(plan: Plan, ws: DiskWorkspace) -> list[_Step]:
         _check_fresh(change, original)
         if change.action is FileAction.DELETE:
             if src.is_dir():
-                raise WriteError(Failure(ErrorCode.IO_ERROR, f"{change.path} is a directory",
-                                         {"path": change.path}))
+                raise WriteError(
+                    Failure(
+                        ErrorCode.IO_ERROR, f"{change.path} is a directory", {"path": change.path}
+                    )
+                )
             steps.append(_Step(src, None, original, None))
             continue
         data = encode(change.new_text or "", change.bom)
@@ -65,6 +69,11 @@ def _steps(plan: Plan, ws: DiskWorkspace) -> list[_Step]:
             steps.append(_Step(dest, data, _read_current(dest), change.mode))
             steps.append(_Step(src, None, original, None))
             continue
+        if src.is_symlink():
+            # edit the file the link names (inside the root: `absolute` checked), as an editor
+            # saving through the link would; replacing the link itself would leave its target
+            # untouched and turn the link into a copy
+            src = Path(os.path.realpath(src))
         steps.append(_Step(src, data, original, change.mode))
     return steps
 
@@ -85,7 +94,10 @@ def _check_fresh(change: FileChange, current: bytes | None) -> None:
 
 def write_plan(plan: Plan, ws: DiskWorkspace) -> None:
     """Write every file change or none. Raises WriteError naming the failure."""
-    steps = _steps(plan, ws)
+    try:
+        steps = _steps(plan, ws)
+    except PlacementError as err:  # the tree changed since the plan (a symlink swapped in)
+        raise WriteError(err.failure) from None
     made_dirs: list[Path] = []
     try:
         for step in steps:

@@ -431,3 +431,34 @@ def test_no_annotations_for_clients_without_support():
     assert built.edit.change_annotations is None
     (doc,) = built.edit.document_changes
     assert type(doc.edits[0]) is types.TextEdit
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(300, 1200),
+    st.lists(
+        st.tuples(st.integers(0, 10_000), st.sampled_from(["del", "ins", "chg", "dup"])),
+        min_size=1,
+        max_size=8,
+    ),
+    st.sampled_from(ENCODINGS),
+)
+def test_large_repetitive_files_split_at_unique_lines_stay_exact(n, changes, encoding):
+    """Regions big enough for the patience split (unique-line anchors) still diff exactly,
+    and each scattered change stays a small edit rather than one huge replacement."""
+    old_lines = [f"def f{i}(x):\n    return x + 1\n\n" for i in range(n)]
+    lines = list(old_lines)
+    for at, op in changes:
+        i = at % len(lines)
+        if op == "del":
+            del lines[i]
+        elif op == "ins":
+            lines.insert(i, "    new()\n")
+        elif op == "chg":
+            lines[i] = lines[i].replace("+ 1", "- 1")
+        else:
+            lines.insert(i, lines[(i * 7) % len(lines)])
+    old, new = "".join(old_lines), "".join(lines)
+    edits = text_edits(old, new, encoding)
+    assert _ref_apply(old, edits, encoding) == new
+    assert sum(len(e.new_text) for e in edits) <= 40 * len(changes)

@@ -248,3 +248,37 @@ def test_inline_clipboard_holds_the_substring():
         inline=True,
     )
     assert r.text == "a = cached\nb = compute(1)\n"
+
+
+def _handlers(n: int) -> list[str]:
+    lines: list[str] = []
+    for i in range(n):
+        lines += [
+            f"def handler_{i}(request):",
+            f"    data = request.get('field_{i}')",
+            "    if data is None:",
+            "        return None",
+            "    result = process(data)",
+            "    return result",
+            "",
+        ]
+    return lines
+
+
+def test_fuzzy_in_repetitive_code_picks_the_window_closer_where_windows_differ():
+    lines = _handlers(200)
+    block = lines[7 * 57 : 7 * 57 + 6]
+    block[4] = "    result = proces(data)"  # a typo on a line every handler shares
+    m = locate(lines, block)
+    assert (m.start, m.kind) == (7 * 57, MatchKind.FUZZY)
+
+
+def test_fuzzy_stays_ambiguous_when_no_window_is_clearly_closer():
+    lines = _handlers(30)
+    block = lines[7 * 12 : 7 * 12 + 6]
+    block[0] = "def handler_1x(request):"  # as far from handler_12 as from handler_13
+    block[1] = "    data = request.get('field_1x')"
+    block[4] = "    result = proces(data)"
+    with pytest.raises(PlacementError) as e:
+        locate(lines, block)
+    assert e.value.failure.code is ErrorCode.TEXT_AMBIGUOUS

@@ -92,7 +92,7 @@ class _Patch:
 
 def find_blocks(lines: list[str]) -> list[EditBlock]:
     """Every file operation of every V4A patch in the reply, in order."""
-    lines = dedent_indented_fences(lines)
+    lines = dedent_indented_fences(lines, _opens_patch)
     blocks: list[EditBlock] = []
     fences: list[Fence] | None = None
     starts: list[int] = []
@@ -112,6 +112,10 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
         blocks.extend(_to_blocks(lines, patch, ops, fences[k] if k >= 0 else None))
         i = patch.scanned + 1
     return blocks
+
+
+def _opens_patch(line: str) -> bool:
+    return line.strip() == BEGIN or bool(_HEREDOC.match(line))
 
 
 # ---------------------------------------------------------------------------------------

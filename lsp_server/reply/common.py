@@ -8,11 +8,16 @@ colon). These helpers read all of them one way.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # ``` or ~~~ (3+), optionally indented, then an info string. Linear: no nested quantifiers.
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
-_PATHISH = re.compile(r"^[\w.\-/\\@+~ ]*[\w\-]\.?[\w\-]*$")
+# A path: only these characters, ending in a name character (or one "." after one). Two
+# patterns, each linear: the single `^[...]*[\w\-]\.?[\w\-]*$` they replace backtracked
+# quadratically on a long run of "-" that failed at its end.
+_PATHISH_CHARS = re.compile(r"^[\w.\-/\\@+~ ]*$")
+_PATHISH_END = re.compile(r"[\w\-]\.?$")
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,9 @@ def looks_like_path(s: str) -> bool:
         return False
     if len(s.split()) > 1:  # prose, not a path
         return False
-    return bool(_PATHISH.match(s)) and ("." in s or "/" in s or s[0].isalpha())
+    if not (_PATHISH_CHARS.match(s) and _PATHISH_END.search(s)):
+        return False
+    return "." in s or "/" in s or s[0].isalpha()
 
 
 def path_from_info(info: str) -> str | None:
@@ -215,10 +222,16 @@ def path_above(
     return PathAbove(path, k, language)
 
 
-def dedent_indented_fences(lines: list[str]) -> list[str]:
+def dedent_indented_fences(
+    lines: list[str], opens: Callable[[str], bool] | None = None
+) -> list[str]:
     """A fence indented under a list item (`1. Apply:` / `   ```diff`) indents its body too;
     strip the fence's indent from the body so prefix-sensitive formats (diff, V4A) read as
-    written. One line in, one line out: indexes stay valid."""
+    written. One line in, one line out: indexes stay valid.
+
+    With `opens`, only a fence whose first non-blank body line (dedented) passes it counts:
+    a diff or V4A patch of a Markdown file has context lines such as ` ```sh` that look
+    like an indented fence, and dedenting what follows them would break the patch."""
     out = lines
     if not any(line[:1] in (" ", "\t") and line.lstrip()[:3] in ("```", "~~~") for line in lines):
         return out
@@ -227,6 +240,11 @@ def dedent_indented_fences(lines: list[str]) -> list[str]:
         indent = m.group("indent") if m else ""
         if not indent:
             continue
+        if opens is not None:
+            stop = f.end if f.end is not None else len(lines)
+            first = next((k for k in range(f.start + 1, stop) if lines[k].strip()), None)
+            if first is None or not opens(lines[first].removeprefix(indent)):
+                continue
         if out is lines:
             out = list(lines)
         stop = f.end if f.end is not None else len(lines)

@@ -273,10 +273,23 @@ def _block(args: dict[str, Any], span: tuple[int, int]) -> EditBlock | None:
     return None
 
 
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _path(args: dict[str, Any], fmt: Format, *keys: str) -> str:
     for key in keys:
         value = args.get(key)
         if isinstance(value, str) and value.strip():
+            if not value.isascii() and not _encodable(value):
+                # a `"\ud800"` escape: no file has that name, and the report could not print it
+                raise _Malformed(
+                    fmt, None, f"`{key}` is not valid Unicode (a lone surrogate)", {"field": key}
+                )
             return value.strip()
     raise _Malformed(fmt, None, f"the {fmt} call has no `{keys[0]}`", {"missing": keys[0]})
 

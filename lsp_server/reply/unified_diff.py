@@ -39,6 +39,7 @@ _TRAILERS = (
     re.compile(r"\s+\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
     re.compile(r"\s+\((?:revision \d+|working copy|nonexistent)\)$"),
 )
+_TRAILER_WINDOW = 80
 _BODY_CHARS = " +-\\"
 
 
@@ -61,7 +62,7 @@ class _RawHunk:
 
 def find_blocks(lines: list[str]) -> list[EditBlock]:
     """Every file section of every unified diff in the reply, in order."""
-    lines = dedent_indented_fences(lines)
+    lines = dedent_indented_fences(lines, _opens_diff)
     blocks: list[EditBlock] = []
     n = len(lines)
     i = 0
@@ -93,6 +94,10 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     if fence is not None and in_fence:
         _widen_to_fence(lines, blocks, in_fence, fence[1], None)
     return blocks
+
+
+def _opens_diff(line: str) -> bool:
+    return line.startswith(("--- ", "diff --git ", "Index: "))
 
 
 def _widen_to_fence(
@@ -494,7 +499,12 @@ def _header_path(rest: str) -> str:
     if len(rest) >= 2 and rest[0] == rest[-1] == '"':
         return _unquote(rest)
     for pattern in _TRAILERS:
-        rest = pattern.sub("", rest)
+        # a timestamp is short: search the end only (`\s+...$` over a long run of spaces
+        # is quadratic), then drop whatever spaces were left before it
+        tail = rest[-_TRAILER_WINDOW:]
+        m = pattern.search(tail)
+        if m:
+            rest = (rest[: len(rest) - len(tail)] + tail[: m.start()]).rstrip()
     return rest
 
 

@@ -247,6 +247,9 @@ def _region(
                 if tag == "equal":
                     for k in range(i2 - i1):
                         out[head + j1 + k] = old[head + i1 + k]
+    if old and new_lines and not ending(old[-1]):
+        # the file's unterminated last line, kept but no longer last, needs an ending
+        out[:-1] = [x if ending(x) else x + ft.eol for x in out[:-1]]
     at_eof = end == len(ft.lines)
     if out and at_eof:
         last_has_newline = bool(ending(old[-1])) if old else bool(ft.lines and ending(ft.lines[-1]))
@@ -409,7 +412,7 @@ def apply_hunks(
             new = _new_text(hunk, clipboards)
             if ordered and hunk.line_hint is not None and not hunk.old:
                 hunk = dataclasses.replace(hunk, line_hint=max(0, hunk.line_hint + delta))
-            placed = _apply_positional(ft, hunk, new)
+            placed = _apply_positional(ft, hunk, new, keep_unterminated=ordered)
             if placed is not None:
                 placements.append(placed)
                 delta += (placed.new_end_line or placed.end_line) - placed.end_line
@@ -438,6 +441,17 @@ def apply_hunks(
         if hunk.to_clipboard is not None:
             clipboards[hunk.to_clipboard] = _captured(ft, match, hunk, inline)
         region = _region(ft, match.start, match.end, new_lines, _final_newline(hunk, new))
+        if (
+            not region
+            and not inline
+            and 0 < match.start
+            and match.end == len(ft.lines)
+            and not ending(ft.lines[-1])
+            and hunk.old.endswith("\n")
+        ):
+            # the last lines of a file without a final newline go: the line that is last
+            # now keeps the file that way (a diff says so itself, with `\ No newline`)
+            ft.lines[match.start - 1] = content(ft.lines[match.start - 1])
         ft.splice(match.start, match.end, region)
         placements.append(
             Placement(match.start, match.end, match.kind, match.score, match.start + len(region))
@@ -493,7 +507,10 @@ def _single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> HunksRes
             found.append(at)
             if len(found) > 1:
                 return None
-        at = text.find(needle, at + 1)
+        # a match starts a line: resume at the next line start, not the next character (a
+        # long needle that overlaps itself would otherwise be searched for again and again)
+        nl = text.find("\n", at)
+        at = text.find(needle, nl + 1) if nl >= 0 else -1
     if not found:
         return None
     first, n = found[0], len(old_lines)
@@ -508,13 +525,23 @@ def _single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> HunksRes
         final = _final_newline(hunk, new)
         keep = text.endswith("\n") if final is None else final
         region[-1] = new_lines[-1] + ("\n" if keep else "")
-    out = text[:first] + "".join(region) + text[end:]
+    head = text[:first]
+    if not region and start + n == total and first and not text.endswith("\n"):
+        if hunk.old.endswith("\n"):  # as in apply_hunks: the file keeps no final newline
+            head = head[:-1]
+    out = head + "".join(region) + text[end:]
     placement = Placement(start, start + n, MatchKind.EXACT, 1.0, start + len(region))
     return HunksResult(out, (placement,), MatchKind.EXACT, 1.0, False)
 
 
-def _apply_positional(ft: FileText, hunk: Hunk, new: str) -> Placement | None:
-    """Hunks placed by position, not by anchor text (append, prepend, insert, overwrite)."""
+def _apply_positional(
+    ft: FileText, hunk: Hunk, new: str, keep_unterminated: bool = False
+) -> Placement | None:
+    """Hunks placed by position, not by anchor text (append, prepend, insert, overwrite).
+
+    keep_unterminated: a diff's `\\ No newline at end of file` on lines it adds at the end
+    of the file leaves their last line without an ending (tool calls, whose strings seldom
+    end in a newline, still get one)."""
     kind = hunk.kind
     if kind is HunkKind.REPLACE and hunk.old:
         return None
@@ -548,6 +575,8 @@ def _apply_positional(ft: FileText, hunk: Hunk, new: str) -> Placement | None:
     if at == n and n and not ending(ft.lines[-1]):
         ft.lines[-1] = ft.lines[-1] + ft.eol  # appending after an unterminated last line
     region = [line + ft.eol for line in new_lines]
+    if keep_unterminated and region and at == n and not new.endswith("\n"):
+        region[-1] = new_lines[-1]
     if kind is HunkKind.OVERWRITE:
         region = _region(ft, 0, n, new_lines, new.endswith("\n") if new else None)
     ft.splice(at, end, region)

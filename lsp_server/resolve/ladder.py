@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Levenshtein
 
 from lsp_server.model import ErrorCode, Failure, MatchKind, PlacementError
 from lsp_server.resolve.indent import IndentShift, indent_of, infer_shift
@@ -187,7 +188,10 @@ def _search_candidates(index: LineIndex, keys: list[str], how: str) -> list[int]
             counted = at
             if line + n <= total:
                 out.append(line)
-        at = hay.find(needle, at + 1)
+        # a match starts a line: resume at the next line start, not the next character (a
+        # long needle that overlaps itself would otherwise be searched for again and again)
+        nl = hay.find("\n", at)
+        at = hay.find(needle, nl + 1) if nl >= 0 else -1
     return out
 
 
@@ -362,13 +366,27 @@ def _window_starts(index: LineIndex, old: Sequence[str]) -> set[int]:
     if not out:
         longest = max(range(n), key=lambda j: len(keys[j]))
         if keys[longest]:
+            query = keys[longest][:_MAX_QUERY_CHARS]  # only proposes windows; scored in full
             for _, _, p in process.extract(
-                keys[longest], index.stripped, scorer=fuzz.ratio, limit=8, score_cutoff=50
+                query, index.stripped, scorer=fuzz.ratio, limit=8, score_cutoff=50
             ):
                 s = p - longest
                 if 0 <= s <= total - n:
                     out.add(s)
     return out
+
+
+# `fuzz.ratio` costs about len(a) * len(b) / 64 word operations. Past this product two lines
+# only count as equal or different: a 1 MB line scored against itself took minutes.
+_MAX_RATIO_WORK = 1 << 26  # e.g. two lines of 8,000 characters: about a millisecond
+_MAX_QUERY_CHARS = 2000
+
+
+def line_ratio(a: str, b: str) -> float:
+    """`fuzz.ratio(a, b) / 100`, or 0.0 for a pair too long to compare in bounded time."""
+    if len(a) * len(b) > _MAX_RATIO_WORK:
+        return 1.0 if a == b else 0.0
+    return fuzz.ratio(a, b) / 100.0
 
 
 def score_windows(
@@ -387,7 +405,7 @@ def score_windows(
     keys = [line.strip() for line in old]
     stripped = index.stripped
     memo: list[dict[str, float]] = [{} for _ in keys]
-    ratio = fuzz.ratio
+    ratio = line_ratio
     scored = []
     for s in starts:
         total = 0.0
@@ -399,7 +417,7 @@ def score_windows(
             seen = memo[j]
             score = seen.get(line)
             if score is None:
-                score = seen[line] = ratio(key, line) / 100.0
+                score = seen[line] = ratio(key, line)
             total += score
         scored.append((total / n, s))
     scored.sort(key=lambda t: (-t[0], t[1]))
@@ -413,26 +431,66 @@ def _few_changed(old: Sequence[str], stripped: Sequence[str], start: int) -> boo
     changed = 0
     for j, line in enumerate(old):
         key, there = line.strip(), stripped[start + j]
-        if key != there and fuzz.ratio(key, there) < 90:
+        if key != there and line_ratio(key, there) < 0.9:
             changed += 1
             if changed > allowed:
                 return False
     return True
 
 
+def _contenders(
+    scored: list[tuple[float, int]], old: Sequence[str], stripped: Sequence[str], threshold: float
+) -> list[tuple[float, int]]:
+    """The windows that pass (threshold, few lines rewritten), best first, cut after the
+    best one's FUZZY_MARGIN: nothing further down can tie with it, so the (costly) rewrite
+    check is not run on the long tail of a repetitive file."""
+    out: list[tuple[float, int]] = []
+    for sc, s in scored:
+        if sc < threshold or (out and out[0][0] - sc >= FUZZY_MARGIN):
+            break
+        if _few_changed(old, stripped, s):
+            out.append((sc, s))
+    return out
+
+
+def _undominated(starts: list[int], old: Sequence[str], stripped: Sequence[str]) -> list[int]:
+    """Drop windows another window beats where the two actually differ.
+
+    In repetitive code (many functions built from one pattern) whole-window scores of the
+    right place and its look-alikes sit within the margin, because most lines are shared.
+    Comparing two windows only on the lines where *they* differ (the name, a constant), by
+    edit distance, shows which one the block describes; if neither is at least twice as
+    close there, both stay and the block is ambiguous.
+    """
+    keys = [line.strip() for line in old]
+
+    def distance(a: int, lines: list[int]) -> int:
+        return sum(Levenshtein.distance(keys[j], stripped[a + j]) for j in lines)
+
+    def beats(a: int, b: int) -> bool:
+        differ = [j for j in range(len(keys)) if stripped[a + j] != stripped[b + j]]
+        if not differ:
+            return False
+        da, db = distance(a, differ), distance(b, differ)
+        return db > 0 and 2 * da <= db  # at least twice as close where they differ
+
+    return [b for b in starts if not any(beats(a, b) for a in starts if a != b)]
+
+
 def _locate_fuzzy(index: LineIndex, old: Sequence[str], hints: Hints, threshold: float) -> Match:
     n = len(old)
     scored = [(sc, s) for sc, s in score_windows(index, old) if s >= hints.start_at]
-    good = [
-        (sc, s) for sc, s in scored if sc >= threshold and _few_changed(old, index.stripped, s)
-    ]
+    good = _contenders(scored, old, index.stripped, threshold)
     if good:
         best_score, best = good[0]
         # the runner-up is the best window that is a different place (not overlapping)
         rivals = [(sc, s) for sc, s in good[1:] if abs(s - best) >= max(1, n // 2)]
         if rivals and best_score - rivals[0][0] < FUZZY_MARGIN:
             tied = [best] + [s for sc, s in rivals if best_score - sc < FUZZY_MARGIN]
-            picked = _pick(sorted(tied), n, hints, len(index.lines), index)
+            tied = _undominated(tied, old, index.stripped)
+            picked = (
+                tied if len(tied) == 1 else _pick(sorted(tied), n, hints, len(index.lines), index)
+            )
             if len(picked) != 1:
                 err = ambiguous_error(sorted(tied), n, MatchKind.FUZZY)
                 err.failure.details["scores"] = [round(best_score, 3)]

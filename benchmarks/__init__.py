@@ -1,0 +1,1 @@
+"""Speed and scaling benchmarks for llm-patch: `python -m benchmarks.run` (see README.md)."""

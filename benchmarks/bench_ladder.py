@@ -1,0 +1,127 @@
+"""Each rung of the matching ladder, per language and file size, warm and cold.
+
+* **warm** — `locate()` against a `LineIndex` already used once for this text: the cost of
+  placing one more block in a document the server has seen (open documents are indexed
+  once per version and the index is reused).
+* **cold** — `apply_hunks(text, [hunk])` on a text never seen before (every cache emptied
+  first): splitting the file, indexing what the rungs ask for, placing, splicing, joining.
+  This is what the CLI pays for the first block on each file.
+
+Every case is also checked: a block that must place has to produce exactly the expected
+file; a block that must be refused has to fail with the expected error code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks.timing import sample, summary
+from benchmarks.workloads import LANGUAGES, Case, Workload, generate, make_cases
+from lsp_server.model import Hunk, PlacementError
+from lsp_server.resolve import cache
+from lsp_server.resolve.hunks import apply_hunks, text_lines
+from lsp_server.resolve.ladder import LineIndex, locate
+
+Log = Callable[[str], None]
+
+
+def outcome_of(w: Workload, case: Case, result: str | PlacementError) -> tuple[str, bool]:
+    """How the engine answered ("placed", "misplaced", "refused CODE") and whether that was
+    the right answer for the case."""
+    if isinstance(result, PlacementError):
+        code = str(result.failure.code)
+        return f"refused {code}", case.refusal == code
+    if case.refusal is not None:
+        return "placed (should refuse)", False
+    ok = result == case.expected(w)
+    return ("placed" if ok else "misplaced"), ok
+
+
+def _cold(text: str, hunk: Hunk) -> str | PlacementError:
+    try:
+        return apply_hunks(text, [hunk]).text
+    except PlacementError as err:
+        return err
+
+
+def _warm(lines: list[str], old: list[str], index: LineIndex) -> Any:
+    try:
+        return locate(lines, old, index=index)
+    except PlacementError as err:
+        return err
+
+
+def bench_case(w: Workload, case: Case, repeat: int) -> dict[str, Any]:
+    text, lines = w.text, list(w.lines)
+    hunk = Hunk(case.old, case.new)
+    old = text_lines(case.old)
+    index = LineIndex(lines)
+    first = _warm(lines, old, index)  # primes the index the way a first block would
+    warm = sample(lambda: _warm(lines, old, index), repeat)
+    cache.clear_all()
+    result = _cold(text, hunk)
+    cold = sample(lambda: _cold(text, hunk), repeat, setup=cache.clear_all)
+    outcome, correct = outcome_of(w, case, result)
+    kind = None if isinstance(first, PlacementError) else str(first.kind)
+    return {
+        "language": w.language,
+        "lines": len(w.lines),
+        "rung": case.rung,
+        "note": case.note,
+        "outcome": outcome,
+        "match": kind,
+        "correct": correct,
+        "warm": summary(warm),
+        "cold": summary(cold),
+    }
+
+
+def run(sizes: list[int], repeats: dict[int, int], log: Log) -> list[dict[str, Any]]:
+    rows = []
+    for size in sizes:
+        for lang in LANGUAGES:
+            w = generate(lang, size)
+            for case in make_cases(w).values():
+                row = bench_case(w, case, repeats[size])
+                rows.append(row)
+                warm, cold = row["warm"]["median_ms"], row["cold"]["median_ms"]
+                log(
+                    f"ladder {lang:10} {size:>6} {case.rung:10} warm {warm:8.3f} ms"
+                    f"  cold {cold:8.3f} ms  {row['outcome']}"
+                )
+    cache.clear_all()
+    return rows
+
+
+def scaling(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cost at 100k lines over cost at 10k lines, per rung and language (10 means linear)."""
+    by = {(r["language"], r["rung"], _size_class(r["lines"])): r for r in rows}
+    out = []
+    for (lang, rung, size), big in by.items():
+        if size != 100_000:
+            continue
+        small = by.get((lang, rung, 10_000))
+        if small is None:
+            continue
+        out.append(
+            {
+                "language": lang,
+                "rung": rung,
+                "warm_ratio": _ratio(big["warm"]["median_ms"], small["warm"]["median_ms"]),
+                "cold_ratio": _ratio(big["cold"]["median_ms"], small["cold"]["median_ms"]),
+            }
+        )
+    return out
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return round(a / b, 2) if b > 0 else None
+
+
+def _size_class(lines: int) -> int:
+    """Generated files end on a whole function, so 10,000 is 10,00x: round to the size asked."""
+    for size in (1_000, 5_000, 10_000, 100_000):
+        if abs(lines - size) <= size * 0.05:
+            return size
+    return lines

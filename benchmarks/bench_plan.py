@@ -1,0 +1,120 @@
+"""Whole replies: parse, then plan against 10 files of 5,000 lines.
+
+* **parse** — `parse_reply(text)`: every format's scanner over the reply.
+* **plan, cold** — `plan_reply` on texts never seen (every cache emptied first), snapshots
+  from memory: the resolve work alone.
+* **plan, warm** — the same plan again (an editor re-checking a reply against unchanged
+  documents: the server's case).
+* **check from disk** — parse + plan with `DiskWorkspace` reading the files (what
+  `llm-patch check` does after start-up), caches emptied first.
+* **CLI process** — `llm-patch check REPLY --root DIR` as a new process: interpreter start,
+  imports, reading, parsing, planning, printing.
+
+Each plan is checked: every block placed and every file exactly as expected.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.timing import sample, summary
+from benchmarks.workloads import Reply, make_reply
+from lsp_server.model import Plan, Snapshot
+from lsp_server.plan import plan_reply
+from lsp_server.reply import parse_reply
+from lsp_server.resolve import cache
+from lsp_server.workspace import DiskWorkspace
+
+Log = Callable[[str], None]
+
+
+class MemorySource:
+    """Snapshots straight from a dict (no disk): isolates the resolve work."""
+
+    def __init__(self, files: dict[str, str]):
+        self.files = files
+
+    def snapshot(self, path: str) -> Snapshot:
+        return Snapshot(path, self.files.get(path))
+
+
+def plan_correct(plan: Plan, reply: Reply) -> bool:
+    if not plan.ok:
+        return False
+    got = {f.path: f.new_text for f in plan.files}
+    return got == reply.expected
+
+
+def write_files(root: Path, reply: Reply) -> Path:
+    for path, text in reply.files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8", newline="")
+    reply_path = root / "reply.llm.md"
+    reply_path.write_text(reply.text, encoding="utf-8")
+    return reply_path
+
+
+def bench_reply(n_blocks: int, repeat: int, cli_repeat: int, log: Log) -> dict[str, Any]:
+    reply = make_reply(n_blocks)
+    parsed = parse_reply(reply.text)
+    source = MemorySource(reply.files)
+    cache.clear_all()
+    plan = plan_reply(parsed, source)
+    correct = plan_correct(plan, reply) and len(parsed.blocks) == n_blocks
+    row: dict[str, Any] = {
+        "blocks": n_blocks,
+        "files": len({p for p, _ in reply.blocks}),
+        "file_lines": 5000,
+        "correct": correct,
+        "matches": sorted({str(o.match) for o in plan.outcomes if o.match is not None}),
+        "parse": summary(sample(lambda: parse_reply(reply.text), repeat)),
+        "plan_cold": summary(
+            sample(lambda: plan_reply(parsed, source), repeat, setup=cache.clear_all)
+        ),
+    }
+    plan_reply(parsed, source)
+    row["plan_warm"] = summary(sample(lambda: plan_reply(parsed, source), repeat))
+    with tempfile.TemporaryDirectory(prefix="llm-patch-bench-") as tmp:
+        root = Path(tmp)
+        reply_path = write_files(root, reply)
+        disk = DiskWorkspace(root)
+
+        def check() -> Plan:
+            return plan_reply(parse_reply(reply_path.read_text(encoding="utf-8")), disk)
+
+        cache.clear_all()
+        row["correct"] = row["correct"] and plan_correct(check(), reply)
+        row["check_disk"] = summary(sample(check, repeat, setup=cache.clear_all))
+        row["cli_process"] = summary(_cli(reply_path, root, cli_repeat)) if cli_repeat else None
+    cli = f"  cli {row['cli_process']['median_ms']:7.1f} ms" if cli_repeat else ""
+    log(
+        f"plan {n_blocks:>3} blocks  parse {row['parse']['median_ms']:7.2f} ms"
+        f"  cold {row['plan_cold']['median_ms']:7.2f} ms"
+        f"  warm {row['plan_warm']['median_ms']:7.2f} ms"
+        f"  disk {row['check_disk']['median_ms']:7.2f} ms{cli}  correct={row['correct']}"
+    )
+    cache.clear_all()
+    return row
+
+
+def _cli(reply_path: Path, root: Path, repeat: int) -> list[float]:
+    cmd = [sys.executable, "-m", "lsp_server.cli", "check", str(reply_path), "--root", str(root)]
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        done = subprocess.run(cmd, capture_output=True, check=False)
+        out.append((time.perf_counter() - t0) * 1000.0)
+        if done.returncode != 0:
+            raise RuntimeError(f"llm-patch check failed: {done.stderr.decode()[-2000:]}")
+    return out
+
+
+def run(blocks: list[int], repeat: int, cli_repeat: int, log: Log) -> list[dict[str, Any]]:
+    return [bench_reply(n, repeat, cli_repeat, log) for n in blocks]

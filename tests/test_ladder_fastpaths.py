@@ -1,0 +1,327 @@
+"""The ladder's fast paths give the answers of the straightforward algorithm.
+
+Speed work must never change a placement. Each fast path is checked against a reference
+written here the slow, obvious way, on random inputs built from a small alphabet of lines
+(so duplicates, blank lines, indentation and trailing blanks are everywhere):
+
+* candidates per normalisation (exact / trailing whitespace / indentation): joined-text
+  search on a fresh index, the line table, and the index a FileText hands out;
+* fuzzy window scoring (memoised per line pair) and the window set it scores;
+* `locate()` end to end, against a reference ladder (exact → rstrip → indent → fuzzy);
+* the text preparation in hunks.py (contents, dominant line ending, splices) and the
+  per-text cache (a cached text places exactly like a fresh one).
+
+Plus a smoke run of `python -m benchmarks.run --quick`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from unittest.mock import patch
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz import fuzz
+
+from lsp_server.model import Hunk, MatchKind, PlacementError
+from lsp_server.resolve import cache, hunks, ladder
+from lsp_server.resolve.indent import infer_shift
+from lsp_server.resolve.ladder import LineIndex, locate
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LINES = [
+    "", " ", "a", "a ", " a", "  a", "\ta", "b", "b\t", "  b", "}", "  }", "    }", "x = 1",
+    "    x = 1", "x = 1  ", "return x", "    return x", "if x:", "    if x:", "ab\rc",
+]
+lines_st = st.lists(st.sampled_from(LINES), min_size=0, max_size=40)
+NORMS = {"exact": lambda s: s, "rstrip": str.rstrip, "strip": str.strip}
+
+
+def ref_candidates(lines: list[str], old: list[str], how: str) -> list[int]:
+    norm = NORMS[how]
+    n = len(old)
+    return [
+        s
+        for s in range(len(lines) - n + 1)
+        if all(norm(lines[s + j]) == norm(old[j]) for j in range(n))
+    ]
+
+
+@st.composite
+def file_and_block(draw):
+    lines = draw(lines_st)
+    if lines and draw(st.booleans()):
+        i = draw(st.integers(0, len(lines) - 1))
+        j = draw(st.integers(i + 1, min(len(lines), i + 6)))
+        old = lines[i:j]
+        if draw(st.booleans()):  # re-indent / add trailing blanks to some lines
+            old = [draw(st.sampled_from(["", " ", "\t"])) + x for x in old]
+    else:
+        old = draw(st.lists(st.sampled_from(LINES), min_size=1, max_size=5))
+    return lines, old
+
+
+@settings(max_examples=400, deadline=None)
+@given(file_and_block(), st.sampled_from(["exact", "rstrip", "strip"]))
+def test_candidates_search_table_and_filetext_index_agree(data, how):
+    lines, old = data
+    expected = ref_candidates(lines, old, how)
+    fresh = LineIndex(lines)
+    assert ladder._candidates(fresh, old, how) == expected  # first lookups scan the text
+    for _ in range(ladder._SEARCHES + 1):  # then the line table takes over
+        assert ladder._candidates(fresh, old, how) == expected
+    assert fresh._maps.get(how) is not None
+    text = "".join(x + "\n" for x in lines)
+    ft_index = hunks._index_for(text, hunks._contents_of(text))  # joined text = the file
+    assert ladder._candidates(ft_index, old, how) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines_st, st.lists(st.sampled_from(LINES), min_size=1, max_size=4))
+def test_search_never_disagrees_with_table(lines, old):
+    index = LineIndex(lines)
+    for how in NORMS:
+        keys = [NORMS[how](x) for x in old]
+        found = ladder._search_candidates(index, keys, how)
+        assert found is None or found == ref_candidates(lines, old, how)
+
+
+def test_search_gives_up_on_too_many_hits_and_table_answers():
+    lines = ["a"] * (ladder._SEARCH_HITS + 10)
+    index = LineIndex(lines)
+    assert ladder._search_candidates(index, ["a"], "exact") is None
+    assert ladder._candidates(LineIndex(lines), ["a", "a"], "exact") == list(range(len(lines) - 1))
+
+
+def test_lines_holding_newlines_fall_back_to_the_table():
+    lines = ["a\nb", "a", "b"]
+    assert ladder._candidates(LineIndex(lines), ["a", "b"], "exact") == [1]
+    assert ladder._candidates(LineIndex(lines), ["a\nb"], "exact") == [0]
+
+
+def ref_similarity(old: list[str], window: list[str]) -> float:
+    total = 0.0
+    for x, y in zip(old, window, strict=True):
+        xs, ys = x.strip(), y.strip()
+        total += 1.0 if xs == ys else fuzz.ratio(xs, ys) / 100.0
+    return total / len(old)
+
+
+@settings(max_examples=300, deadline=None)
+@given(file_and_block())
+def test_fuzzy_scores_and_best_window_match_direct_scoring(data):
+    lines, old = data
+    n = len(old)
+    if len(lines) < n:
+        return
+    index = LineIndex(lines)
+    starts = set(range(len(lines) - n + 1))
+    fast = ladder.score_windows(index, old, starts)
+    slow = sorted(((ref_similarity(old, lines[s : s + n]), s) for s in starts),
+                  key=lambda t: (-t[0], t[1]))
+    assert fast == slow  # same floats, same order: the best window is the same one
+
+
+@settings(max_examples=300, deadline=None)
+@given(file_and_block())
+def test_window_set_is_every_window_sharing_an_informative_line(data):
+    lines, old = data
+    n = len(old)
+    keys = [x.strip() for x in old]
+    expected = {
+        s
+        for s in range(len(lines) - n + 1)
+        if any(len(keys[j]) > 2 and lines[s + j].strip() == keys[j] for j in range(n))
+    }
+    if not expected:
+        return  # the fallback (closest lines by rapidfuzz) is not a fast path
+    assert ladder._window_starts(LineIndex(lines), old) == expected
+
+
+def few_rewritten(old: list[str], window: list[str]) -> bool:
+    """At most a quarter of the lines may be less than 90% alike (the ladder's rule)."""
+    rewritten = sum(
+        1 for x, y in zip(old, window, strict=False)
+        if x.strip() != y.strip() and fuzz.ratio(x.strip(), y.strip()) < 90
+    )
+    return rewritten <= len(old) // 4
+
+
+def ref_locate(lines: list[str], old: list[str], threshold: float) -> tuple:
+    """The ladder without indexes, hints or elision: (start, kind) or the error code."""
+    n = len(old)
+    for how, kind in (("exact", MatchKind.EXACT), ("rstrip", MatchKind.WHITESPACE)):
+        found = ref_candidates(lines, old, how)
+        if len(found) == 1:
+            return found[0], kind
+        if found:
+            return "TEXT_AMBIGUOUS", kind
+    shifted = [
+        s for s in ref_candidates(lines, old, "strip")
+        if infer_shift(old, lines[s : s + n], lines) is not None
+    ]
+    if len(shifted) == 1:
+        return shifted[0], MatchKind.INDENT
+    if shifted:
+        return "TEXT_AMBIGUOUS", MatchKind.INDENT
+    keys = [x.strip() for x in old]
+    windows = [
+        s for s in range(len(lines) - n + 1)
+        if any(len(keys[j]) > 2 and lines[s + j].strip() == keys[j] for j in range(n))
+    ]
+    scored = sorted(((ref_similarity(old, lines[s : s + n]), s) for s in windows),
+                    key=lambda t: (-t[0], t[1]))
+    good = [(sc, s) for sc, s in scored if sc >= threshold and few_rewritten(old, lines[s:])]
+    if not good:
+        return "TEXT_NOT_FOUND", None
+    best_score, best = good[0]
+    rivals = [(sc, s) for sc, s in good[1:] if abs(s - best) >= max(1, n // 2)]
+    if rivals and best_score - rivals[0][0] < ladder.FUZZY_MARGIN:
+        return "TEXT_AMBIGUOUS", MatchKind.FUZZY
+    return best, MatchKind.FUZZY
+
+
+@settings(max_examples=400, deadline=None)
+@given(file_and_block(), st.sampled_from([0.5, 0.8]))
+def test_locate_matches_the_reference_ladder(data, threshold):
+    lines, old = data
+    keys = [x.strip() for x in old]
+    has_window = any(
+        len(keys[j]) > 2 and lines[s + j].strip() == keys[j]
+        for s in range(len(lines) - len(old) + 1)
+        for j in range(len(old))
+    )
+    expected = ref_locate(lines, old, threshold)
+    if expected[0] == "TEXT_NOT_FOUND" and not has_window:
+        return  # decided by the closest-line fallback, not compared here
+    try:
+        m = locate(lines, old, fuzzy_threshold=threshold)
+        got = (m.start, m.kind)
+    except PlacementError as err:
+        got = (str(err.failure.code), MatchKind(err.failure.details["match"])
+               if "match" in err.failure.details else None)
+    assert got == expected
+
+
+texts_st = st.lists(st.sampled_from(["a", "b ", "", "\r", "x\ty", "\f"]), max_size=12).flatmap(
+    lambda parts: st.lists(st.sampled_from(["\n", "\r\n", ""]), min_size=len(parts),
+                           max_size=len(parts)).map(
+        lambda ends: "".join(p + e for p, e in zip(parts, ends, strict=True))
+    )
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts_st)
+def test_text_preparation_matches_line_by_line_definitions(text):
+    lines = hunks.split_lines(text)
+    assert hunks._contents_of(text) == [hunks.content(x) for x in lines]
+    assert hunks._eol_of(text) == hunks.dominant_eol(lines)
+    ft = hunks.FileText.of(text)
+    assert ft.lines == lines and ft.text() == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts_st, st.data())
+def test_splices_keep_contents_in_step_with_lines(text, data):
+    ft = hunks.FileText.of(text)
+    for _ in range(3):
+        n = len(ft.lines)
+        start = data.draw(st.integers(0, n))
+        end = data.draw(st.integers(start, n))
+        new = data.draw(st.lists(st.sampled_from(["q\n", "r\r\n", "  s\n"]), max_size=3))
+        ft.splice(start, end, new)
+        assert ft.contents == [hunks.content(x) for x in ft.lines]
+        assert ft.index.lines == ft.contents
+
+
+@settings(max_examples=200, deadline=None)
+@given(file_and_block(), st.sampled_from(["\n", "\r\n"]))
+def test_cached_text_places_exactly_like_a_fresh_one(data, eol):
+    lines, old = data
+    text = "".join(x + eol for x in lines)
+    hunk = Hunk("".join(x + "\n" for x in old), "NEW\n")
+
+    def outcome():
+        try:
+            r = hunks.apply_hunks(text, [hunk])
+            return r.text, r.placements
+        except PlacementError as err:
+            return str(err.failure.code)
+
+    cache.clear_all()
+    fresh = outcome()
+    assert outcome() == fresh  # the text (and its result) now come from the cache
+    for _ in range(ladder._SEARCHES + 1):
+        assert outcome() == fresh  # ... and once the index has built its tables
+    cache.clear_all()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    data=file_and_block(),
+    new_lines=st.lists(st.sampled_from(["", "x", "  y", "a"]), max_size=4),
+    final_nl=st.booleans(),
+    old_nl=st.booleans(),
+    new_nl=st.booleans(),
+)
+def test_single_exact_text_path_equals_the_line_path(data, new_lines, final_nl, old_nl, new_nl):
+    lines, old = data
+    text = "".join(x + "\n" for x in lines)
+    if text and not final_nl:
+        text = text[:-1]
+    hunk = Hunk("\n".join(old) + ("\n" if old_nl else ""),
+                "\n".join(new_lines) + ("\n" if new_nl and new_lines else ""))
+
+    def outcome():
+        cache.clear_all()
+        try:
+            r = hunks.apply_hunks(text, [hunk])
+            return r.text, r.placements, r.match, r.score, r.already_applied
+        except PlacementError as err:
+            return str(err.failure.code), err.failure.details.get("hunk")
+
+    fast = outcome()
+    with patch.object(hunks, "_single_exact", lambda *_: None):
+        assert outcome() == fast
+
+
+def test_kept_unterminated_last_line_gets_an_ending_when_lines_follow_it():
+    # the line path used to glue the kept "a" to the blank line added after it
+    hunk = Hunk("a", "a\n\n")
+    with patch.object(hunks, "_single_exact", lambda *_: None):
+        assert hunks.apply_hunks("x\na", [hunk]).text == "x\na\n\n"
+    assert hunks.apply_hunks("x\na", [hunk]).text == "x\na\n\n"
+
+
+def test_cache_is_bounded_and_keeps_recent_texts():
+    c = cache.TextCache(max_entries=3, max_chars=10)
+    for t in ("aa", "bb", "cc", "dd"):
+        c.put(t, t.upper())
+    assert len(c) == 3 and c.get("aa") is None and c.get("dd") == "DD"
+    c.put("x" * 9, "X")  # over the character budget: the oldest entries go
+    assert c.get("x" * 9) == "X" and c.get("bb") is None
+    c.put("y" * 11, "Y")  # bigger than the whole budget: not kept at all
+    assert c.get("y" * 11) is None
+
+
+def test_benchmark_quick_run_writes_valid_json(tmp_path):
+    out = tmp_path / "quick.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--quick", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(out.read_text())
+    assert results["meta"]["quick"] is True
+    assert {r["rung"] for r in results["ladder"]} >= {"exact", "fuzzy1", "ambiguous"}
+    assert all(r["warm"]["median_ms"] > 0 and r["cold"]["n"] >= 1 for r in results["ladder"])
+    for r in results["ladder"]:  # exact, whitespace, indent and refusals are always right
+        if r["rung"] in ("exact", "whitespace", "indent", "elision", "ambiguous", "not_found"):
+            assert r["correct"], r
+    assert all(p["correct"] for p in results["plan"])
+    assert isinstance(results["targets"], list)
