@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import itertools
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -37,7 +39,13 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 def split_lsp_lines(text: str) -> list[str]:
     """Lines with their endings, split where the LSP says a line ends ("\\n", "\\r\\n", "\\r")."""
-    return _LINE.findall(text)
+    if "\r" in text:
+        return _LINE.findall(text)
+    lines = [line + "\n" for line in text.split("\n")]
+    last = lines.pop()[:-1]  # the text after the final "\n" (empty if it ends with one)
+    if last:
+        lines.append(last)
+    return lines
 
 
 def units(text: str, encoding: str) -> int:
@@ -163,34 +171,17 @@ def diff_offsets(old: str, new: str) -> list[OffsetEdit]:
         return []
     a = split_lsp_lines(old)
     b = split_lsp_lines(new)
-    # common leading and trailing lines need no diffing
-    head = 0
-    while head < len(a) and head < len(b) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    a_mid = a[head : len(a) - tail]
-    b_mid = b[head : len(b) - tail]
-    base = sum(len(x) for x in a[:head])
-    starts = [base]
-    for line in a_mid:
-        starts.append(starts[-1] + len(line))
-
-    opcodes = _line_opcodes(a_mid, b_mid, 0, 0)
-
+    starts = list(itertools.accumulate(map(len, a), initial=0))
     edits: list[OffsetEdit] = []
-    for tag, i1, i2, j1, j2 in opcodes:
-        if tag == "equal":
-            continue
+    for tag, i1, i2, j1, j2 in _changed(a, b, 0, 0):
         if tag == "replace" and i2 - i1 == j2 - j1:
             # same number of lines: pair them up so each changed line gets its own small edit
             for k in range(i2 - i1):
-                edit = _trim(a_mid[i1 + k], b_mid[j1 + k], starts[i1 + k])
+                edit = _trim(a[i1 + k], b[j1 + k], starts[i1 + k])
                 if edit is not None:
                     edits.append(edit)
             continue
-        edit = _trim("".join(a_mid[i1:i2]), "".join(b_mid[j1:j2]), starts[i1])
+        edit = _trim("".join(a[i1:i2]), "".join(b[j1:j2]), starts[i1])
         if edit is not None:
             edits.append(edit)
     return _merge_touching(edits, old)
@@ -199,65 +190,61 @@ def diff_offsets(old: str, new: str) -> list[OffsetEdit]:
 _SMALL_DIFF_CELLS = 40_000  # below this, difflib's quadratic matcher is cheap enough
 
 
-def _line_opcodes(a: list[str], b: list[str], ai: int, bj: int) -> list[tuple]:
-    """difflib-style opcodes (offset by ai/bj) for two line lists.
+def _common_run(a: list[str], b: list[str], from_end: bool) -> int:
+    """Length of the common leading (or trailing) run of lines, by binary search on list
+    slices: the comparisons run in C, so a 100k-line file costs microseconds."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        same = a[len(a) - mid :] == b[len(b) - mid :] if from_end else a[:mid] == b[:mid]
+        if same:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _changed(a: list[str], b: list[str], ai: int, bj: int) -> list[tuple]:
+    """difflib-style opcodes without the `equal` ones (offset by ai/bj).
 
     Large regions are split first at lines that occur exactly once on each side and in the
     same order (patience diff): a plan's changes are local splices, so such anchors cut a
     5,000-line region into small gaps and difflib only ever sees those gaps.
     """
-    head = 0
-    while head < len(a) and head < len(b) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    out: list[tuple] = []
-    if head:
-        out.append(("equal", ai, ai + head, bj, bj + head))
+    if a == b:
+        return []
+    head = _common_run(a, b, from_end=False)
+    tail = _common_run(a[head:], b[head:], from_end=True)
     a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
     a0, b0 = ai + head, bj + head
-    if not a_mid and b_mid:
-        out.append(("insert", a0, a0, b0, b0 + len(b_mid)))
-    elif a_mid and not b_mid:
-        out.append(("delete", a0, a0 + len(a_mid), b0, b0))
-    elif a_mid and b_mid:
-        out.extend(_mid_opcodes(a_mid, b_mid, a0, b0))
-    if tail:
-        out.append(("equal", ai + len(a) - tail, ai + len(a), bj + len(b) - tail, bj + len(b)))
-    return out
-
-
-def _mid_opcodes(a: list[str], b: list[str], a0: int, b0: int) -> list[tuple]:
-    cells = len(a) * len(b)
-    anchors = _unique_anchors(a, b) if cells > _SMALL_DIFF_CELLS else []
+    if not a_mid:
+        return [("insert", a0, a0, b0, b0 + len(b_mid))]
+    if not b_mid:
+        return [("delete", a0, a0 + len(a_mid), b0, b0)]
+    cells = len(a_mid) * len(b_mid)
+    anchors = _unique_anchors(a_mid, b_mid) if cells > _SMALL_DIFF_CELLS else []
     if not anchors:
         if cells > _MAX_DIFF_CELLS:
-            return [("replace", a0, a0 + len(a), b0, b0 + len(b))]
-        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+            return [("replace", a0, a0 + len(a_mid), b0, b0 + len(b_mid))]
+        matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
         return [
-            (t, i1 + a0, i2 + a0, j1 + b0, j2 + b0) for t, i1, i2, j1, j2 in matcher.get_opcodes()
+            (t, i1 + a0, i2 + a0, j1 + b0, j2 + b0)
+            for t, i1, i2, j1, j2 in matcher.get_opcodes()
+            if t != "equal"
         ]
     out: list[tuple] = []
     pi = pj = 0
-    for i, j in anchors:
-        out.extend(_line_opcodes(a[pi:i], b[pj:j], a0 + pi, b0 + pj))
-        out.append(("equal", a0 + i, a0 + i + 1, b0 + j, b0 + j + 1))
+    for i, j in [*anchors, (len(a_mid), len(b_mid))]:
+        if a_mid[pi:i] != b_mid[pj:j]:
+            out.extend(_changed(a_mid[pi:i], b_mid[pj:j], a0 + pi, b0 + pj))
         pi, pj = i + 1, j + 1
-    out.extend(_line_opcodes(a[pi:], b[pj:], a0 + pi, b0 + pj))
     return out
 
 
 def _unique_anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
     """Pairs (i, j) of lines unique in both lists, longest chain increasing in both."""
-    count_a: dict[str, int] = {}
-    for line in a:
-        count_a[line] = count_a.get(line, 0) + 1
-    where_b: dict[str, int] = {}
-    count_b: dict[str, int] = {}
-    for j, line in enumerate(b):
-        count_b[line] = count_b.get(line, 0) + 1
-        where_b[line] = j
+    count_a, count_b = Counter(a), Counter(b)
+    where_b = {line: j for j, line in enumerate(b)}
     pairs = [
         (i, where_b[line])
         for i, line in enumerate(a)
