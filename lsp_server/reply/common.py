@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lsp_server.model import EditBlock
+
 # ``` or ~~~ (3+), optionally indented, then an info string. Linear: no nested quantifiers.
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 # A path: only these characters, ending in a name character (or one "." after one). Two
@@ -309,3 +311,19 @@ def split_levels(text: str) -> tuple[str, ...]:
 def normalise_newlines(text: str) -> str:
     """CRLF and lone CR become "\\n" (JSON strings and pasted text may carry either)."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def blocks_per_fence(
+    lines: list[str], make: Callable[[list[str], Fence, int], EditBlock | None]
+) -> list[EditBlock]:
+    """Run `make(lines, fence, floor)` on every fence (indented fences dedented first);
+    `floor` is the previous fence's closing line, above which no header is looked for."""
+    lines = dedent_indented_fences(lines)
+    out: list[EditBlock] = []
+    floor = -1
+    for fence in find_fences(lines):
+        block = make(lines, fence, floor)
+        floor = fence.end if fence.end is not None else len(lines)
+        if block is not None:
+            out.append(block)
+    return out

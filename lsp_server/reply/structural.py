@@ -28,9 +28,8 @@ import re
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Target
 from lsp_server.reply.common import (
     Fence,
+    blocks_per_fence,
     clean_path,
-    dedent_indented_fences,
-    find_fences,
     looks_like_file_path,
     normalise_text,
     split_levels,
@@ -102,15 +101,7 @@ def _file_before(lines: list[str], fence: Fence, floor: int) -> tuple[str | None
 
 def find_blocks(lines: list[str]) -> list[EditBlock]:
     """Every fenced block whose header names a TARGET_NODE or TARGET_PATH."""
-    lines = dedent_indented_fences(lines)
-    out: list[EditBlock] = []
-    floor = -1
-    for fence in find_fences(lines):
-        block = _block(lines, fence, floor)
-        floor = fence.end if fence.end is not None else len(lines)
-        if block is not None:
-            out.append(block)
-    return out
+    return blocks_per_fence(lines, _block)
 
 
 def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:

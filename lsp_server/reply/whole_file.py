@@ -27,9 +27,8 @@ import re
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format
 from lsp_server.reply.common import (
     Fence,
+    blocks_per_fence,
     clean_path,
-    dedent_indented_fences,
-    find_fences,
     looks_like_file_path,
     normalise_text,
     path_from_info,
@@ -93,15 +92,7 @@ def _path_comment(line: str) -> str | None:
 
 def find_blocks(lines: list[str]) -> list[EditBlock]:
     """Every fenced block in `lines` that a path introduces, as a LAZY whole-file block."""
-    lines = dedent_indented_fences(lines)
-    out: list[EditBlock] = []
-    floor = -1  # the previous fence's closing line: a path is never looked for at or above it
-    for fence in find_fences(lines):
-        block = _block(lines, fence, floor)
-        floor = fence.end if fence.end is not None else len(lines)
-        if block is not None:
-            out.append(block)
-    return out
+    return blocks_per_fence(lines, _block)
 
 
 def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:

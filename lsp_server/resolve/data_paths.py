@@ -106,6 +106,20 @@ class _Missing:
     available: list[str]
 
 
+def _pair_for(p: Any, pairs: list[Node], seg: object) -> tuple[Node | None, list[str]]:
+    """The key/value pair whose key is `seg` (the last one if repeated), and every key seen
+    (for suggestions). Shared by JSON objects and YAML mappings."""
+    keys: list[str] = []
+    hit = None
+    for pair in pairs:
+        key = pair.child_by_field_name("key")
+        k = _unquote(p.bytes_of(key)) if key is not None else ""
+        keys.append(k)
+        if k == str(seg):
+            hit = pair
+    return hit, keys
+
+
 def _unquote(text: str) -> str:
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] == '"':
@@ -148,14 +162,7 @@ def _json_walk(p: _Parsed, segs: list[Segment]) -> _Hit | _Missing:
     for i, seg in enumerate(segs):
         if node.type == "object":
             pairs = [c for c in node.named_children if c.type == "pair"]
-            keys = []
-            hit = None
-            for pair in pairs:
-                key = pair.child_by_field_name("key")
-                k = _unquote(p.bytes_of(key)) if key is not None else ""
-                keys.append(k)
-                if k == str(seg):
-                    hit = pair
+            hit, keys = _pair_for(p, pairs, seg)
             if hit is None:
                 return _Missing(node, segs[:i], segs[i:], keys)
             container, owner = node, hit
@@ -346,14 +353,7 @@ def _yaml_walk(p: _Parsed, segs: list[Segment]) -> _Hit | _Missing:
             pairs = [
                 c for c in node.named_children if c.type in ("block_mapping_pair", "flow_pair")
             ]
-            keys = []
-            hit = None
-            for pair in pairs:
-                key = pair.child_by_field_name("key")
-                k = _unquote(p.bytes_of(key)) if key is not None else ""
-                keys.append(k)
-                if k == str(seg):
-                    hit = pair
+            hit, keys = _pair_for(p, pairs, seg)
             if hit is None:
                 return _Missing(node, segs[:i], segs[i:], keys)
             container, owner = node, hit
