@@ -363,7 +363,8 @@ async def test_target_node_block_gives_a_versioned_structural_edit(
 ):
     client.write(
         "shapes.py",
-        "class Point:\n    def dist(self):\n        return 0\n\n    def norm(self):\n        return 1\n",
+        "class Point:\n    def dist(self):\n        return 0\n\n"
+        "    def norm(self):\n        return 1\n",
     )
     target = client.open("shapes.py", language_id="python")
     client.replace_all(target, client.text(target))  # version 2
