@@ -302,6 +302,7 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
         fuzzy_threshold=options.fuzzy_threshold,
         clipboards=state.clipboards,
         inline=block.format in INLINE_FORMATS,
+        eol_from=f.snap.text,
     )
     f.text = result.text
     f.blocks.append(block.index)

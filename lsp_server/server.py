@@ -34,7 +34,12 @@ from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
+from pygls.exceptions import (
+    JsonRpcContentModified,
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcRequestCancelled,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -402,6 +407,7 @@ class LlmPatchServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
         self.generation: dict[str, int] = {}
         self.stats = Stats()
+        self.apply_lock = asyncio.Lock()  # applies run one after another (see `apply`)
         self._doc_events: dict[str, asyncio.Event] = {}
         self._parse_cache: OrderedDict[str, ParsedReply] = OrderedDict()
         self._plan_cache: OrderedDict[tuple, Analysis] = OrderedDict()
@@ -704,9 +710,20 @@ class LlmPatchServer(LanguageServer):
         pending = self.pending.pop(key, None)
         if pending is not None:
             pending.cancel()
-        self.generation[key] = self.generation.get(key, 0) + 1
-        generation = self.generation[key]
-        return await self.refresh_analysis(uri, lambda: self.generation.get(key) != generation)
+        # a newer didChange cancels this analysis: follow the newest text a few times, then
+        # tell the client its request is stale (ContentModified), never an internal error
+        for _ in range(3):
+            self.generation[key] = self.generation.get(key, 0) + 1
+            generation = self.generation[key]
+            try:
+                return await self.refresh_analysis(
+                    uri, lambda g=generation: self.generation.get(key) != g
+                )
+            except Cancelled:
+                found = self.current_analysis(uri)
+                if found is not None:
+                    return found
+        raise JsonRpcContentModified("the reply changed while it was being analysed")
 
     # -- applying
 
@@ -739,7 +756,10 @@ class LlmPatchServer(LanguageServer):
         started = time.monotonic()
         self.stats.patches += 1
         try:
-            return await self._apply(source, options, parsed, cancelled or (lambda: False))
+            # one apply at a time: each is planned against the text the one before left, so
+            # concurrent applies never race to the same document version
+            async with self.apply_lock:
+                return await self._apply(source, options, parsed, cancelled or (lambda: False))
         except Cancelled:
             self.stats.cancelled += 1
             logger.info("apply cancelled")

@@ -103,7 +103,7 @@ def write_plan(plan: Plan, ws: DiskWorkspace) -> None:
         for step in steps:
             if step.data is None:
                 continue
-            made_dirs.extend(_make_parents(step.target.parent))
+            _make_parents(step.target.parent, made_dirs)
             fd, tmp = tempfile.mkstemp(prefix=".llm-patch-", dir=step.target.parent)
             step.temp = Path(tmp)
             with os.fdopen(fd, "wb") as fh:
@@ -141,15 +141,16 @@ def _remove_temps(steps: list[_Step]) -> None:
             step.temp = None
 
 
-def _make_parents(folder: Path) -> list[Path]:
-    """mkdir -p that returns the folders it created, outermost first (for rollback)."""
+def _make_parents(folder: Path, made: list[Path]) -> None:
+    """mkdir -p that records each folder in `made` as soon as it exists, outermost first, so
+    a rollback removes them even when a deeper mkdir fails."""
     missing: list[Path] = []
     while not folder.exists():
         missing.append(folder)
         folder = folder.parent
     for m in reversed(missing):
         m.mkdir()
-    return list(reversed(missing))
+        made.append(m)
 
 
 def _name(err: OSError, ws: DiskWorkspace) -> str:

@@ -114,8 +114,8 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     return blocks
 
 
-def _opens_patch(line: str) -> bool:
-    return line.strip() == BEGIN or bool(_HEREDOC.match(line))
+def _opens_patch(head: list[str]) -> bool:
+    return head[0].strip() == BEGIN or bool(_HEREDOC.match(head[0]))
 
 
 # ---------------------------------------------------------------------------------------

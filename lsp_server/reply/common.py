@@ -225,15 +225,15 @@ def path_above(
 
 
 def dedent_indented_fences(
-    lines: list[str], opens: Callable[[str], bool] | None = None
+    lines: list[str], opens: Callable[[list[str]], bool] | None = None
 ) -> list[str]:
     """A fence indented under a list item (`1. Apply:` / `   ```diff`) indents its body too;
     strip the fence's indent from the body so prefix-sensitive formats (diff, V4A) read as
     written. One line in, one line out: indexes stay valid.
 
-    With `opens`, only a fence whose first non-blank body line (dedented) passes it counts:
-    a diff or V4A patch of a Markdown file has context lines such as ` ```sh` that look
-    like an indented fence, and dedenting what follows them would break the patch."""
+    With `opens`, only a fence whose first two non-blank body lines (dedented) pass it
+    counts: a diff or V4A patch of a Markdown file has context lines such as ` ```sh` that
+    look like an indented fence, and dedenting what follows them would break the patch."""
     out = lines
     if not any(line[:1] in (" ", "\t") and line.lstrip()[:3] in ("```", "~~~") for line in lines):
         return out
@@ -242,14 +242,13 @@ def dedent_indented_fences(
         indent = m.group("indent") if m else ""
         if not indent:
             continue
+        stop = f.end if f.end is not None else len(lines)
         if opens is not None:
-            stop = f.end if f.end is not None else len(lines)
-            first = next((k for k in range(f.start + 1, stop) if lines[k].strip()), None)
-            if first is None or not opens(lines[first].removeprefix(indent)):
+            head = [lines[k] for k in range(f.start + 1, stop) if lines[k].strip()][:2]
+            if not head or not opens([x.removeprefix(indent) for x in head]):
                 continue
         if out is lines:
             out = list(lines)
-        stop = f.end if f.end is not None else len(lines)
         for k in range(f.start + 1, stop):
             if out[k].startswith(indent):
                 out[k] = out[k][len(indent) :]

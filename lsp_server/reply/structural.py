@@ -42,9 +42,9 @@ _MAX_HEADER = 64  # header lines looked at, at most (a guard, never reached in p
 
 def _header(line: str) -> tuple[str, str, str | None] | None:
     """(kind, value, comment marker) when `line` is a header line; kind is FILE / NODE / PATH."""
-    if len(line) > 1000:
-        return None
-    text, marker = strip_comment_marker(line)
+    text, marker = strip_comment_marker(line)  # linear, as is _HEADER: no length guard, so a
+    # long header is still a header (it used to fall through to a whole-file block, which
+    # wrote the `TARGET_PATH:` line into the file)
     m = _HEADER.match(text)
     if not m:
         return None

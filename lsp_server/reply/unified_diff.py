@@ -96,8 +96,12 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     return blocks
 
 
-def _opens_diff(line: str) -> bool:
-    return line.startswith(("--- ", "diff --git ", "Index: "))
+def _opens_diff(head: list[str]) -> bool:
+    """Does a fence whose first lines are `head` hold a diff (a `--- `/`+++ ` pair or a git
+    header)? A lone `--- x` is more likely a context line of a patched Markdown file."""
+    if head[0].startswith(("diff --git ", "Index: ")):
+        return True
+    return head[0].startswith("--- ") and len(head) > 1 and head[1].startswith("+++ ")
 
 
 def _widen_to_fence(
@@ -342,6 +346,8 @@ def _parse_hunk(lines: list[str], h: int, marker: str | None) -> _RawHunk:
     """Read the hunk whose `@@` header is at `h` (content decides, counts only advise)."""
     n = len(lines)
     m = _HUNK_NUMBERS.match(lines[h])
+    if m and any(len(g) > 18 for g in m.groups() if g):
+        m = None  # no file has that many lines (and int() refuses past 4,300 digits)
     numbers = None
     if m:
         numbers = (

@@ -66,6 +66,12 @@ def parse_data_path(path: str) -> list[Segment]:
             )
         dq, sq, idx, bdq, bsq, bare = m.groups()
         if idx is not None:
+            if len(idx) > 18:  # int() refuses past 4,300 digits; no array is that long anyway
+                raise _fail(
+                    ErrorCode.MALFORMED_BLOCK,
+                    f"the index `[{idx[:20]}…]` in the data path is too large",
+                    data_path=path[:200],
+                )
             out.append(int(idx))
         else:
             key = next(x for x in (dq, sq, bdq, bsq, bare) if x is not None)
@@ -139,7 +145,7 @@ def _named(node: Node) -> list[Node]:
 def _index_of(seg: Segment, size: int) -> int | None:
     if isinstance(seg, int):
         i = seg
-    elif seg.lstrip("-").isdigit():
+    elif seg.lstrip("-").isdecimal() and len(seg) <= 18:  # "²" is a digit int() refuses
         i = int(seg)
     else:
         return None

@@ -386,6 +386,7 @@ def apply_hunks(
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
     clipboards: dict[str, str] | None = None,
     inline: bool = False,
+    eol_from: str | None = None,
 ) -> HunksResult:
     """Place every hunk; raise PlacementError (details name the hunk) if any cannot be placed.
 
@@ -394,13 +395,18 @@ def apply_hunks(
     simultaneous: patch-tool semantics: all hunks locate against the original, must not
     overlap, and apply together.
     inline: tool-call semantics: `old` may be part of a line; a unique substring wins first.
+    eol_from: the file as it was read. When earlier blocks left `text` without any line
+    ending (one line, or none), new lines take that file's ending, not "\n".
     """
     clipboards = clipboards if clipboards is not None else {}
-    if len(hunks) == 1 and not simultaneous and not inline:
+    eol = _eol_of(eol_from) if eol_from and "\n" not in text else None
+    if len(hunks) == 1 and not simultaneous and not inline and eol in (None, "\n"):
         done = _single_exact(text, hunks[0], clipboards)
         if done is not None:
             return done
     ft = FileText.of(text)
+    if eol is not None:
+        ft.eol = eol
     if simultaneous:
         return _apply_simultaneous(ft, hunks, fuzzy_threshold, clipboards, inline)
     placements: list[Placement] = []

@@ -99,12 +99,16 @@ def _shrink(indent: str, columns: int) -> str:
 
 
 def infer_shift(
-    old: Sequence[str], window: Sequence[str], file_lines: Sequence[str]
+    old: Sequence[str],
+    window: Sequence[str],
+    file_lines: Sequence[str],
+    unit: str | None = None,
 ) -> IndentShift | None:
     """The uniform shift taking `old` onto `window`, or None if nesting levels disagree.
 
     Lines are compared pairwise; blank lines are ignored. Only indentation is looked at:
-    the caller has already checked that the stripped contents agree.
+    the caller has already checked that the stripped contents agree. `unit`, when given,
+    is `detect_unit(file_lines)` computed once by a caller that tries many windows.
     """
     pairs = [(o, w) for o, w in zip(old, window, strict=False) if o.strip() and w.strip()]
     if not pairs:
@@ -129,7 +133,7 @@ def infer_shift(
         levels = (width(deeper) - fb) // fu
         file_unit = "\t" if "\t" in extra else " " * fu
         if levels < 1:
-            file_unit = detect_unit(file_lines)
+            file_unit = unit or detect_unit(file_lines)
     else:
-        file_unit = "\t" if "\t" in file_base else detect_unit(file_lines)
+        file_unit = "\t" if "\t" in file_base else unit or detect_unit(file_lines)
     return IndentShift(ob, ou, file_base, file_unit)

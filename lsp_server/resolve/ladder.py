@@ -12,6 +12,7 @@ from dictionary lookups on the block's rarest line, not from scanning every wind
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from lsp_server.model import ErrorCode, Failure, MatchKind, PlacementError
-from lsp_server.resolve.indent import IndentShift, indent_of, infer_shift
+from lsp_server.resolve.indent import IndentShift, detect_unit, indent_of, infer_shift
 from lsp_server.resolve.lazy_merge import is_placeholder_line as is_elision_line
 
 DEFAULT_FUZZY_THRESHOLD = 0.8
@@ -66,10 +67,19 @@ class LineIndex:
         self._norm: dict[str, Sequence[str]] = {}
         self._joined: dict[str, str | None] = {} if joined is None else {"exact": joined}
         self._searches: dict[str, int] = {}
+        self._unit: str | None = None
 
     @property
     def stripped(self) -> list[str]:
         return self.normalised("strip")
+
+    @property
+    def unit(self) -> str:
+        """The text's indent unit (`detect_unit`), once per text: the indent rung asks for
+        it once per candidate window."""
+        if self._unit is None:
+            self._unit = detect_unit(self.lines)
+        return self._unit
 
     def normalised(self, how: str) -> Sequence[str]:
         """Every line under normalisation `how` (the same objects where unchanged)."""
@@ -154,6 +164,10 @@ def _candidates(index: LineIndex, old: Sequence[str], how: str) -> list[int]:
         best_k, best_pos = 0, table.get(keys[0], [])
     lines = index.normalised(how)
     n, total = len(old), len(lines)
+    if len(best_pos) * n > _VERIFY_CELLS:
+        # lines that repeat all over (a block of 100,000 identical lines): checking every
+        # candidate is quadratic, one pass of KMP over the lines is linear
+        return _kmp(lines, keys)
     out = []
     for p in best_pos:
         s = p - best_k
@@ -162,6 +176,44 @@ def _candidates(index: LineIndex, old: Sequence[str], how: str) -> list[int]:
         if all(lines[s + j] == keys[j] for j in range(n)):
             out.append(s)
     return out
+
+
+def _kmp(lines: Sequence[str], keys: list[str]) -> list[int]:
+    """Every start where `keys` occurs in `lines`, ascending (Knuth-Morris-Pratt)."""
+    n = len(keys)
+    fail = [0] * n
+    k = 0
+    for i in range(1, n):
+        while k and keys[i] != keys[k]:
+            k = fail[k - 1]
+        if keys[i] == keys[k]:
+            k += 1
+        fail[i] = k
+    out = []
+    k = 0
+    for i, line in enumerate(lines):
+        while k and line != keys[k]:
+            k = fail[k - 1]
+        if line == keys[k]:
+            k += 1
+            if k == n:
+                out.append(i - n + 1)
+                k = fail[k - 1]
+    return out
+
+
+def _too_many(starts: Sequence[int], n: int, how: MatchKind) -> PlacementError:
+    """Candidates past the work budget of a per-candidate check: a clear refusal, not a stall."""
+    where = ", ".join(str(s + 1) for s in starts[:20])
+    return PlacementError(
+        Failure(
+            ErrorCode.TEXT_AMBIGUOUS,
+            f"once indentation is ignored the text matches {len(starts):,} places (lines "
+            f"{where}{' ...' if len(starts) > 20 else ''}), too many to compare one by one; "
+            "add surrounding lines to the anchor so it matches one place only",
+            {"lines": [s + 1 for s in starts], "match": how.value, "length": n, "unchecked": True},
+        )
+    )
 
 
 def _search_candidates(index: LineIndex, keys: list[str], how: str) -> list[int] | None:
@@ -276,8 +328,11 @@ def locate(
 
     starts = []
     shifts: dict[int, IndentShift] = {}
-    for s in _pick(_candidates(index, old, "strip"), n, hints, total, index):
-        shift = infer_shift(old, lines[s : s + n], lines)
+    stripped = _pick(_candidates(index, old, "strip"), n, hints, total, index)
+    if len(stripped) > 1 and len(stripped) * n > _SHIFT_CELLS:
+        raise _too_many(stripped, n, MatchKind.INDENT)
+    for s in stripped:
+        shift = infer_shift(old, lines[s : s + n], lines, index.unit)
         if shift is not None:
             starts.append(s)
             shifts[s] = shift
@@ -320,11 +375,16 @@ def _locate_elided(index: LineIndex, old: Sequence[str], hints: Hints, threshold
         total = len(index.lines)
         starts = _pick(_candidates(index, piece, "rstrip"), len(piece), after, total, index)
         if not starts:
-            starts = [
+            loose = _pick(_candidates(index, piece, "strip"), len(piece), after, total, index)
+            if len(loose) * len(piece) > _SHIFT_CELLS:
+                raise _too_many(loose, len(piece), MatchKind.ELISION)
+            shifted = (
                 s
-                for s in _pick(_candidates(index, piece, "strip"), len(piece), after, total, index)
-                if infer_shift(piece, index.lines[s : s + len(piece)], index.lines) is not None
-            ]
+                for s in loose
+                if infer_shift(piece, index.lines[s : s + len(piece)], index.lines, index.unit)
+                is not None
+            )
+            starts = list(itertools.islice(shifted, 1))  # the nearest one is used
         if not starts:
             raise _closest_failure(
                 index,
@@ -367,14 +427,22 @@ def _window_starts(index: LineIndex, old: Sequence[str]) -> set[int]:
         longest = max(range(n), key=lambda j: len(keys[j]))
         if keys[longest]:
             query = keys[longest][:_MAX_QUERY_CHARS]  # only proposes windows; scored in full
-            for _, _, p in process.extract(
+            for text, _, _ in process.extract(
                 query, index.stripped, scorer=fuzz.ratio, limit=8, score_cutoff=50
             ):
-                s = p - longest
-                if 0 <= s <= total - n:
-                    out.add(s)
+                # every line with that text, not just the first 8: look-alike windows cut
+                # off by the limit would let one of many equal places pass for unique
+                for p in table.get(text, ()):
+                    s = p - longest
+                    if 0 <= s <= total - n:
+                        out.add(s)
     return out
 
+
+# Work budgets (candidates x block lines) past which a rung refuses rather than stalls.
+_VERIFY_CELLS = 1_000_000  # exact/whitespace candidates checked one by one (else KMP)
+_SHIFT_CELLS = 2_000_000  # indentation inferred per candidate
+_FUZZY_CELLS = 10_000_000  # fuzzy windows scored line by line
 
 # `fuzz.ratio` costs about len(a) * len(b) / 64 word operations. Past this product two lines
 # only count as equal or different: a 1 MB line scored against itself took minutes.
@@ -402,6 +470,14 @@ def score_windows(
     n = len(old)
     if starts is None:
         starts = _window_starts(index, old)
+    if len(starts) * n > _FUZZY_CELLS:
+        # a long block over a repetitive file: too many look-alike windows to score in
+        # bounded time, so the block only matches exactly
+        raise _not_found(
+            f"the text was not found exactly, and {len(starts):,} look-alike places of {n:,} "
+            "lines are too many to compare; quote the text exactly, or fewer lines",
+            {"expected": "\n".join(old[:40]), "windows": len(starts)},
+        )
     keys = [line.strip() for line in old]
     stripped = index.stripped
     memo: list[dict[str, float]] = [{} for _ in keys]

@@ -786,7 +786,9 @@ def _parse_level(raw: str, markdown: bool = False) -> _Level:
     return _Level(raw, norm, tuple(names), frozenset(kinds), params, owner, qualified)
 
 
-_LEVEL_SPLIT = re.compile(r"\s+(?:>|/|→|»)\s+")
+# `(?<!\s)`: a separator's spaces are tried from the start of their run only, which keeps
+# the split linear on a long run of spaces (it was quadratic without it)
+_LEVEL_SPLIT = re.compile(r"(?<!\s)\s+(?:>|/|→|»)\s+")
 _SPLITTABLE = re.compile(r"^[\w$@#.:~<>()\[\], ]+$")
 _CONTROL = frozenset(
     {"if", "elif", "else", "for", "while", "match", "case", "when", "switch", "try", "catch"}
