@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -403,19 +404,37 @@ def _yaml_value_node(hit: _Hit) -> Node | None:
     return hit.value
 
 
-def _yaml_edit(p: _Parsed, segs: list[Segment], op: str, content: str | None) -> StructureEdit:
-    found = _yaml_walk(p, segs)
+def _row_ops(
+    p: _Parsed,
+    segs: list[Segment],
+    op: str,
+    content: str | None,
+    found: _Hit | _Missing,
+    add: Callable[[_Parsed, _Missing, Segment, str], StructureEdit],
+    fmt: str,
+) -> StructureEdit | None:
+    """What YAML and TOML paths do alike: add a missing last key, read, delete, refuse an
+    unknown operation. None leaves a replace of a found value to the format's own code."""
     _guard(p, segs, found)
     if isinstance(found, _Missing):
         if op == "replace_structure" and len(found.missing) == 1 and content:
-            return _yaml_add(p, found, found.missing[0], content)
+            return add(p, found, found.missing[0], content)
         raise _not_found(p, segs, found)
     if op == "read_structure":
         return _read_edit(p, found)
     if op == "delete_structure" or (op == "replace_structure" and not (content or "").strip()):
         return _rows_delete(p, found.owner)
     if op != "replace_structure":
-        raise _unsupported_op(op, "yaml")
+        raise _unsupported_op(op, fmt)
+    return None
+
+
+def _yaml_edit(p: _Parsed, segs: list[Segment], op: str, content: str | None) -> StructureEdit:
+    found = _yaml_walk(p, segs)
+    done = _row_ops(p, segs, op, content, found, _yaml_add, "yaml")
+    if done is not None:
+        return done
+    assert isinstance(found, _Hit)
     key = segs[-1] if segs else 0
     value = _clean_value(content or "", key, ":")
     value_lines = value.split("\n")
@@ -633,17 +652,10 @@ def _toml_walk(p: _Parsed, segs: list[Segment]) -> _Hit | _Missing:
 
 def _toml_edit(p: _Parsed, segs: list[Segment], op: str, content: str | None) -> StructureEdit:
     found = _toml_walk(p, segs)
-    _guard(p, segs, found)
-    if isinstance(found, _Missing):
-        if op == "replace_structure" and len(found.missing) == 1 and content:
-            return _toml_add(p, found, found.missing[0], content)
-        raise _not_found(p, segs, found)
-    if op == "read_structure":
-        return _read_edit(p, found)
-    if op == "delete_structure" or (op == "replace_structure" and not (content or "").strip()):
-        return _rows_delete(p, found.owner)
-    if op != "replace_structure":
-        raise _unsupported_op(op, "toml")
+    done = _row_ops(p, segs, op, content, found, _toml_add, "toml")
+    if done is not None:
+        return done
+    assert isinstance(found, _Hit)
     node = found.value
     if node is not None and node.type in ("table", "table_array_element"):
         return _toml_table_replace(p, node, content or "", segs)
