@@ -168,3 +168,18 @@ def test_a_flood_of_cancellations_and_unknown_methods(client: LspClient):
         answer = client.wait(msg_id, timeout=60)
         assert answer["error"]["code"] in (-32601, -32800), answer
     still_serving(client)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="pygls decodes JSON with structure_message as object_hook, so any nested dict with "
+    "a 'jsonrpc' key is taken for a message; when that fails the whole request is dropped and "
+    "never answered (server.py could decode without the hook, or answer InvalidParams)",
+)
+def test_a_nested_jsonrpc_key_in_params_still_gets_an_answer(client: LspClient):
+    msg_id = client.request_async(
+        "workspace/executeCommand",
+        {"command": "llmPatch.check", "arguments": [{"text": GOOD, "jsonrpc": "2.0"}]},
+    )
+    answer = client.wait(msg_id, timeout=10)
+    assert ("result" in answer) != ("error" in answer)
