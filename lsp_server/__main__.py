@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from lsp_server.server import serve_main
+from lsp_server import startup
 
 if __name__ == "__main__":
+    startup.begin()  # before pygls imports lsprotocol: see startup's docstring
+    from lsp_server.server import serve_main
+
     raise SystemExit(serve_main(sys.argv[1:]))

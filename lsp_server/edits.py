@@ -15,38 +15,19 @@ edit never starts or ends between the "\\r" and "\\n" of one line ending.
 from __future__ import annotations
 
 import bisect
-import difflib
 import itertools
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from lsprotocol import types
 
+from lsp_server.linediff import diff_offsets, split_lsp_lines
 from lsp_server.model import MATCH_STRENGTH, BlockOutcome, FileAction, FileChange, MatchKind, Plan
 
 UTF8 = "utf-8"
 UTF16 = "utf-16"
 UTF32 = "utf-32"
-
-# Above this many line pairs the line diff falls back to one replace chunk per differing
-# region: difflib is quadratic in the worst case and a huge rewrite gains nothing from it.
-_MAX_DIFF_CELLS = 40_000_000
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def split_lsp_lines(text: str) -> list[str]:
-    """Lines with their endings, split where the LSP says a line ends ("\\n", "\\r\\n", "\\r")."""
-    if "\r" in text:
-        return _LINE.findall(text)
-    lines = [line + "\n" for line in text.split("\n")]
-    last = lines.pop()[:-1]  # the text after the final "\n" (empty if it ends with one)
-    if last:
-        lines.append(last)
-    return lines
-
 
 def units(text: str, encoding: str) -> int:
     """Length of `text` in the code units of `encoding`."""
@@ -79,9 +60,7 @@ class LineIndex:
         self.text = text
         self.encoding = encoding
         self.lines = split_lsp_lines(text)
-        starts = [0]
-        for line in self.lines:
-            starts.append(starts[-1] + len(line))
+        starts = list(itertools.accumulate(map(len, self.lines), initial=0))
         if self.lines and not _ends_with_eol(self.lines[-1]):
             starts.pop()  # the unterminated last line has no successor
         self.starts = starts
@@ -132,166 +111,6 @@ def _strip_eol(line: str) -> str:
     if line.endswith(("\n", "\r")):
         return line[:-1]
     return line
-
-
-@dataclass(frozen=True)
-class OffsetEdit:
-    """Replace old[start:end] with `text`; offsets are code points into the old text."""
-
-    start: int
-    end: int
-    text: str
-
-
-def _splits_crlf(text: str, at: int) -> bool:
-    return 0 < at < len(text) and text[at - 1] == "\r" and text[at] == "\n"
-
-
-def _trim(old: str, new: str, base: int) -> OffsetEdit | None:
-    """One edit for old→new, with the common prefix and suffix left out (never inside a CRLF)."""
-    if old == new:
-        return None
-    limit = min(len(old), len(new))
-    p = 0
-    while p < limit and old[p] == new[p]:
-        p += 1
-    while p > 0 and (_splits_crlf(old, p) or _splits_crlf(new, p)):
-        p -= 1
-    s = 0
-    while s < limit - p and old[len(old) - 1 - s] == new[len(new) - 1 - s]:
-        s += 1
-    while s > 0 and (_splits_crlf(old, len(old) - s) or _splits_crlf(new, len(new) - s)):
-        s -= 1
-    return OffsetEdit(base + p, base + len(old) - s, new[p : len(new) - s])
-
-
-def diff_offsets(old: str, new: str) -> list[OffsetEdit]:
-    """Minimal, sorted, non-touching edits that turn `old` into `new`."""
-    if old == new:
-        return []
-    a = split_lsp_lines(old)
-    b = split_lsp_lines(new)
-    starts = list(itertools.accumulate(map(len, a), initial=0))
-    edits: list[OffsetEdit] = []
-    for tag, i1, i2, j1, j2 in _changed(a, b, 0, 0):
-        if tag == "replace" and i2 - i1 == j2 - j1:
-            # same number of lines: pair them up so each changed line gets its own small edit
-            for k in range(i2 - i1):
-                edit = _trim(a[i1 + k], b[j1 + k], starts[i1 + k])
-                if edit is not None:
-                    edits.append(edit)
-            continue
-        edit = _trim("".join(a[i1:i2]), "".join(b[j1:j2]), starts[i1])
-        if edit is not None:
-            edits.append(edit)
-    return _merge_touching(edits, old)
-
-
-_SMALL_DIFF_CELLS = 40_000  # below this, difflib's quadratic matcher is cheap enough
-
-
-def _common_run(a: list[str], b: list[str], from_end: bool) -> int:
-    """Length of the common leading (or trailing) run of lines, by binary search on list
-    slices: the comparisons run in C, so a 100k-line file costs microseconds."""
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        same = a[len(a) - mid :] == b[len(b) - mid :] if from_end else a[:mid] == b[:mid]
-        if same:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _changed(a: list[str], b: list[str], ai: int, bj: int) -> list[tuple]:
-    """difflib-style opcodes without the `equal` ones (offset by ai/bj).
-
-    Large regions are split first at lines that occur exactly once on each side and in the
-    same order (patience diff): a plan's changes are local splices, so such anchors cut a
-    5,000-line region into small gaps and difflib only ever sees those gaps.
-    """
-    if a == b:
-        return []
-    head = _common_run(a, b, from_end=False)
-    tail = _common_run(a[head:], b[head:], from_end=True)
-    a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
-    a0, b0 = ai + head, bj + head
-    if not a_mid:
-        return [("insert", a0, a0, b0, b0 + len(b_mid))]
-    if not b_mid:
-        return [("delete", a0, a0 + len(a_mid), b0, b0)]
-    cells = len(a_mid) * len(b_mid)
-    anchors = _unique_anchors(a_mid, b_mid) if cells > _SMALL_DIFF_CELLS else []
-    if not anchors:
-        if cells > _MAX_DIFF_CELLS:
-            return [("replace", a0, a0 + len(a_mid), b0, b0 + len(b_mid))]
-        matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
-        return [
-            (t, i1 + a0, i2 + a0, j1 + b0, j2 + b0)
-            for t, i1, i2, j1, j2 in matcher.get_opcodes()
-            if t != "equal"
-        ]
-    out: list[tuple] = []
-    pi = pj = 0
-    for i, j in [*anchors, (len(a_mid), len(b_mid))]:
-        if a_mid[pi:i] != b_mid[pj:j]:
-            out.extend(_changed(a_mid[pi:i], b_mid[pj:j], a0 + pi, b0 + pj))
-        pi, pj = i + 1, j + 1
-    return out
-
-
-def _unique_anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
-    """Pairs (i, j) of lines unique in both lists, longest chain increasing in both."""
-    count_a, count_b = Counter(a), Counter(b)
-    where_b = {line: j for j, line in enumerate(b)}
-    pairs = [
-        (i, where_b[line])
-        for i, line in enumerate(a)
-        if count_a[line] == 1 and count_b.get(line) == 1
-    ]
-    # longest increasing subsequence on j (pairs are already sorted by i)
-    tails: list[int] = []  # index into pairs of the smallest tail for each length
-    prev: list[int] = [-1] * len(pairs)
-    for k, (_, j) in enumerate(pairs):
-        lo = _bisect_tails(pairs, tails, j)
-        if lo:
-            prev[k] = tails[lo - 1]
-        if lo == len(tails):
-            tails.append(k)
-        else:
-            tails[lo] = k
-    chain: list[tuple[int, int]] = []
-    k = tails[-1] if tails else -1
-    while k >= 0:
-        chain.append(pairs[k])
-        k = prev[k]
-    return chain[::-1]
-
-
-def _bisect_tails(pairs: list[tuple[int, int]], tails: list[int], j: int) -> int:
-    lo, hi = 0, len(tails)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if pairs[tails[mid]][1] < j:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-def _merge_touching(edits: list[OffsetEdit], old: str) -> list[OffsetEdit]:
-    """Join edits that touch, so no two edits share a position (some clients mis-order those)."""
-    merged: list[OffsetEdit] = []
-    for edit in edits:
-        if merged and merged[-1].end >= edit.start:
-            prev = merged[-1]
-            merged[-1] = OffsetEdit(
-                prev.start, edit.end, prev.text + old[prev.end : edit.start] + edit.text
-            )
-        else:
-            merged.append(edit)
-    return merged
 
 
 def text_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit]:
@@ -489,7 +308,7 @@ def build_workspace_edit(
     def edits_for(change: FileChange, old: str, new: str) -> list:
         nonlocal count
         index = LineIndex(old, caps.encoding)
-        offsets = diff_offsets(old, new)
+        offsets = diff_offsets(old, new, index.lines)
         count += len(offsets)
         outcomes = [by_index[i] for i in change.blocks if i in by_index]
         core_line_of = _newline_line_of(old, index)

@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+# The least similarity a fuzzy window needs (a setting: `llmPatch.fuzzyThreshold`).
+DEFAULT_FUZZY_THRESHOLD = 0.8
+
 
 class ErrorCode(StrEnum):
     """Why a block (or a whole reply) could not be placed. The one list, shared by CLI and LSP."""
@@ -304,3 +307,7 @@ class Plan:
     @property
     def ok(self) -> bool:
         return self.failure is None and all(o.placed for o in self.outcomes)
+
+
+class Cancelled(Exception):
+    """Raised when the caller's `cancelled()` turns true between blocks."""

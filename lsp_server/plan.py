@@ -14,8 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lsp_server.model import (
+    DEFAULT_FUZZY_THRESHOLD,
     Action,
     BlockOutcome,
+    Cancelled,
     EditBlock,
     ErrorCode,
     Failure,
@@ -36,7 +38,6 @@ from lsp_server.model import (
 )
 from lsp_server.resolve import lazy_merge
 from lsp_server.resolve.hunks import apply_hunks, content, rebuild, split_lines
-from lsp_server.resolve.ladder import DEFAULT_FUZZY_THRESHOLD
 from lsp_server.workspace import SnapshotSource
 
 MAX_BLOCK_BYTES = 1_000_000
@@ -73,10 +74,6 @@ class _File:
     renamed_from: str | None = None
     blocks: list[int] = field(default_factory=list)
     overwrite_dest: bool = False
-
-
-class Cancelled(Exception):
-    """Raised when the caller's `cancelled()` turns true between blocks."""
 
 
 class _State:
@@ -405,6 +402,20 @@ def _syntax_warning(key: str, old: str, new: str) -> PlanWarning | None:
     )
 
 
+def _head_lines(text: str, n: int) -> list[str]:
+    """`split_lines(text)[:n]` without splitting the whole file."""
+    out: list[str] = []
+    start = 0
+    while len(out) < n and start < len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            out.append(text[start:])
+            break
+        out.append(text[start : end + 1])
+        start = end + 1
+    return out
+
+
 def _warnings(
     state: _State, outcomes: list[BlockOutcome], options: PlanOptions
 ) -> list[PlanWarning]:
@@ -415,8 +426,9 @@ def _warnings(
         if f.text is None or f.text == f.snap.text:
             continue
         name = key.rsplit("/", 1)[-1]
-        head = "\n".join(split_lines(f.snap.text or "")[:5])
-        first = split_lines(f.snap.text or "")[:1]
+        top = _head_lines(f.snap.text or "", 5)
+        head = "\n".join(top)
+        first = top[:1]
         if (
             name in _LOCK_NAMES
             or ".min." in name

@@ -6,9 +6,9 @@ a script, a person and a model all read the same facts.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
+from lsp_server.linediff import split_lsp_lines, unified_diff
 from lsp_server.model import FileAction, FileChange, Plan, Status
 
 
@@ -17,10 +17,10 @@ def file_diff(change: FileChange) -> str:
     old_name = "/dev/null" if change.action is FileAction.CREATE else f"a/{change.path}"
     new_path = change.new_path or change.path
     new_name = "/dev/null" if change.action is FileAction.DELETE else f"b/{new_path}"
-    old = (change.old_text or "").splitlines(keepends=True)
-    new = (change.new_text or "").splitlines(keepends=True)
+    old = split_lsp_lines(change.old_text or "")
+    new = split_lsp_lines(change.new_text or "")
     lines = []
-    for line in difflib.unified_diff(old, new, old_name, new_name):
+    for line in unified_diff(old, new, old_name, new_name):
         if not line.endswith("\n"):
             line += "\n\\ No newline at end of file\n"
         lines.append(line.replace("\r\n", "\n") if line.endswith("\r\n") else line)

@@ -19,6 +19,7 @@ import asyncio
 import dataclasses
 import fnmatch
 import hashlib
+import importlib
 import json
 import logging
 import os
@@ -30,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -46,6 +47,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import from_fs_path, to_fs_path, uri_scheme
 from pygls.workspace import TextDocument, Workspace
 
+from lsp_server import codecache, startup
 from lsp_server.edits import (
     UTF16,
     BuiltEdit,
@@ -56,8 +58,10 @@ from lsp_server.edits import (
     split_lsp_lines,
 )
 from lsp_server.model import (
+    DEFAULT_FUZZY_THRESHOLD,
     Action,
     BlockOutcome,
+    Cancelled,
     EditBlock,
     ErrorCode,
     Failure,
@@ -70,10 +74,16 @@ from lsp_server.model import (
     Plan,
     Status,
 )
-from lsp_server.plan import Cancelled, PlanOptions, plan_reply
-from lsp_server.reply import parse_reply
 from lsp_server.report import file_diff, report_json
 from lsp_server.workspace import MAX_FILE_BYTES, DiskWorkspace
+
+if TYPE_CHECKING:
+    from lsp_server.plan import PlanOptions
+
+# The engine (`lsp_server.plan`, `lsp_server.reply` and the resolver under them) is imported
+# on first use, or by `_warm_engine` once the client is initialised: the `initialize`
+# answer, which the editor waits on, should not wait for modules it does not need.
+ENGINE_MODULES = ("lsp_server.plan", "lsp_server.reply")
 
 logger = logging.getLogger("lsp_server")
 
@@ -116,12 +126,9 @@ _LOG_LEVELS = {
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
+    from lsp_server import __version__
 
-        return version("llm-patch")
-    except Exception:  # noqa: BLE001 - running from a source tree without metadata
-        return "0"
+    return __version__
 
 
 # --- settings ---------------------------------------------------------------------------------
@@ -134,7 +141,7 @@ class Settings:
     atomic: bool = True
     confirm_fuzzy: bool = True
     always_preview: bool = False
-    fuzzy_threshold: float = PlanOptions().fuzzy_threshold
+    fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD
     mode: str = "unrestricted"
     log_level: str = "info"
     diagnostics: bool = True
@@ -533,6 +540,8 @@ class LlmPatchServer(LanguageServer):
         if hit is not None:
             self._parse_cache.move_to_end(key)
             return hit
+        from lsp_server.reply import parse_reply
+
         parsed = parse_reply(text)
         self._parse_cache[key] = parsed
         while len(self._parse_cache) > 32:
@@ -552,6 +561,9 @@ class LlmPatchServer(LanguageServer):
         retries: bool = False,
     ) -> Analysis:
         """Parse (unless given) and place a reply in a worker thread, on frozen document copies."""
+        from lsp_server.plan import PlanOptions, plan_reply
+        from lsp_server.reply import parse_reply
+
         loop = asyncio.get_running_loop()
         if parsed is None:
             parsed = await loop.run_in_executor(self.thread_pool, parse_reply, source.text)
@@ -695,6 +707,34 @@ class LlmPatchServer(LanguageServer):
             )
         )
 
+    def plan_key(self, source: ReplySource) -> tuple:
+        """What a plan depends on: the reply, the open documents' versions, the threshold."""
+        open_docs = self.overlay(self.root_for(source.uri))[0]
+        return (
+            hashlib.sha1(source.text.encode("utf-8", "surrogatepass")).hexdigest(),
+            source.uri,
+            tuple(sorted((p, v) for p, (_, v) in open_docs.items())),
+            self.settings.fuzzy_threshold,
+        )
+
+    def reusable_analysis(
+        self, source: ReplySource, options: CommandOptions, partial: bool
+    ) -> Analysis | None:
+        """The analysis a code action just made for this reply, if applying can use it.
+
+        The usual flow asks for code actions and then runs the chosen one's command on the
+        same text and document versions: planning again would double the wait. It is reused
+        only when nothing it depends on changed (`plan_key`) and its outcome is the one this
+        apply would get: the cached plan is not all-or-nothing, which only matters when a
+        block failed.
+        """
+        if options.fuzzy_threshold not in (None, self.settings.fuzzy_threshold):
+            return None
+        hit = self._plan_cache.get(self.plan_key(source))
+        if hit is None or not (partial or hit.plan.ok):
+            return None
+        return hit
+
     def current_analysis(self, uri: str) -> Analysis | None:
         analysis = self.analyses.get(unquote(uri))
         doc = self.open_document(uri)
@@ -779,15 +819,21 @@ class LlmPatchServer(LanguageServer):
         whole_reply = parsed is None  # a chosen block's plan says nothing about the others
         if parsed is None:
             parsed = self.parse_cached(source.text)
-        async with _Progress.maybe(self, "Applying LLM patch", parsed, source.text) as progress:
-            analysis = await self.analyse(
-                source,
-                parsed=parsed,
-                atomic=not partial,
-                fuzzy_threshold=options.fuzzy_threshold,
-                cancelled=cancelled,
-                progress=progress,
-            )
+        reused = self.reusable_analysis(source, options, partial) if whole_reply else None
+        if reused is not None:
+            analysis = reused
+        else:
+            async with _Progress.maybe(
+                self, "Applying LLM patch", parsed, source.text
+            ) as progress:
+                analysis = await self.analyse(
+                    source,
+                    parsed=parsed,
+                    atomic=not partial,
+                    fuzzy_threshold=options.fuzzy_threshold,
+                    cancelled=cancelled,
+                    progress=progress,
+                )
         plan = analysis.plan
         logger.debug(
             "planned %d block(s): %d placed, %d file(s) change",
@@ -1108,6 +1154,12 @@ class _NoProgress:
 # --- helpers ------------------------------------------------------------------------------------
 
 
+def _warm_engine() -> None:
+    for name in ENGINE_MODULES:
+        importlib.import_module(name)
+    codecache.save()
+
+
 def _lf(text: str) -> str:
     return text.replace("\r\n", "\n")
 
@@ -1292,6 +1344,8 @@ def _fuzzy_retries(
     The quick fix "apply at the closest match" is only offered when it would work: each
     candidate is planned again, alone, with the threshold just under its similarity.
     """
+    from lsp_server.plan import PlanOptions, plan_reply
+
     out: dict[int, float] = {}
     for outcome in plan.outcomes:
         failure = outcome.failure
@@ -1517,6 +1571,8 @@ def create_server() -> LlmPatchServer:
             ls.encoding,
             ls.edit_capabilities(),
         )
+        # off the request path: load the engine, keep the code attrs/cattrs generated so far
+        threading.Thread(target=_warm_engine, name="llm-patch-warm", daemon=True).start()
         await ls.pull_settings()
 
     @server.feature(types.SHUTDOWN)
@@ -1857,12 +1913,7 @@ async def _known_plan(
         known = ls.current_analysis(source.uri)
         if known is not None:
             return known.plan
-    key = (
-        hashlib.sha1(source.text.encode("utf-8", "surrogatepass")).hexdigest(),
-        source.uri,
-        tuple(sorted((p, v) for p, (_, v) in ls.overlay(ls.root_for(source.uri))[0].items())),
-        ls.settings.fuzzy_threshold,
-    )
+    key = ls.plan_key(source)
     hit = ls._plan_cache.get(key)
     if hit is not None:
         return hit.plan
@@ -1870,7 +1921,7 @@ async def _known_plan(
     if automatic or len(source.text) > PLAN_ON_REQUEST_BYTES:
         return None
     try:
-        analysis = await ls.analyse(source, parsed=parsed, related=False)
+        analysis = await ls.analyse(source, parsed=parsed)
     except Cancelled:
         return None
     ls._plan_cache[key] = analysis
@@ -2081,6 +2132,7 @@ def serve_main(args: list[str]) -> int:
         logging.getLogger().addHandler(handler)
         logging.getLogger().setLevel(_LOG_LEVELS[opts.log_level])
     server = create_server()
+    startup.finish()
     if opts.tcp:
         host, sep, port = opts.tcp.rpartition(":")
         if not sep or not port.isdigit():
@@ -2089,6 +2141,7 @@ def serve_main(args: list[str]) -> int:
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
         server.start_io()
+    codecache.save()  # hooks generated after start (code actions, applyEdit) help the next one
     return 0
 
 

@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from lsp_server.linediff import NON_LSP_BREAKS
 from lsp_server.model import (
     MATCH_STRENGTH,
     ErrorCode,
@@ -41,6 +42,10 @@ def split_lines(text: str) -> list[str]:
     """Lines with their endings ("\\n" or "\\r\\n" or none for a last unterminated line)."""
     if not text:
         return []
+    if not any(c in text for c in NON_LSP_BREAKS) and (
+        "\r" not in text or text.count("\r") == text.count("\r\n")
+    ):
+        return text.splitlines(keepends=True)  # only "\n" ends a line here: the same split, in C
     parts = text.split("\n")
     last = parts.pop()
     out = [p + "\n" for p in parts]

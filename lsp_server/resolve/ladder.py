@@ -15,15 +15,12 @@ import difflib
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from rapidfuzz import fuzz, process
-from rapidfuzz.distance import Levenshtein
-
-from lsp_server.model import ErrorCode, Failure, MatchKind, PlacementError
+from lsp_server.model import DEFAULT_FUZZY_THRESHOLD, ErrorCode, Failure, MatchKind, PlacementError
 from lsp_server.resolve.indent import IndentShift, detect_unit, indent_of, infer_shift
 from lsp_server.resolve.lazy_merge import is_placeholder_line as is_elision_line
 
-DEFAULT_FUZZY_THRESHOLD = 0.8
 FUZZY_MARGIN = 0.05  # the best window must beat the runner-up by this much
 CLOSEST_FLOOR = 0.3  # below this similarity we do not call a region "closest"
 
@@ -427,6 +424,7 @@ def _window_starts(index: LineIndex, old: Sequence[str]) -> set[int]:
         longest = max(range(n), key=lambda j: len(keys[j]))
         if keys[longest]:
             query = keys[longest][:_MAX_QUERY_CHARS]  # only proposes windows; scored in full
+            _rapidfuzz()
             for text, _, _ in process.extract(
                 query, index.stripped, scorer=fuzz.ratio, limit=8, score_cutoff=50
             ):
@@ -450,10 +448,29 @@ _MAX_RATIO_WORK = 1 << 26  # e.g. two lines of 8,000 characters: about a millise
 _MAX_QUERY_CHARS = 2000
 
 
+# rapidfuzz's modules, bound on first use: importing them costs ~50 ms, which the server's
+# start and every exact placement would otherwise pay for a rung they may never reach.
+fuzz: Any = None
+process: Any = None
+Levenshtein: Any = None
+
+
+def _rapidfuzz() -> None:
+    global fuzz, process, Levenshtein
+    if Levenshtein is None:
+        from rapidfuzz import fuzz as _fuzz
+        from rapidfuzz import process as _process
+        from rapidfuzz.distance import Levenshtein as _levenshtein
+
+        fuzz, process, Levenshtein = _fuzz, _process, _levenshtein
+
+
 def line_ratio(a: str, b: str) -> float:
     """`fuzz.ratio(a, b) / 100`, or 0.0 for a pair too long to compare in bounded time."""
     if len(a) * len(b) > _MAX_RATIO_WORK:
         return 1.0 if a == b else 0.0
+    if fuzz is None:
+        _rapidfuzz()
     return fuzz.ratio(a, b) / 100.0
 
 
@@ -539,6 +556,7 @@ def _undominated(starts: list[int], old: Sequence[str], stripped: Sequence[str])
     close there, both stay and the block is ambiguous.
     """
     keys = [line.strip() for line in old]
+    _rapidfuzz()
 
     def distance(a: int, lines: list[int]) -> int:
         return sum(Levenshtein.distance(keys[j], stripped[a + j]) for j in lines)

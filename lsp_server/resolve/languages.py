@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from types import MappingProxyType
 
 # Canonical kinds, and the words a model uses for them in `TARGET_NODE: <kind> <name>`.
@@ -951,18 +950,20 @@ AMBIGUOUS_EXTENSIONS: Mapping[str, frozenset[str]] = MappingProxyType(
 TABLED_LANGUAGES: tuple[str, ...] = tuple(SPECS)
 
 _GENERIC_SUFFIXES = ("_definition", "_declaration", "_item", "_specifier", "_signature")
-_GENERIC_BLOCK = re.compile(
+# Patterns for `generic_spec` only, kept as text: `re` compiles and caches them on first
+# use, so a file in a tabled language never pays the 2 ms of compiling them.
+_GENERIC_BLOCK = (
     r"^(if|elif|else|for|foreach|while|do|loop|match|switch|case|when|try|catch|with|unless"
     r"|until|repeat|lambda|closure|anonymous_function|function_expression|arrow_function"
     r"|func_literal)(_statement|_expression|_clause|_block|_literal|_loop)?$"
 )
-_GENERIC_KIND = re.compile(
+_GENERIC_KIND = (
     r"(function|method|class|struct|interface|trait|enum|type|module|namespace|impl|const"
     r"|variable|macro|union|object|record|protocol|property|field|constructor)"
 )
 _KIND_CANON = {"namespace": "module"}
 # Suffix-matching node types that are never useful targets on their own.
-_GENERIC_SKIP = re.compile(
+_GENERIC_SKIP = (
     r"(parameter|argument|specifier_list|storage_class|type_specifier|access_specifier"
     r"|import|include|using|package|attribute|annotation|modifier|qualifier|label)"
 )
@@ -973,17 +974,27 @@ def generic_spec(name: str, node_kinds: list[str]) -> LanguageSpec:
     structures: dict[str, str] = {}
     blocks: set[str] = set()
     for kind in node_kinds:
-        if kind.endswith(_GENERIC_SUFFIXES) and not _GENERIC_SKIP.search(kind):
-            m = _GENERIC_KIND.search(kind)
+        if kind.endswith(_GENERIC_SUFFIXES) and not re.search(_GENERIC_SKIP, kind):
+            m = re.search(_GENERIC_KIND, kind)
             canon = m.group(1) if m else "definition"
             structures[kind] = _KIND_CANON.get(canon, canon)
-        elif _GENERIC_BLOCK.match(kind):
+        elif re.match(_GENERIC_BLOCK, kind):
             blocks.add(kind)
     return LanguageSpec(name=name, structures=structures, blocks=frozenset(blocks))
 
 
 def _normal_tag(tag: str) -> str:
     return tag.strip().lower().lstrip(".").split("{", 1)[0].split(":", 1)[0].strip()
+
+
+def _name_and_suffix(path: str) -> tuple[str, str]:
+    """`PurePosixPath(path)`'s `.name` and `.suffix`, without importing pathlib (about
+    5 ms of a cold structural edit): the last part that is not empty or `.`, and its
+    extension when the dot is neither its first nor its last character."""
+    parts = [x for x in path.split("/") if x and x != "."]
+    name = parts[-1] if parts else ""
+    dot = name.rfind(".")
+    return name, (name[dot:] if 0 < dot < len(name) - 1 else "")
 
 
 def language_name_for(path: str | None, hint: str | None = None) -> str | None:
@@ -996,12 +1007,11 @@ def language_name_for(path: str | None, hint: str | None = None) -> str | None:
     from_path: str | None = None
     suffix = ""
     if path:
-        p = PurePosixPath(path.replace("\\", "/"))
-        suffix = p.suffix
+        name, suffix = _name_and_suffix(path.replace("\\", "/"))
         from_path = EXTENSIONS.get(suffix) or EXTENSIONS.get(suffix.lower())
         if from_path is None:
-            from_path = FILENAMES.get(p.name.lower())
-            if from_path is None and p.name.lower().startswith("dockerfile"):
+            from_path = FILENAMES.get(name.lower())
+            if from_path is None and name.lower().startswith("dockerfile"):
                 from_path = "dockerfile"
     from_hint: str | None = None
     if hint:

@@ -26,14 +26,14 @@ changes, so a second resolution against an edited document costs milliseconds.
 
 from __future__ import annotations
 
-import difflib
+import _thread
 import functools
+import itertools
 import re
-import threading
 import typing
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -82,32 +82,166 @@ def supported_languages() -> tuple[str, ...]:
     return tuple(sorted(typing.get_args(SupportedLanguage)))
 
 
+# Grammars the pack takes from separate packages instead of its `bindings` folder.
+_SEPARATE_GRAMMARS = {
+    "yaml": "tree_sitter_yaml",
+    "csharp": "tree_sitter_c_sharp",
+    "embeddedtemplate": "tree_sitter_embedded_template",
+}
+
+
+@lru_cache(maxsize=1)
+def _bindings_dir() -> str | None:
+    """The pack's folder of compiled grammars, found without importing the pack.
+
+    Importing `tree_sitter_language_pack` loads three large grammars (C#, YAML, embedded
+    templates) whatever the file's language, which costs about 20 ms of a cold structural
+    edit; `find_spec` only locates the package.
+    """
+    import importlib.util
+    import os
+
+    try:
+        spec = importlib.util.find_spec("tree_sitter_language_pack")
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or ()) if spec else []
+    if not locations:
+        return None
+    folder = os.path.join(locations[0], "bindings")
+    return folder if os.path.isdir(folder) else None
+
+
+@cache
+def _binding_file(name: str) -> str | None:
+    """The compiled grammar for `name` in the pack's bindings folder, or None."""
+    import importlib.machinery
+    import os
+
+    folder = _bindings_dir()
+    if folder is None or not name.isidentifier():
+        return None
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        candidate = os.path.join(folder, name + suffix)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def _has_grammar(name: str | None) -> bool:
+    """`name in supported_languages()`, answered from the file system when it can be.
+
+    A grammar with a compiled binding is in the pack's list (a test checks this for the
+    installed pack); only names without one pay for importing the pack to be sure.
+    """
+    if not name:
+        return False
+    if name in _SEPARATE_GRAMMARS or _binding_file(name) is not None:
+        return True
+    return name in supported_languages()
+
+
 def language_for(path: str | None, hint: str | None = None) -> str | None:
     """The pack's grammar name for a file (by path, refined by a fence tag), or None."""
     name = L.language_name_for(path, hint)
-    pack = supported_languages()
-    if name in pack:
+    if _has_grammar(name):
         return name
     if hint:  # the path named a language the pack lacks; the fence tag may still help
         alt = L.language_name_for(None, hint)
-        if alt in pack:
+        if _has_grammar(alt):
             return alt
     return None
 
 
-@dataclass(frozen=True)
-class _Grammar:
-    """A language spec bound to its loaded grammar: only node types the grammar knows."""
+def _load_language(name: str) -> Language:
+    """The tree-sitter Language for a pack grammar, loading only that grammar's binary.
 
-    name: str
-    spec: L.LanguageSpec
-    language: Language
-    parser: Parser
-    structures: dict[str, str]
-    blocks: frozenset[str]
-    struct_query: Query | None
-    block_query: Query | None
-    error_query: Query
+    Equivalent to `tree_sitter_language_pack.get_language(name)`, which it falls back to
+    whenever the binary cannot be loaded directly.
+    """
+    from tree_sitter import Language
+
+    module_name = _SEPARATE_GRAMMARS.get(name)
+    if module_name is not None:
+        import importlib
+
+        return Language(importlib.import_module(module_name).language())
+    path = _binding_file(name)
+    if path is not None:
+        import importlib.util
+
+        # the module keeps the pack's dotted name (its init function is PyInit_<name>) but
+        # is not registered in sys.modules, so a later import of the pack is unaffected
+        spec = importlib.util.spec_from_file_location(
+            f"tree_sitter_language_pack.bindings.{name}", path
+        )
+        if spec is not None and spec.loader is not None:
+            try:
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                return Language(module.language())
+            except Exception:  # fall back to the pack's own loader, which may know better
+                pass
+    from tree_sitter_language_pack import get_language
+
+    return get_language(name)  # type: ignore[arg-type]
+
+
+class _Grammar:
+    """A language spec bound to its loaded grammar: only node types the grammar knows.
+
+    Queries are compiled on first use: a cold edit that finds its target by name never
+    compiles the structure or block query, and a file without syntax errors never
+    compiles the error query (each compilation costs milliseconds).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        spec: L.LanguageSpec,
+        language: Language,
+        parser: Parser,
+        structures: dict[str, str],
+        blocks: frozenset[str],
+    ) -> None:
+        self.name = name
+        self.spec = spec
+        self.language = language
+        self.parser = parser
+        self.structures = structures
+        self.blocks = blocks
+        # node types that are structures, by grammar symbol id: `node.kind_id in ...` is
+        # cheaper than comparing type names, and excludes anonymous tokens of that name
+        self.structure_ids = frozenset(
+            i
+            for i in range(language.node_kind_count)
+            if language.node_kind_is_named(i) and language.node_kind_for_id(i) in structures
+        )
+        self.local_types = frozenset(
+            t for t, k in structures.items() if k in L.VARIABLES and t not in spec.kind_rules
+        )
+
+    def _query(self, types: Any) -> Query | None:
+        from tree_sitter import Query
+
+        types = sorted(types)
+        if not types:
+            return None
+        return Query(self.language, "[" + " ".join(f"({t})" for t in types) + "] @s")
+
+    @functools.cached_property
+    def struct_query(self) -> Query | None:
+        return self._query(self.structures)
+
+    @functools.cached_property
+    def block_query(self) -> Query | None:
+        return self._query(self.blocks)
+
+    @functools.cached_property
+    def error_query(self) -> Query:
+        from tree_sitter import Query
+
+        return Query(self.language, "(ERROR) @e (MISSING) @e")
 
 
 def _fail(code: ErrorCode, message: str, **details: Any) -> PlacementError:
@@ -118,10 +252,9 @@ def _fail(code: ErrorCode, message: str, **details: Any) -> PlacementError:
 @cache
 def _grammar(name: str) -> _Grammar:
     try:
-        from tree_sitter import Parser, Query
-        from tree_sitter_language_pack import get_language
+        from tree_sitter import Parser
 
-        language = get_language(name)  # type: ignore[arg-type]
+        language = _load_language(name)
     except Exception as exc:  # a broken or missing binary: say so, never guess
         raise _fail(
             ErrorCode.PARSER_FAILED,
@@ -142,24 +275,7 @@ def _grammar(name: str) -> _Grammar:
         spec = L.generic_spec(name, [k for k in kinds if k])
     structures = {t: k for t, k in spec.structures.items() if known(t)}
     blocks = frozenset(t for t in spec.blocks if known(t) and t not in structures)
-
-    def query(types: Any) -> Query | None:
-        types = sorted(types)
-        if not types:
-            return None
-        return Query(language, "[" + " ".join(f"({t})" for t in types) + "] @s")
-
-    return _Grammar(
-        name=name,
-        spec=spec,
-        language=language,
-        parser=Parser(language),
-        structures=structures,
-        blocks=blocks,
-        struct_query=query(structures),
-        block_query=query(blocks),
-        error_query=Query(language, "(ERROR) @e (MISSING) @e"),
-    )
+    return _Grammar(name, spec, language, Parser(language), structures, blocks)
 
 
 def _grammar_for(path: str | None, hint: str | None) -> _Grammar:
@@ -183,19 +299,50 @@ def _grammar_for(path: str | None, hint: str | None) -> _Grammar:
 # --------------------------------------------------------------------------- parsing
 
 
-@dataclass(eq=False)
+# The small record types below are plain classes rather than dataclasses: creating a
+# dataclass costs about a millisecond at import, and a cold structural edit imports this
+# module; they compare by identity, which is how they are used.
+
+
 class _Item:
     """One named structure in a file: the syntax node, what it is and what it is called."""
 
-    node: Node
-    kind: str
-    name: str
-    owner: str | None
-    aliases: tuple[str, ...]
-    weak: bool
-    parent: _Item | None = None
-    children: list[_Item] = field(default_factory=list)
-    block: bool = False
+    __slots__ = (
+        "node",
+        "kind",
+        "name",
+        "owner",
+        "aliases",
+        "weak",
+        "parent",
+        "children",
+        "block",
+    )
+
+    def __init__(
+        self,
+        node: Node,
+        kind: str,
+        name: str,
+        owner: str | None,
+        aliases: tuple[str, ...],
+        weak: bool,
+        parent: _Item | None = None,
+        children: list[_Item] | None = None,
+        block: bool = False,
+    ) -> None:
+        self.node = node
+        self.kind = kind
+        self.name = name
+        self.owner = owner
+        self.aliases = aliases
+        self.weak = weak
+        self.parent = parent
+        self.children: list[_Item] = [] if children is None else children
+        self.block = block
+
+    def __repr__(self) -> str:
+        return f"_Item({self.kind} {self.path!r} at byte {self.node.start_byte})"
 
     @property
     def path(self) -> str:
@@ -207,19 +354,31 @@ class _Item:
         return " > ".join(reversed(parts))
 
 
-@dataclass(eq=False)
 class _Parsed:
-    """A parsed file: its text and tree, plus the index of structures (built on demand)."""
+    """A parsed file: its text and tree, plus the index of structures (built on demand).
 
-    grammar: _Grammar
-    key: str
-    text: str
-    src: bytes
-    tree: Tree
-    items: list[_Item] | None = None
-    lines: list[str] | None = None
-    starts: list[int] | None = None
-    by_owner: dict[str, list[_Item]] | None = None
+    The tree is never edited in place (an incremental reparse edits a copy), so a
+    `_Parsed` stays valid after its document moved on, and two cache entries may share a
+    tree. Structures are indexed two ways that agree item for item (a property test
+    checks it): `_index` walks every structure of the file once (outlines, suggestions,
+    Markdown); `_item_at` decides one node from its ancestors, which is all a lookup by
+    name needs. Both fill `memo`, so a node has one `_Item` whichever way it was reached.
+    """
+
+    def __init__(self, grammar: _Grammar, key: str, text: str, src: bytes, tree: Tree) -> None:
+        self.grammar = grammar
+        self.key = key
+        self.text = text
+        self.src = src
+        self.tree = tree
+        self.items: list[_Item] | None = None
+        self.lines: list[str] | None = None
+        self.starts: list[int] | None = None
+        self.by_owner: dict[str, list[_Item]] | None = None
+        # (node id, start byte) -> its item, or None when that structure node is not indexed
+        self.memo: dict[tuple[int, int], _Item | None] = {}
+        # id(item) -> its children, for items met before the whole index was built
+        self.kids: dict[int, list[_Item]] = {}
 
     def owned(self) -> dict[str, list[_Item]]:
         """Structures defined outside their owner (Go methods, `Point::dist`), by owner."""
@@ -233,7 +392,9 @@ class _Parsed:
     def line_starts(self) -> list[int]:
         """Byte offset where each line starts."""
         if self.starts is None:
-            self.starts = [0, *(m.end() for m in re.finditer(b"\n", self.src))]
+            # running sums of (line length + 1), kept in C: a Python loop costs ms per 10k lines
+            lengths = map(len, self.src.split(b"\n")[:-1])
+            self.starts = list(itertools.accumulate(map((1).__add__, lengths), initial=0))
         return self.starts
 
     def line_list(self) -> list[str]:
@@ -252,7 +413,7 @@ class _Parsed:
 
 _CACHE: OrderedDict[tuple[str, str], _Parsed] = OrderedDict()
 # Parsers and cached trees are shared and not thread-safe; the server may call from a pool.
-_LOCK = threading.RLock()
+_LOCK = _thread.RLock()
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -288,12 +449,30 @@ def _point(src: bytes, offset: int) -> tuple[int, int]:
 
 
 def _parse(text: str, grammar: _Grammar, key: str | None) -> _Parsed:
-    """Parse `text`, reusing (and incrementally updating) the cached tree for `key`."""
+    """Parse `text`, reusing (and incrementally updating) the cached tree for `key`.
+
+    A text another key already holds (the pre-edit text `structural_warnings` checks
+    under `path + "\\x00old"` was just resolved under `path`) shares that tree instead of
+    being parsed again: trees are immutable here, so sharing is safe.
+    """
     cache_key = (grammar.name, key or "")
     old = _CACHE.get(cache_key)
     if old is not None and old.text == text:
         _CACHE.move_to_end(cache_key)
         return old
+    twin = next(
+        (
+            q
+            for k, q in _CACHE.items()
+            if k[0] == grammar.name
+            and k != cache_key
+            and len(q.text) == len(text)
+            and q.text == text
+        ),
+        None,
+    )
+    if twin is not None:
+        return _remember(cache_key, _Parsed(grammar, key or "", text, twin.src, twin.tree))
     src = _encode(text)
     if old is not None:
         a = old.src
@@ -301,7 +480,7 @@ def _parse(text: str, grammar: _Grammar, key: str | None) -> _Parsed:
         limit = min(len(a), len(src)) - start
         suffix = _common_prefix(a[::-1][:limit], src[::-1][:limit]) if limit > 0 else 0
         old_end, new_end = len(a) - suffix, len(src) - suffix
-        tree = old.tree
+        tree = old.tree.copy()  # the old _Parsed keeps its tree intact
         tree.edit(
             start_byte=start,
             old_end_byte=old_end,
@@ -313,7 +492,10 @@ def _parse(text: str, grammar: _Grammar, key: str | None) -> _Parsed:
         tree = grammar.parser.parse(src, tree)
     else:
         tree = grammar.parser.parse(src)
-    parsed = _Parsed(grammar, key or "", text, src, tree)
+    return _remember(cache_key, _Parsed(grammar, key or "", text, src, tree))
+
+
+def _remember(cache_key: tuple[str, str], parsed: _Parsed) -> _Parsed:
     _CACHE[cache_key] = parsed
     _CACHE.move_to_end(cache_key)
     while len(_CACHE) > _CACHE_SIZE:
@@ -361,8 +543,9 @@ _IDENT_TYPES = frozenset(
         "tag_name",
     }
 )
-_QUALIFIED_SPLIT = re.compile(r"::|\.|:|->|\\")
-_NAME_OK = re.compile(r"^[\w$@~!?'\-.:\\<>]+$")
+# Patterns used off the common path stay text; `re` compiles and caches them on first use.
+_QUALIFIED_SPLIT = r"::|\.|:|->|\\"
+_NAME_OK = r"^[\w$@~!?'\-.:\\<>]+$"
 _GENERICS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
 
 
@@ -397,7 +580,7 @@ def _follow(node: Node, path: str) -> Node | None:
 
 
 def _split_qualified(text: str) -> tuple[str, str | None, tuple[str, ...]]:
-    parts = [p for p in _QUALIFIED_SPLIT.split(text) if p]
+    parts = [p for p in re.split(_QUALIFIED_SPLIT, text) if p]
     if len(parts) < 2:
         return text, None, ()
     aliases = tuple(".".join(parts[i:]) for i in range(len(parts) - 1))
@@ -434,14 +617,14 @@ def _md_text(p: _Parsed, node: Node) -> str:
     return p.first_line(node).strip()
 
 
-_MD_MARKER = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|>\s?|`{3,}|~{3,})")
+_MD_MARKER = r"^\s*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|>\s?|`{3,}|~{3,})"
 
 
 def _md_strip(s: str) -> str:
     prev = None
     while prev != s:
         prev = s
-        s = _MD_MARKER.sub("", s, count=1)
+        s = re.sub(_MD_MARKER, "", s, count=1)
     return re.sub(r"\s+", " ", s.rstrip("#").strip())
 
 
@@ -626,7 +809,7 @@ def _make_item(node: Node, g: _Grammar, p: _Parsed) -> _Item | None:
         text = p.bytes_of(name_node).strip()
         if text.isidentifier():  # the common case: no qualifier, no generics
             name = text
-        elif not text or "\n" in text or not _NAME_OK.match(text):
+        elif not text or "\n" in text or not re.match(_NAME_OK, text):
             return None
         else:
             name, owner, aliases = _split_qualified(_strip_generics(text) or text)
@@ -652,6 +835,32 @@ def _callable_or_block_between(node: Node, stop: Node | None, g: _Grammar) -> bo
     return False
 
 
+def _decide(p: _Parsed, node: Node, parent: _Item | None) -> _Item | None:
+    """The index entry for structure node `node` whose nearest indexed ancestor is
+    `parent`, or None when the node is not indexed (no name, or a local variable)."""
+    g = p.grammar
+    if parent is not None and parent.kind in L.CALLABLE and node.type in g.local_types:
+        return None  # a local variable is not a structure (cheap check first)
+    item = _make_item(node, g, p)
+    if item is None:
+        return None
+    if item.kind in L.VARIABLES and (
+        (parent is not None and parent.kind in L.CALLABLE)
+        or _callable_or_block_between(node, parent.node if parent else None, g)
+    ):
+        return None
+    if item.kind == "function" and parent is not None and parent.kind in _OWNERS:
+        item.kind = "method"
+    item.parent = parent
+    return item
+
+
+def _key(node: Node) -> tuple[int, int]:
+    # a node's id is its subtree's address; the start byte keeps two identical inline
+    # leaves apart (structure nodes have children, so this is only belt and braces)
+    return node.id, node.start_byte
+
+
 def _index(p: _Parsed) -> list[_Item]:
     """All named structures, in document order, each linked to its enclosing structure."""
     if p.items is not None:
@@ -660,6 +869,7 @@ def _index(p: _Parsed) -> list[_Item]:
 
     g = p.grammar
     items: list[_Item] = []
+    memo = p.memo
     if g.struct_query is not None:
         nodes = QueryCursor(g.struct_query).captures(p.tree.root_node).get("s", [])
         spans = [(n.start_byte, -n.end_byte) for n in nodes]
@@ -667,34 +877,170 @@ def _index(p: _Parsed) -> list[_Item]:
             order = sorted(range(len(nodes)), key=spans.__getitem__)
             nodes = [nodes[i] for i in order]
             spans = [spans[i] for i in order]
-        local_types = {
-            t for t, k in g.structures.items() if k in L.VARIABLES and t not in g.spec.kind_rules
-        }
         stack: list[tuple[_Item, int, int]] = []  # item, its end and start bytes
         for node, (start, neg_end) in zip(nodes, spans, strict=True):
             end = -neg_end
             while stack and (end > stack[-1][1] or start >= stack[-1][1] > stack[-1][2]):
                 stack.pop()
             parent = stack[-1][0] if stack else None
-            if parent is not None and parent.kind in L.CALLABLE and node.type in local_types:
-                continue  # a local variable is not a structure (cheap check first)
-            item = _make_item(node, g, p)
+            key = _key(node)
+            if key in memo:  # decided already by a lookup (`_item_at`): the same object
+                item = memo[key]
+                if item is not None:
+                    item.children = []
+            else:
+                item = memo[key] = _decide(p, node, parent)
             if item is None:
                 continue
-            if item.kind in L.VARIABLES and (
-                (parent is not None and parent.kind in L.CALLABLE)
-                or _callable_or_block_between(node, parent.node if parent else None, g)
-            ):
-                continue
-            if item.kind == "function" and parent is not None and parent.kind in _OWNERS:
-                item.kind = "method"
-            item.parent = parent
             if parent is not None:
                 parent.children.append(item)
             items.append(item)
             stack.append((item, end, start))
     p.items = items
+    p.kids.clear()
     return items
+
+
+def _item_at(p: _Parsed, node: Node) -> _Item | None:
+    """The index entry for `node` (None if it is not an indexed structure), decided from
+    its ancestors alone: the same answer `_index` gives, without indexing the file."""
+    ids = p.grammar.structure_ids
+    if node.kind_id not in ids:
+        return None
+    memo = p.memo
+    key = _key(node)
+    if key in memo:
+        return memo[key]
+    undecided = [node]  # structure nodes between `node` and its nearest known ancestor
+    parent: _Item | None = None
+    cur = node.parent
+    while cur is not None:
+        if cur.kind_id in ids:
+            k = _key(cur)
+            if k not in memo:
+                undecided.append(cur)
+            elif memo[k] is not None:
+                parent = memo[k]
+                break
+        cur = cur.parent
+    for n in reversed(undecided):  # outermost first: each one's parent is then known
+        item = memo[_key(n)] = _decide(p, n, parent)
+        if item is not None:
+            parent = item
+    return memo[key]
+
+
+def _items_within(p: _Parsed, lo: int, hi: int) -> list[_Item]:
+    """The indexed structures whose node lies within bytes [lo, hi], in document order."""
+    if p.items is not None:
+        return [i for i in p.items if lo <= i.node.start_byte and i.node.end_byte <= hi]
+    g = p.grammar
+    if g.struct_query is None:
+        return []
+    from tree_sitter import QueryCursor
+
+    cursor = QueryCursor(g.struct_query)
+    cursor.set_byte_range(lo, hi)
+    nodes = [
+        n
+        for n in cursor.captures(p.tree.root_node).get("s", [])
+        if lo <= n.start_byte and n.end_byte <= hi
+    ]
+    nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+    found = []
+    for n in nodes:
+        item = _item_at(p, n)
+        if item is not None:
+            found.append(item)
+    return found
+
+
+def _starting_in(p: _Parsed, lo: int, hi: int) -> list[_Item]:
+    """The indexed structures whose node starts in bytes [lo, hi), in document order."""
+    if p.items is not None:
+        return [i for i in p.items if lo <= i.node.start_byte < hi]
+    g = p.grammar
+    if g.struct_query is None:
+        return []
+    from tree_sitter import QueryCursor
+
+    cursor = QueryCursor(g.struct_query)
+    cursor.set_byte_range(lo, max(lo, min(hi, len(p.src))))
+    nodes = [n for n in cursor.captures(p.tree.root_node).get("s", []) if lo <= n.start_byte < hi]
+    nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+    return [item for n in nodes if (item := _item_at(p, n)) is not None]
+
+
+def _kids(p: _Parsed, item: _Item) -> list[_Item]:
+    """`item.children`, without indexing the whole file when it has not been."""
+    if p.items is not None:
+        return item.children
+    got = p.kids.get(id(item))
+    if got is None:
+        inner = _items_within(p, item.node.start_byte, item.node.end_byte)
+        got = p.kids[id(item)] = [i for i in inner if i.parent is item]
+    return got
+
+
+def _top(p: _Parsed) -> list[_Item]:
+    """The structures no other structure encloses (needs the whole index)."""
+    return [i for i in _index(p) if i.parent is None]
+
+
+_WORD = re.compile(r"\w+")
+_SCAN_LIMIT = 400  # occurrences of a name worth visiting one by one; past that, index all
+
+
+def _named(p: _Parsed, names: set[str], owner: bool = False) -> list[_Item] | None:
+    """Every indexed structure called one of `names` (by name or alias; by owner when
+    `owner`), in document order, found without indexing the whole file; None when that
+    cannot be done cheaply (then the caller uses the whole index).
+
+    Why it finds them all: an item's name, aliases and owner are read from text inside
+    its node (an identifier, a receiver, a qualified name with `.` / `::` joints and
+    generics removed, a selector or key with whitespace or quotes normalised). So every
+    word (\\w+ run) of a name is somewhere in the node's bytes, and climbing from each
+    occurrence of that word through its enclosing structures passes every node that
+    could carry the name. Markdown headings are normalised further and never come here.
+    """
+    if p.items is not None:
+        if owner:
+            return [i for n in names for i in p.owned().get(n, ())]
+        return [i for i in p.items if i.name in names or any(a in names for a in i.aliases)]
+    needles: set[bytes] = set()
+    for name in names:
+        words = _WORD.findall(name)
+        if not words:
+            return None
+        needles.add(_encode(max(words, key=len)))
+    root = p.tree.root_node
+    ids = p.grammar.structure_ids
+    seen: set[tuple[int, int]] = set()
+    found: dict[int, _Item] = {}
+    budget = _SCAN_LIMIT
+    for needle in needles:
+        at = p.src.find(needle)
+        while at >= 0:
+            budget -= 1
+            if budget < 0:
+                return None
+            node = root.descendant_for_byte_range(at, at + len(needle))
+            while node is not None:
+                if node.kind_id in ids:
+                    k = _key(node)
+                    if k in seen:
+                        break  # this node and everything above it were visited already
+                    seen.add(k)
+                    item = _item_at(p, node)
+                    if item is not None and (
+                        (item.owner in names)
+                        if owner
+                        else (item.name in names or any(a in names for a in item.aliases))
+                    ):
+                        found[id(item)] = item
+                node = node.parent
+            at = p.src.find(needle, at + 1)
+    return sorted(found.values(), key=lambda i: (i.node.start_byte, -i.node.end_byte))
 
 
 _OWNERS = L.TYPES | L.IMPLS
@@ -721,15 +1067,28 @@ def _norm(s: str) -> str:
     return s or whole
 
 
-@dataclass(frozen=True)
 class _Level:
-    raw: str
-    norm: str
-    names: tuple[str, ...]
-    kinds: frozenset[str]
-    params: str | None
-    owner: str | None
-    qualified: bool  # a single dotted / `::` name that may be split into levels
+    """One level of a target, read: the names it may mean, the kinds it asks for."""
+
+    __slots__ = ("raw", "norm", "names", "kinds", "params", "owner", "qualified")
+
+    def __init__(
+        self,
+        raw: str,
+        norm: str,
+        names: tuple[str, ...],
+        kinds: frozenset[str],
+        params: str | None,
+        owner: str | None,
+        qualified: bool,  # a single dotted / `::` name that may be split into levels
+    ) -> None:
+        self.raw = raw
+        self.norm = norm
+        self.names = names
+        self.kinds = kinds
+        self.params = params
+        self.owner = owner
+        self.qualified = qualified
 
 
 def _parse_level(raw: str, markdown: bool = False) -> _Level:
@@ -813,13 +1172,6 @@ def _levels_of(target: Target) -> list[str]:
 # --------------------------------------------------------------------------- matching
 
 
-@dataclass
-class _Match:
-    """A resolved level: the items (or block nodes) it matched."""
-
-    items: list[_Item]
-
-
 def _header(p: _Parsed, node: Node) -> str:
     return _norm(p.first_line(node))
 
@@ -889,7 +1241,11 @@ def _block_matches(level: _Level, p: _Parsed, scope: list[_Item] | None) -> list
     for lo, hi in ranges:
         cursor = QueryCursor(g.block_query)
         cursor.set_byte_range(lo, hi)
-        for node in cursor.captures(p.tree.root_node).get("s", []):
+        # captures come in no reliable order (it changes from one parse to the next):
+        # document order keeps the matches, and the ambiguity report, stable
+        captured = cursor.captures(p.tree.root_node).get("s", [])
+        captured.sort(key=lambda n: (n.start_byte, -n.end_byte))
+        for node in captured:
             if node.start_byte < lo or node.end_byte > hi or node.id in seen:
                 continue
             if scope and any(node.id == sc.node.id for sc in scope):
@@ -945,13 +1301,13 @@ def _direct_block(node: Node, scope: list[_Item] | None, g: _Grammar) -> bool:
     return True
 
 
-def _children(scope: _Item, items: list[_Item], blocks: frozenset[str]) -> list[_Item]:
+def _children(p: _Parsed, scope: _Item) -> list[_Item]:
     """Structures directly inside `scope`. A block (`if TYPE_CHECKING:`) is not in the
     index, so its children are the indexed structures inside its bytes whose parent is not."""
     if not scope.block:
-        return scope.children
-    lo, hi = scope.node.start_byte, scope.node.end_byte
-    inside = [i for i in items if lo <= i.node.start_byte and i.node.end_byte <= hi]
+        return _kids(p, scope)
+    blocks = p.grammar.blocks
+    inside = _items_within(p, scope.node.start_byte, scope.node.end_byte)
     ids = {id(i) for i in inside}
     tops = [i for i in inside if i.parent is None or id(i.parent) not in ids]
     return [i for i in tops if not _inner_block(i.node, scope.node, blocks)] or tops
@@ -966,12 +1322,51 @@ def _inner_block(node: Node, stop: Node, blocks: frozenset[str]) -> bool:
     return False
 
 
-def _by_depth(first: list[_Item]) -> Iterator[list[_Item]]:
+def _by_depth(p: _Parsed, first: list[_Item]) -> Iterator[list[_Item]]:
     """The items, then their children, then grandchildren...: nearest structures first."""
     level = first
     while level:
         yield level
-        level = [c for item in level for c in item.children]
+        level = [c for item in level for c in _kids(p, item)]
+
+
+def _depth(item: _Item) -> int:
+    n = 0
+    parent = item.parent
+    while parent is not None:
+        n += 1
+        parent = parent.parent
+    return n
+
+
+def _tier_hits(
+    p: _Parsed, level: _Level, tiers: Iterable[list[_Item]], markdown: bool, last: bool
+) -> list[_Item]:
+    """The matches in the nearest tier that has any, narrowed."""
+    for tier in tiers:
+        hits = _name_hits(level, tier, markdown)
+        if hits:
+            return _narrow(level, hits, p, last)
+    return []
+
+
+def _top_hits(p: _Parsed, level: _Level, markdown: bool, last: bool) -> list[_Item] | None:
+    """What `_tier_hits(_by_depth(top))` finds for the first level, from the structures
+    carrying one of the level's names alone (None when those cannot be listed cheaply).
+
+    Tiers are depths: the top-level structures, their children, and so on, each in
+    document order; the candidates of one depth are exactly that tier's items with one
+    of the names, in the same order, so `_name_hits` picks the same ones.
+    """
+    if markdown:  # headings also match by prefix and case: no word to search for
+        return None
+    found = _named(p, set(level.names))
+    if found is None:
+        return None
+    tiers: dict[int, list[_Item]] = {}
+    for item in found:
+        tiers.setdefault(_depth(item), []).append(item)
+    return _tier_hits(p, level, (tiers[d] for d in sorted(tiers)), markdown, last)
 
 
 def _resolve_path(
@@ -979,9 +1374,7 @@ def _resolve_path(
 ) -> tuple[list[_Item], list[str]]:
     """Walk the levels from the top of the file. Returns the final matches and the chain
     of level texts that matched. Raises TARGET_NOT_FOUND / TARGET_AMBIGUOUS."""
-    items = _index(p)
     markdown = p.grammar.spec.name == "markdown"
-    top = [i for i in items if i.parent is None]
     scope: list[_Item] | None = None
     matched: list[str] = []
     queue = list(levels)
@@ -990,19 +1383,19 @@ def _resolve_path(
         level = _parse_level(raw, markdown)
         last = not queue
         if scope is None:
-            seed = top
+            seed: list[_Item] | None = None  # the top-level structures, listed if needed
+            found = _top_hits(p, level, markdown, last)
+            hits = (
+                found
+                if found is not None
+                else _tier_hits(p, level, _by_depth(p, _top(p)), markdown, last)
+            )
         else:
-            direct = [c for s in scope for c in _children(s, items, p.grammar.blocks)]
+            direct = [c for s in scope for c in _children(p, s)]
             direct_ids = {id(c) for c in direct}
-            owners = p.owned()
-            owned = [i for s in scope for i in owners.get(s.name, ()) if id(i) not in direct_ids]
+            owned = [i for s in scope for i in _owned(p, s.name) if id(i) not in direct_ids]
             seed = direct + owned
-        hits: list[_Item] = []
-        for tier in _by_depth(seed):
-            hits = _name_hits(level, tier, markdown)
-            if hits:
-                hits = _narrow(level, hits, p, last)
-                break
+            hits = _tier_hits(p, level, _by_depth(p, seed), markdown, last)
         if not hits:
             blocks = _block_matches(level, p, scope)
             if blocks:
@@ -1016,7 +1409,8 @@ def _resolve_path(
                 queue[:0] = parts
                 continue
         if not hits:
-            raise _not_found(p, levels, matched, scope, level, list(_by_depth(seed)))
+            tiers = list(_by_depth(p, seed if seed is not None else _top(p)))
+            raise _not_found(p, levels, matched, scope, level, tiers)
         if len(hits) > 1 and not all_matches:
             same_type = len({h.name for h in hits}) == 1 and (
                 sum(1 for h in hits if h.kind not in L.IMPLS) <= 1
@@ -1026,6 +1420,12 @@ def _resolve_path(
         scope = hits
         matched.append(raw)
     return scope or [], matched
+
+
+def _owned(p: _Parsed, name: str) -> list[_Item]:
+    """Structures defined outside their owner `name` (Go methods, `Point::dist`)."""
+    found = _named(p, {name}, owner=True)
+    return found if found is not None else p.owned().get(name, [])
 
 
 def _lines_of(p: _Parsed, node: Node) -> list[int]:
@@ -1051,6 +1451,8 @@ def _not_found(
             if item.name not in pool_names:
                 pool_names.append(item.name)
     wanted = level.names[1] if len(level.names) > 1 else level.norm
+    import difflib  # only failures need it; importing it costs a cold edit 2 ms
+
     suggestions = difflib.get_close_matches(wanted, pool_names, n=5, cutoff=0.5)
     if not suggestions:
         lowered = {n.lower(): n for n in pool_names}
@@ -1135,7 +1537,7 @@ def _error_nodes(p: _Parsed) -> list[Node]:
     from tree_sitter import QueryCursor
 
     found = QueryCursor(p.grammar.error_query).captures(p.tree.root_node).get("e", [])
-    return sorted(found, key=lambda n: n.start_byte)
+    return sorted(found, key=lambda n: (n.start_byte, -n.end_byte, n.is_missing))
 
 
 def _check_clean(p: _Parsed, node: Node, levels: list[str]) -> None:
@@ -1175,10 +1577,42 @@ def _node_rows(p: _Parsed, node: Node) -> tuple[int, int]:
 
 
 def _line_start_byte(p: _Parsed, row: int) -> int:
-    starts = p.line_starts()
+    """Byte offset where line `row` starts (the file's length past the last line)."""
     if row <= 0:
         return 0
+    if p.starts is None:  # the whole table costs 2 ms per 10k lines; one row, microseconds
+        near = _near_line_start(p, row)
+        if near is not None:
+            return near
+    starts = p.line_starts()
     return starts[row] if row < len(starts) else len(p.src)
+
+
+_NEAR_ROWS = 64
+
+
+def _near_line_start(p: _Parsed, row: int) -> int | None:
+    """Where line `row` starts, counted from the smallest syntax node around its first
+    column when that node starts at most a few lines above; None otherwise."""
+    from tree_sitter import Point
+
+    node = p.tree.root_node.descendant_for_point_range(Point(row, 0), Point(row, 0))
+    if node is None:
+        return None
+    at_row = node.start_point.row
+    if at_row > row or row - at_row > _NEAR_ROWS:
+        return None
+    at = node.start_byte - node.start_point.column  # columns are bytes in tree-sitter
+    src = p.src
+    if at < 0 or (at > 0 and src[at - 1 : at] != b"\n"):
+        return None
+    while at_row < row:
+        newline = src.find(b"\n", at)
+        if newline < 0:
+            return None  # past the last line
+        at = newline + 1
+        at_row += 1
+    return at
 
 
 def _is_sole(parent: Node, child: Node) -> bool:
@@ -1230,15 +1664,24 @@ def _comment_above(p: _Parsed, row: int) -> int | None:
     return start_row if end_row == row else None
 
 
-@dataclass(frozen=True)
 class _Layers:
     """Where a structure starts, layer by layer, and where it ends (0-based rows)."""
 
-    outer_row: int  # doc comments and attached attributes included
-    attached_row: int  # attached attributes / decorators included, comments not
-    chain: tuple[Node, ...]  # core node first, then its wrappers
-    end_row: int
-    end_byte: int
+    __slots__ = ("outer_row", "attached_row", "chain", "end_row", "end_byte")
+
+    def __init__(
+        self,
+        outer_row: int,  # doc comments and attached attributes included
+        attached_row: int,  # attached attributes / decorators included, comments not
+        chain: tuple[Node, ...],  # core node first, then its wrappers
+        end_row: int,
+        end_byte: int,
+    ) -> None:
+        self.outer_row = outer_row
+        self.attached_row = attached_row
+        self.chain = chain
+        self.end_row = end_row
+        self.end_byte = end_byte
 
 
 def _layers(p: _Parsed, node: Node) -> _Layers:
@@ -1420,16 +1863,26 @@ def _first_word(s: str) -> str:
     return m.group(0) if m else ""
 
 
-@dataclass(frozen=True)
 class _Region:
     """The part of the file a replacement overwrites."""
 
-    start_row: int
-    end_row: int
-    start_byte: int  # replacement starts here (mid-line when a wrapper is kept)
-    end_byte: int
-    mid_line_start: bool
-    tail: str  # `;` / `,` after the node on its last line, dropped with it and re-added
+    __slots__ = ("start_row", "end_row", "start_byte", "end_byte", "mid_line_start", "tail")
+
+    def __init__(
+        self,
+        start_row: int,
+        end_row: int,
+        start_byte: int,  # replacement starts here (mid-line when a wrapper is kept)
+        end_byte: int,
+        mid_line_start: bool,
+        tail: str,  # `;` / `,` after the node on its last line, dropped with it and re-added
+    ) -> None:
+        self.start_row = start_row
+        self.end_row = end_row
+        self.start_byte = start_byte
+        self.end_byte = end_byte
+        self.mid_line_start = mid_line_start
+        self.tail = tail
 
 
 def _row_of_byte(p: _Parsed, b: int) -> int:
@@ -1523,11 +1976,7 @@ def _separator(p: _Parsed, item: _Item, start_row: int, end_row: int) -> int:
         return 0
     spec = p.grammar.spec
     lines = p.line_list()
-    siblings = (
-        item.parent.children
-        if item.parent is not None
-        else [i for i in _index(p) if i.parent is None]
-    )
+    siblings = _kids(p, item.parent) if item.parent is not None else _top(p)
     idx = next((k for k, s in enumerate(siblings) if s is item), -1)
     if idx > 0:
         return min(_blank_gap(lines, start_row, -1), 3)
@@ -2197,7 +2646,10 @@ def structural_warnings(
         p = _parse(new_n, _grammar(name), path)
         lo = placement.start_line
         hi = placement.new_end_line if placement.new_end_line is not None else placement.end_line
-        for item in _index(p):
+        stop = max(hi, lo + 1)
+        lo_byte = _line_start_byte(p, lo)
+        hi_byte = _line_start_byte(p, stop) if stop < len(p.line_list()) else len(p.src) + 1
+        for item in _starting_in(p, lo_byte, hi_byte):
             row = item.node.start_point.row
             if not lo <= row < max(hi, lo + 1):
                 continue

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import sys
 
+import lsp_server.reply as reply
 import lsp_server.server as server
 
-_real_parse = server.parse_reply
+_real_parse = reply.parse_reply
 
 
 def _parse(text: str):
@@ -19,7 +20,7 @@ def _parse(text: str):
     return _real_parse(text)
 
 
-server.parse_reply = _parse
+reply.parse_reply = _parse  # the server imports the parser on first use, from this module
 
 if __name__ == "__main__":
     sys.exit(server.serve_main(sys.argv[1:]))

@@ -1,0 +1,164 @@
+"""The line differ: its fast paths must give diffs as correct (and as small) as difflib's."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lsp_server import linediff
+from lsp_server.linediff import diff_offsets, line_opcodes, split_lsp_lines, unified_diff
+
+# few distinct lines, so texts repeat themselves the way code does
+LINES = st.sampled_from(
+    ["x = 1\n", "y = 2\n", "}\n", "    return r\n", "\n", "if a:\n", "pass\n", "end\n"]
+)
+
+
+def _apply_ops(a: list[str], b: list[str], ops: list) -> list[str]:
+    out: list[str] = []
+    i = 0
+    for _, i1, i2, j1, j2 in ops:
+        assert i1 >= i, "opcodes out of order"
+        out += a[i:i1] + b[j1:j2]
+        i = i2
+    return out + a[i:]
+
+
+def _changed_lines(ops: list) -> int:
+    return sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in ops)
+
+
+@st.composite
+def spliced(draw, min_size: int = 0, max_size: int = 60):
+    """A line list and a copy with a few short splices, like a plan's change."""
+    a = draw(st.lists(LINES | st.from_regex(r"[a-z]{1,8}\n", fullmatch=True),
+                      min_size=min_size, max_size=max_size))
+    b = list(a)
+    for _ in range(draw(st.integers(0, 5))):
+        at = draw(st.integers(0, len(b)))
+        cut = draw(st.integers(0, 3))
+        b[at : at + cut] = draw(st.lists(LINES, max_size=4))
+    return a, b
+
+
+@settings(max_examples=300, deadline=None)
+@given(spliced())
+def test_opcodes_turn_old_into_new(pair) -> None:
+    a, b = pair
+    assert _apply_ops(a, b, line_opcodes(a, b)) == b
+
+
+@settings(max_examples=200, deadline=None)
+@given(spliced(min_size=300, max_size=900))
+def test_the_splice_walk_is_correct_and_no_bigger_than_difflib(pair) -> None:
+    a, b = pair
+    walked = linediff._splices(a, b, 0, 0)
+    reference = [
+        op
+        for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if walked is not None:
+        assert _apply_ops(a, b, walked) == b
+        assert _changed_lines(walked) <= _changed_lines(reference)
+    ops = line_opcodes(a, b)
+    assert _apply_ops(a, b, ops) == b
+    assert _changed_lines(ops) <= _changed_lines(reference)
+
+
+def test_a_rewrite_falls_back_from_the_splice_walk() -> None:
+    a = [f"old {i}\n" for i in range(400)]
+    b = [f"new {i}\n" for i in range(400)]
+    assert linediff._splices(a, b, 0, 0) is None
+    assert _apply_ops(a, b, line_opcodes(a, b)) == b
+
+
+def _rebuild(lines: list[str], a: list[str], b: list[str]) -> tuple[list[str], list[str]]:
+    """Both sides again, from the unchanged lines between hunks and the hunks' own lines;
+    every hunk header's counts are checked on the way."""
+    assert lines[:2] == ["--- a/f\n", "+++ b/f\n"]
+    pos_a = pos_b = 0
+    rebuilt_a: list[str] = []
+    rebuilt_b: list[str] = []
+    body = lines[2:]
+    k = 0
+    while k < len(body):
+        m = re.fullmatch(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@\n", body[k])
+        assert m, body[k]
+        sa, ca = int(m[1]), int(m[2] if m[2] is not None else 1)
+        sb, cb = int(m[3]), int(m[4] if m[4] is not None else 1)
+        start_a = sa - 1 if ca else sa
+        start_b = sb - 1 if cb else sb
+        rebuilt_a += a[pos_a:start_a]
+        rebuilt_b += b[pos_b:start_b]
+        k += 1
+        seen_a = seen_b = 0
+        while k < len(body) and not body[k].startswith("@@"):
+            tag, text = body[k][0], body[k][1:]
+            if tag in " -":
+                rebuilt_a.append(text)
+                seen_a += 1
+            if tag in " +":
+                rebuilt_b.append(text)
+                seen_b += 1
+            k += 1
+        assert (seen_a, seen_b) == (ca, cb)
+        pos_a, pos_b = start_a + ca, start_b + cb
+    return rebuilt_a + a[pos_a:], rebuilt_b + b[pos_b:]
+
+
+def _changes(lines: list[str]) -> int:
+    return sum(1 for x in lines[2:] if x[0] in "+-")
+
+
+@settings(max_examples=300, deadline=None)
+@given(spliced(max_size=40), st.integers(0, 4))
+def test_unified_diff_is_a_valid_diff_no_longer_than_difflibs(pair, context: int) -> None:
+    a, b = pair
+    ours = list(unified_diff(a, b, "a/f", "b/f", context))
+    theirs = list(difflib.unified_diff(a, b, "a/f", "b/f", n=context))
+    if a == b:
+        assert ours == theirs == []
+        return
+    assert _rebuild(ours, a, b) == (a, b)
+    assert _changes(ours) <= _changes(theirs)
+    # hunk for hunk the same layout: as many hunks as difflib makes from the same changes
+    if _changes(ours) == _changes(theirs):
+        assert sum(x.startswith("@@") for x in ours) <= sum(x.startswith("@@") for x in theirs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(spliced(min_size=250, max_size=700), st.integers(0, 5))
+def test_unified_diff_hunks_rebuild_both_sides(pair, context: int) -> None:
+    a, b = pair
+    lines = list(unified_diff(a, b, "a/f", "b/f", context))
+    if a == b:
+        assert lines == []
+        return
+    assert _rebuild(lines, a, b) == (a, b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(spliced(min_size=200, max_size=600), st.sampled_from(["\n", "\r\n"]))
+def test_offset_edits_rebuild_the_new_text(pair, eol: str) -> None:
+    a, b = pair
+    old = "".join(a).replace("\n", eol)
+    new = "".join(b).replace("\n", eol)
+    out, pos = [], 0
+    for e in diff_offsets(old, new):
+        assert e.start >= pos
+        assert not (eol == "\r\n" and 0 < e.start < len(old) and old[e.start - 1 : e.start + 1]
+                    == "\r\n"), "an edit starts inside a CRLF"
+        out += [old[pos : e.start], e.text]
+        pos = e.end
+    assert "".join(out) + old[pos:] == new
+
+
+@given(st.lists(st.sampled_from(["a", "\n", "\r", "\r\n", "\x0c", "\u2028", "\x85"])).map("".join))
+def test_split_lsp_lines_breaks_only_where_the_lsp_does(text: str) -> None:
+    reference = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", text)
+    assert split_lsp_lines(text) == reference
+    assert "".join(split_lsp_lines(text)) == text
