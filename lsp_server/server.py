@@ -267,15 +267,16 @@ class _Workspace(Workspace):
 
 @dataclass
 class _Answered:
-    """Stands in for a message that was already answered with an error (see structure_message)."""
+    """Stands in for a message that was already answered with an error (see _Protocol)."""
 
     jsonrpc: str = "answered"
 
 
 class _Protocol(LanguageServerProtocol):
-    """pygls' protocol with three repairs: LSP line breaks, malformed requests get an error
-    response (pygls would drop them and leave the client waiting), and changes to unknown
-    documents are ignored instead of raising."""
+    """pygls' protocol with four repairs: LSP line breaks, malformed requests get an error
+    response (pygls would drop them and leave the client waiting), only a message's top-level
+    object is structured (pygls would also take nested objects with a "jsonrpc" key for
+    messages), and changes to unknown documents are ignored instead of raising."""
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
@@ -313,6 +314,21 @@ class _Protocol(LanguageServerProtocol):
         return None
 
     def structure_message(self, data: dict[str, Any]):
+        """Leave every decoded object plain: pygls hands this method to `json.loads` as its
+        `object_hook`, which runs on every object in a message, nested ones included, so a
+        nested object with a "jsonrpc" key (in `initializationOptions`, a command argument,
+        a reply's JSON...) was taken for a message of its own, the request around it failed
+        to structure, and it was dropped unanswered. `handle_message` structures the
+        top-level object only."""
+        return self._structure_top_level(data)
+
+    def handle_message(self, message: Any):
+        if isinstance(message, dict):
+            message = self._structure_top_level(message)
+        return super().handle_message(message)
+
+    def _structure_top_level(self, data: dict[str, Any]):
+        """pygls' structuring of one decoded message (the top-level object only)."""
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:

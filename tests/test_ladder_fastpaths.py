@@ -88,6 +88,9 @@ def test_search_never_disagrees_with_table(lines, old):
         keys = [NORMS[how](x) for x in old]
         found = ladder._search_candidates(index, keys, how)
         assert found is None or found == ref_candidates(lines, old, how)
+        if how != "exact":  # the whitespace rungs' scan of the raw text, for the first lookups
+            raw = ladder._raw_candidates(index, keys, how)
+            assert raw is None or raw == ref_candidates(lines, old, how)
 
 
 def test_search_gives_up_on_too_many_hits_and_table_answers():
@@ -325,3 +328,18 @@ def test_benchmark_quick_run_writes_valid_json(tmp_path):
             assert r["correct"], r
     assert all(p["correct"] for p in results["plan"])
     assert isinstance(results["targets"], list)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines_st, st.lists(st.sampled_from(LINES), min_size=1, max_size=6))
+def test_lookups_without_the_line_table_agree_with_it(lines, old):
+    """The fuzzy rung's first lookups (Counter + list scans) give what the table gives."""
+    cold, indexed = LineIndex(lines), LineIndex(lines)
+    table = indexed.positions("strip")
+    for key in {x.strip() for x in old + lines}:
+        expected = table.get(key, [])
+        assert list(cold.lines_equal_to("strip", key)) == expected
+        assert cold.count_equal_to("strip", key) == len(expected)
+    assert "strip" not in cold._maps  # answered without building the table
+    if len(lines) >= len(old):
+        assert ladder._window_starts(LineIndex(lines), old) == ladder._window_starts(indexed, old)
