@@ -34,7 +34,7 @@ FULL: dict[str, Any] = {
     "struct_sizes": [10_000, 100_000],
     "struct_repeat": 10,
     "struct_cold": 3,
-    "lsp_starts": 5,
+    "lsp_starts": 9,
     "lsp_rounds": 8,
     "lsp_blocks": 50,
     "lsp_docs": 50,
