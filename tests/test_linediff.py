@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from lsp_server import linediff
 from lsp_server.linediff import diff_offsets, line_opcodes, split_lsp_lines, unified_diff
 
+
 def _apply_ops(a: list[str], b: list[str], ops: list) -> list[str]:
     out: list[str] = []
     i = 0
