@@ -101,6 +101,8 @@ def run(quick: bool, sections: list[str], log=print) -> dict[str, Any]:
 
         results["ladder"] = bench_ladder.run(cfg["sizes"], cfg["repeats"], log)
         results["scaling"] = bench_ladder.scaling(results["ladder"])
+        results["scaling_overall"] = bench_ladder.overall_scaling(results["ladder"])
+        results["scaling_reference"] = bench_ladder.reference_scaling()
     if "plan" in sections:
         from benchmarks import bench_plan
 

@@ -1,7 +1,8 @@
 """`llm-patch apply | check | serve` — the terminal and script face of the same core.
 
 Exit codes (DESIGN §5): 0 every block placed (and written unless a dry run), 1 at least
-one block failed (nothing written unless --partial), 2 usage error or unreadable reply.
+one block failed (nothing written unless --partial), 2 usage error or unreadable reply
+(missing, or not UTF-8 text: refused rather than read with replacement characters).
 """
 
 from __future__ import annotations
@@ -53,10 +54,50 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+class NotText(Exception):
+    """A reply that is not UTF-8 text: refused (exit 2), never read with replacement
+    characters, which would place and write U+FFFD where the reply had other bytes."""
+
+    def __init__(self, failure: Failure):
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+# longest first: a UTF-32-LE mark begins with the UTF-16-LE one
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32-LE"),
+    (b"\x00\x00\xfe\xff", "UTF-32-BE"),
+    (b"\xff\xfe", "UTF-16-LE"),
+    (b"\xfe\xff", "UTF-16-BE"),
+)
+
+
+def decode_reply(data: bytes, name: str) -> str:
+    """A reply's bytes as text: UTF-8, strictly (raises NotText)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        details: dict[str, object] = {"path": name, "offset": err.start}
+        why = f"invalid byte at offset {err.start}"
+        for bom, encoding in _WIDE_BOMS:
+            if data.startswith(bom):
+                why = f"it starts with a {encoding} byte-order mark"
+                details["encoding"] = encoding.lower()
+                break
+        raise NotText(
+            Failure(
+                ErrorCode.BINARY_FILE,
+                f"{name} is not UTF-8 text ({why}); llm-patch reads replies as UTF-8: "
+                "convert it to UTF-8 first",
+                details,
+            )
+        ) from None
+
+
 def _read_reply(arg: str) -> str:
     if arg == "-":
-        return sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    return Path(arg).read_bytes().decode("utf-8", errors="replace")
+        return decode_reply(sys.stdin.buffer.read(), "stdin")
+    return decode_reply(Path(arg).read_bytes(), arg)
 
 
 def run(argv: list[str]) -> int:
@@ -79,6 +120,11 @@ def run(argv: list[str]) -> int:
         text = _read_reply(args.reply)
     except OSError as err:
         print(f"llm-patch: cannot read {args.reply}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    except NotText as err:
+        print(f"llm-patch: {err.failure.message}", file=sys.stderr)
+        if args.json:  # the report shape, with the reason as its error; nothing was read
+            _print(report_json(Plan((), (), failure=err.failure), applied=False), True)
         return 2
     dry = args.command == "check" or args.dry_run
     partial = getattr(args, "partial", False)

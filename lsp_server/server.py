@@ -320,7 +320,7 @@ class _Protocol(LanguageServerProtocol):
         a reply's JSON...) was taken for a message of its own, the request around it failed
         to structure, and it was dropped unanswered. `handle_message` structures the
         top-level object only."""
-        return self._structure_top_level(data)
+        return data
 
     def handle_message(self, message: Any):
         if isinstance(message, dict):
@@ -1234,9 +1234,15 @@ def _read_reply_file(uri: str) -> str:
             f"{uri} is {len(data):,} bytes; too large to be a reply",
             data={"code": str(ErrorCode.CONTENT_TOO_LARGE)},
         )
+    from lsp_server.cli import NotText, decode_reply  # the CLI's rule: UTF-8 or refused
+
+    try:
+        text = decode_reply(data, uri)  # first, so a UTF-16 reply is named as such
+    except NotText as err:
+        raise RequestFailed(err.failure.message, data=err.failure.to_json()) from None
     if b"\x00" in data[:8192]:
         raise RequestFailed(f"{uri} looks binary", data={"code": str(ErrorCode.BINARY_FILE)})
-    return data.decode("utf-8", errors="replace")
+    return text
 
 
 def _refusal_message(failed: list[BlockOutcome], total: int) -> str:

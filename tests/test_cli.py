@@ -93,3 +93,87 @@ def test_human_output_lists_blocks_and_diff(shop):
     assert "✓ block 0 shop/cart.py (indent) validated" in r.stdout
     assert "+++ b/CHANGES.md" in r.stdout
     assert "\033[" not in r.stdout  # not a terminal: no colour
+
+
+# --- replies that are not UTF-8 text: refused, never read with replacement characters -------
+
+LATIN1_REPLY = (
+    "a.py\n```\n<<<<<<< SEARCH\nx = 'caf\xe9'\n=======\nx = 'bar'\n>>>>>>> REPLACE\n```\n"
+)
+BAD_BYTE = LATIN1_REPLY.encode("latin-1").index(b"\xe9")
+
+
+def cli_bytes(*args: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "lsp_server.cli", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=REPO,
+    )
+
+
+@pytest.fixture
+def latin1(tmp_path: Path) -> Path:
+    """A workspace whose file and reply are both Latin-1: read leniently, the reply's é would
+    become U+FFFD, and a fuzzy match could write that into the file."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.py").write_text("x = 'caf\ufffd'\n", encoding="utf-8")
+    (tmp_path / "reply.md").write_bytes(LATIN1_REPLY.encode("latin-1"))
+    return ws
+
+
+@pytest.mark.parametrize("command", ["apply", "check"])
+def test_a_reply_that_is_not_utf8_is_refused_with_exit_2(latin1: Path, command: str):
+    reply = latin1.parent / "reply.md"
+    before = (latin1 / "a.py").read_bytes()
+    r = cli(command, "--root", str(latin1), str(reply))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"{reply} is not UTF-8 text" in r.stderr
+    assert f"offset {BAD_BYTE}" in r.stderr  # where the first bad byte is
+    assert r.stdout == ""
+    assert (latin1 / "a.py").read_bytes() == before
+    assert sorted(p.name for p in latin1.iterdir()) == ["a.py"]
+
+
+def test_a_reply_that_is_not_utf8_gets_the_json_error_shape(latin1: Path):
+    reply = latin1.parent / "reply.md"
+    before = (latin1 / "a.py").read_bytes()
+    r = cli("apply", "--root", str(latin1), str(reply), "--json")
+    assert r.returncode == 2, r.stdout + r.stderr
+    report = json.loads(r.stdout)
+    assert report["ok"] is False
+    assert report["blocks"] == [] and report["files"] == []
+    assert report["error"]["code"] == "BINARY_FILE"
+    assert report["error"]["message"].startswith(f"{reply} is not UTF-8 text")
+    assert report["error"]["details"] == {"path": str(reply), "offset": BAD_BYTE}
+    assert "not UTF-8 text" in r.stderr
+    assert (latin1 / "a.py").read_bytes() == before
+
+
+def test_a_reply_on_stdin_that_is_not_utf8_is_refused(latin1: Path):
+    before = (latin1 / "a.py").read_bytes()
+    r = cli_bytes("apply", "--root", str(latin1), "-", stdin=LATIN1_REPLY.encode("latin-1"))
+    assert r.returncode == 2
+    assert b"stdin is not UTF-8 text" in r.stderr
+    r = cli_bytes(
+        "apply", "--root", str(latin1), "-", "--json", stdin=LATIN1_REPLY.encode("latin-1")
+    )
+    assert r.returncode == 2
+    assert json.loads(r.stdout)["error"]["details"]["path"] == "stdin"
+    assert (latin1 / "a.py").read_bytes() == before
+    # the same reply in UTF-8 is read and placed (fuzzily: é is not U+FFFD)
+    r = cli_bytes("check", "--root", str(latin1), "-", stdin=LATIN1_REPLY.encode("utf-8"))
+    assert r.returncode == 0, r.stderr
+    assert b"1 of 1 blocks placed" in r.stdout
+
+
+def test_a_utf16_reply_is_named_as_such(tmp_path: Path):
+    reply = tmp_path / "reply.md"
+    reply.write_bytes(LATIN1_REPLY.encode("utf-16"))  # with its byte-order mark
+    r = cli("check", "--root", str(tmp_path), str(reply), "--json")
+    assert r.returncode == 2
+    error = json.loads(r.stdout)["error"]
+    assert error["code"] == "BINARY_FILE"
+    assert "UTF-16-LE byte-order mark" in error["message"]
+    assert error["details"]["encoding"] == "utf-16-le"

@@ -343,3 +343,42 @@ def test_lookups_without_the_line_table_agree_with_it(lines, old):
     assert "strip" not in cold._maps  # answered without building the table
     if len(lines) >= len(old):
         assert ladder._window_starts(LineIndex(lines), old) == ladder._window_starts(indexed, old)
+
+
+def _undominated_reference(starts, old, stripped):
+    """Every pair compared, as the rule reads."""
+    from rapidfuzz.distance import Levenshtein
+
+    keys = [x.strip() for x in old]
+
+    def beats(a, b):
+        differ = [j for j in range(len(keys)) if stripped[a + j] != stripped[b + j]]
+        if not differ:
+            return False
+        da = sum(Levenshtein.distance(keys[j], stripped[a + j]) for j in differ)
+        db = sum(Levenshtein.distance(keys[j], stripped[b + j]) for j in differ)
+        return db > 0 and 2 * da <= db
+
+    return [b for b in starts if not any(beats(a, b) for a in starts if a != b)]
+
+
+NAMES = ["total", "totl", "count", "cnt", "x", "xs", "value", "valu"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(NAMES), min_size=3, max_size=3), min_size=1, max_size=25),
+    st.lists(st.sampled_from(NAMES), min_size=3, max_size=3),
+)
+def test_look_alike_pruning_keeps_exactly_the_undominated_windows(windows, block):
+    """Look-alike functions differing in a name or two: the near-linear pruning keeps the
+    same windows as comparing every pair."""
+    stripped = []
+    starts = []
+    for words in windows:
+        starts.append(len(stripped))
+        stripped += [f"def f_{words[0]}():", f"return {words[1]} + {words[2]}", "}"]
+    old = [f"def f_{block[0]}():", f"    return {block[1]} + {block[2]}", "}"]
+    assert ladder._undominated(starts, old, stripped) == _undominated_reference(
+        starts, old, stripped
+    )

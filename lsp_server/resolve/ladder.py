@@ -549,7 +549,10 @@ def line_ratio(a: str, b: str) -> float:
 
 
 def score_windows(
-    index: LineIndex, old: Sequence[str], starts: set[int] | None = None
+    index: LineIndex,
+    old: Sequence[str],
+    starts: set[int] | None = None,
+    memos: list[dict[str, float]] | None = None,
 ) -> list[tuple[float, int]]:
     """(similarity, start) for candidate windows, best first.
 
@@ -585,6 +588,8 @@ def score_windows(
             else (stripped[order[0] + j],)
         )
         memo = {line: 1.0 if line == key else line_ratio(key, line) for line in set(column)}
+        if memos is not None:
+            memos[j].update(memo)  # the rewrite check asks for the same pairs again
         totals = list(map(operator.add, totals, map(memo.__getitem__, column)))
     # best first, then by line: sorting (-score, start) pairs compares in C, a key function
     # would be called once per window
@@ -592,14 +597,29 @@ def score_windows(
     return [(-negated, s) for negated, s in ranked]
 
 
-def _few_changed(old: Sequence[str], stripped: Sequence[str], start: int) -> bool:
+def _few_changed(
+    old: Sequence[str],
+    stripped: Sequence[str],
+    start: int,
+    memos: list[dict[str, float]] | None = None,
+) -> bool:
     """A fuzzy window may differ substantially (< 90% alike) in at most a quarter of its
-    lines: a short anchor with one rewritten line is a different place, not a typo."""
+    lines: a short anchor with one rewritten line is a different place, not a typo.
+    `memos[j]` caches `line_ratio(old[j].strip(), line)` by line (look-alike windows in
+    repetitive code share most of their lines)."""
     allowed = len(old) // 4
     changed = 0
     for j, line in enumerate(old):
         key, there = line.strip(), stripped[start + j]
-        if key != there and line_ratio(key, there) < 0.9:
+        if key == there:
+            continue
+        if memos is None:
+            ratio = line_ratio(key, there)
+        else:
+            ratio = memos[j].get(there)
+            if ratio is None:
+                ratio = memos[j][there] = line_ratio(key, there)
+        if ratio < 0.9:
             changed += 1
             if changed > allowed:
                 return False
@@ -607,16 +627,22 @@ def _few_changed(old: Sequence[str], stripped: Sequence[str], start: int) -> boo
 
 
 def _contenders(
-    scored: list[tuple[float, int]], old: Sequence[str], stripped: Sequence[str], threshold: float
+    scored: list[tuple[float, int]],
+    old: Sequence[str],
+    stripped: Sequence[str],
+    threshold: float,
+    memos: list[dict[str, float]] | None = None,
 ) -> list[tuple[float, int]]:
     """The windows that pass (threshold, few lines rewritten), best first, cut after the
     best one's FUZZY_MARGIN: nothing further down can tie with it, so the (costly) rewrite
     check is not run on the long tail of a repetitive file."""
     out: list[tuple[float, int]] = []
+    if memos is None:
+        memos = [{} for _ in old]
     for sc, s in scored:
         if sc < threshold or (out and out[0][0] - sc >= FUZZY_MARGIN):
             break
-        if _few_changed(old, stripped, s):
+        if _few_changed(old, stripped, s, memos):
             out.append((sc, s))
     return out
 
@@ -631,25 +657,51 @@ def _undominated(starts: list[int], old: Sequence[str], stripped: Sequence[str])
     close there, both stay and the block is ambiguous.
     """
     keys = [line.strip() for line in old]
+    n = len(keys)
     _rapidfuzz()
+    memos: list[dict[str, int]] = [{} for _ in keys]
+
+    def lev(j: int, line: str) -> int:
+        d = memos[j].get(line)
+        if d is None:
+            d = memos[j][line] = Levenshtein.distance(keys[j], line)
+        return d
 
     def distance(a: int, lines: list[int]) -> int:
-        return sum(Levenshtein.distance(keys[j], stripped[a + j]) for j in lines)
+        return sum(lev(j, stripped[a + j]) for j in lines)
 
     def beats(a: int, b: int) -> bool:
-        differ = [j for j in range(len(keys)) if stripped[a + j] != stripped[b + j]]
+        differ = [j for j in range(n) if stripped[a + j] != stripped[b + j]]
         if not differ:
             return False
         da, db = distance(a, differ), distance(b, differ)
         return db > 0 and 2 * da <= db  # at least twice as close where they differ
 
-    return [b for b in starts if not any(beats(a, b) for a in starts if a != b)]
+    # Only a window closer to the block over all its lines can beat another: on the lines
+    # two windows share both distances are equal, so 2·da ≤ db with db > 0 forces the
+    # whole-window total of `a` below that of `b`. Trying the closest windows first, and
+    # never the farther ones, keeps this near-linear in the number of look-alikes (a
+    # repetitive 100,000-line file has hundreds) instead of all pairs.
+    total = {w: distance(w, list(range(n))) for w in starts}
+    closest_first = sorted(starts, key=lambda w: (total[w], w))
+    out = []
+    for b in starts:
+        for a in closest_first:
+            if total[a] >= total[b]:
+                out.append(b)
+                break
+            if beats(a, b):
+                break
+        else:
+            out.append(b)
+    return out
 
 
 def _locate_fuzzy(index: LineIndex, old: Sequence[str], hints: Hints, threshold: float) -> Match:
     n = len(old)
-    scored = [(sc, s) for sc, s in score_windows(index, old) if s >= hints.start_at]
-    good = _contenders(scored, old, index.stripped, threshold)
+    memos: list[dict[str, float]] = [{} for _ in old]
+    scored = [(sc, s) for sc, s in score_windows(index, old, None, memos) if s >= hints.start_at]
+    good = _contenders(scored, old, index.stripped, threshold, memos)
     if good:
         best_score, best = good[0]
         # the runner-up is the best window that is a different place (not overlapping)

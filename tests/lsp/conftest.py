@@ -26,7 +26,7 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 from pygls.uris import from_fs_path, to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from pytest_lsp.client import register_lsp_features
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 CLIENTS = ["visual-studio-code", "neovim@v0.10.0", "neovim@v0.11.0"]
 SERVER = [sys.executable, "-m", "lsp_server"]
@@ -122,6 +122,7 @@ class EditorClient(LanguageClient):
         self.encoding = "utf-16"
         self.refuse_next = False  # answer the next applyEdit with applied: false
         self.before_apply: Any = None  # called (with the client) before an edit is applied
+        self.before_progress: Any = None  # called (with the client) before a progress token
         self.sync_delay = 0.0
         self.lens_refreshes = 0
 
@@ -323,7 +324,10 @@ class EditorClient(LanguageClient):
 
 def make_client() -> EditorClient:
     client = EditorClient(converter_factory=fixed_converter)
-    register_lsp_features(client)
+    register_lsp_features(
+        client,
+        {**DEFAULT_CLIENT_FEATURES, types.WINDOW_WORK_DONE_PROGRESS_CREATE: _progress_create},
+    )
     client.feature(types.WORKSPACE_APPLY_EDIT)(_apply_edit)
     client.feature(types.WORKSPACE_CODE_LENS_REFRESH)(_lens_refresh)
     return client
@@ -335,6 +339,16 @@ def _lens_refresh(ls: EditorClient, params: None) -> None:
 
 def _apply_edit(ls: EditorClient, params: types.ApplyWorkspaceEditParams):
     return ls.apply_workspace_edit(params)
+
+
+def _progress_create(ls: EditorClient, params: types.WorkDoneProgressCreateParams) -> None:
+    """pytest-lsp's handler, after a one-shot hook. The server waits for this answer before
+    it starts the work the token reports on, so whatever the hook sends (a `$/cancelRequest`)
+    reaches the server before that work begins."""
+    if ls.before_progress is not None:
+        hook, ls.before_progress = ls.before_progress, None
+        hook(ls)
+    DEFAULT_CLIENT_FEATURES[types.WINDOW_WORK_DONE_PROGRESS_CREATE](ls, params)
 
 
 async def start_session(client: EditorClient, spec: str, root: Path, init_options=None) -> None:

@@ -162,32 +162,64 @@ async def test_binary_and_huge_replies_are_refused_cleanly(client: EditorClient,
     assert diag.code == "CONTENT_TOO_LARGE"
 
 
+async def test_a_reply_file_that_is_not_utf8_is_refused_not_replaced(
+    client: EditorClient, ws: Path
+):
+    # the file has U+FFFD where the reply has a Latin-1 é: read with replacement characters,
+    # the reply would match exactly and be applied
+    client.write("a.py", "x = 'caf\ufffd'\n")
+    reply = sr("a.py", "x = 'caf\xe9'\n", "x = 'bar'\n")
+    (ws / "latin1.patch").write_bytes(reply.encode("latin-1"))
+    (ws / "utf16.patch").write_bytes(reply.encode("utf-16"))
+    for command in ("llmPatch.check", "llmPatch.apply"):
+        with pytest.raises(JsonRpcException) as err:
+            await client.command(command, {"uri": client.uri("latin1.patch")})
+        assert "latin1.patch is not UTF-8 text (invalid byte at offset" in err.value.message
+        assert err.value.data["code"] == "BINARY_FILE"
+        assert err.value.data["details"]["offset"] == reply.encode("latin-1").index(b"\xe9")
+    with pytest.raises(JsonRpcException) as err:
+        await client.command("llmPatch.check", {"uri": client.uri("utf16.patch")})
+    assert "UTF-16-LE byte-order mark" in err.value.message
+    assert err.value.data["code"] == "BINARY_FILE"
+    assert client.received == []
+    assert (ws / "a.py").read_text(encoding="utf-8") == "x = 'caf\ufffd'\n"
+
+
 async def test_cancel_request_stops_an_apply_between_blocks(client: EditorClient, ws: Path):
-    lines = 10_000
-    client.write("big.py", "".join(f"line_{i} = {i}\n" for i in range(lines)))
+    lines = 1_000
+    original = "".join(f"line_{i} = {i}\n" for i in range(lines))
+    client.write("big.py", original)
     reply = "".join(
         sr("big.py", f"line_{i} = {i}\n", f"line_{i} = -{i}\n") for i in range(0, lines, 5)
     )
+
+    # A plan this size reports progress, and the server waits for the editor to accept the
+    # progress token before it plans: the cancel sent just before that answer is always
+    # there when the plan checks between blocks, however fast the machine plans.
+    def cancel(c: EditorClient) -> None:
+        c.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="apply-1"))
+
+    client.before_progress = cancel
     params = types.ExecuteCommandParams(command="llmPatch.apply", arguments=[{"text": reply}])
-    started = asyncio.get_running_loop().time()
-    request = asyncio.ensure_future(
-        client.protocol.send_request_async(
+    with pytest.raises(JsonRpcRequestCancelled):
+        await client.protocol.send_request_async(
             types.WORKSPACE_EXECUTE_COMMAND, params, msg_id="apply-1"
         )
-    )
-    await asyncio.sleep(1.0)
-    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="apply-1"))
-    with pytest.raises(JsonRpcRequestCancelled):
-        await request
+    assert client.before_progress is None, "the server never asked for a progress token"
 
-    # the plan (2000 blocks, several seconds of work) stops at its next block
-    async def stopped() -> bool:
-        return (await client.command("llmPatch.stats"))["cancelled"] == 1
+    # the answer comes as soon as the request is cancelled; the plan stops at its next check
+    async def stats() -> dict:
+        return await client.command("llmPatch.stats")
 
-    while not await stopped():
-        assert asyncio.get_running_loop().time() - started < 30, "the plan was never cancelled"
-        await asyncio.sleep(0.1)
+    deadline = asyncio.get_running_loop().time() + 30
+    while (await stats())["cancelled"] != 1:
+        assert asyncio.get_running_loop().time() < deadline, "the plan was never cancelled"
+        await asyncio.sleep(0.05)
+    done = await stats()
+    assert done["blocks"] == 0, done  # stopped inside the plan: no block was counted
+    assert done["applied"] == 0, done
     assert client.received == []
+    assert (ws / "big.py").read_text() == original
 
 
 # --- a server whose core throws -----------------------------------------------------------------
