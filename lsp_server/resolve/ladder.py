@@ -236,8 +236,8 @@ def _raw_candidates(index: LineIndex, keys: list[str], how: str) -> list[int] | 
     at = raw.find(key)
     while at >= 0:
         hits += 1
-        if hits > _SEARCH_HITS:
-            return None
+        if hits > _SEARCH_HITS or hits * n > _VERIFY_CELLS:
+            return None  # the table (or KMP, for a block of common lines) does this better
         line += raw.count("\n", counted, at)
         counted = at
         s = line - anchor
