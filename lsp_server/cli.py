@@ -12,9 +12,9 @@ import json
 import sys
 from pathlib import Path
 
-from lsp_server.model import ErrorCode, Failure, Plan
+from lsp_server.model import ErrorCode, Failure, PlacementError, Plan
 from lsp_server.plan import PlanOptions, plan_reply
-from lsp_server.reply import parse_reply
+from lsp_server.reply import decode_reply, parse_reply
 from lsp_server.report import render_human, report_json
 from lsp_server.workspace import DiskWorkspace
 from lsp_server.writer import WriteError, write_plan
@@ -54,46 +54,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-class NotText(Exception):
-    """A reply that is not UTF-8 text: refused (exit 2), never read with replacement
-    characters, which would place and write U+FFFD where the reply had other bytes."""
-
-    def __init__(self, failure: Failure):
-        super().__init__(failure.message)
-        self.failure = failure
-
-
-# longest first: a UTF-32-LE mark begins with the UTF-16-LE one
-_WIDE_BOMS = (
-    (b"\xff\xfe\x00\x00", "UTF-32-LE"),
-    (b"\x00\x00\xfe\xff", "UTF-32-BE"),
-    (b"\xff\xfe", "UTF-16-LE"),
-    (b"\xfe\xff", "UTF-16-BE"),
-)
-
-
-def decode_reply(data: bytes, name: str) -> str:
-    """A reply's bytes as text: UTF-8, strictly (raises NotText)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        details: dict[str, object] = {"path": name, "offset": err.start}
-        why = f"invalid byte at offset {err.start}"
-        for bom, encoding in _WIDE_BOMS:
-            if data.startswith(bom):
-                why = f"it starts with a {encoding} byte-order mark"
-                details["encoding"] = encoding.lower()
-                break
-        raise NotText(
-            Failure(
-                ErrorCode.BINARY_FILE,
-                f"{name} is not UTF-8 text ({why}); llm-patch reads replies as UTF-8: "
-                "convert it to UTF-8 first",
-                details,
-            )
-        ) from None
-
-
 def _read_reply(arg: str) -> str:
     if arg == "-":
         return decode_reply(sys.stdin.buffer.read(), "stdin")
@@ -121,7 +81,7 @@ def run(argv: list[str]) -> int:
     except OSError as err:
         print(f"llm-patch: cannot read {args.reply}: {err.strerror or err}", file=sys.stderr)
         return 2
-    except NotText as err:
+    except PlacementError as err:  # not UTF-8 text (BINARY_FILE)
         print(f"llm-patch: {err.failure.message}", file=sys.stderr)
         if args.json:  # the report shape, with the reason as its error; nothing was read
             _print(report_json(Plan((), (), failure=err.failure), applied=False), True)

@@ -317,9 +317,9 @@ class _Protocol(LanguageServerProtocol):
         """Leave every decoded object plain: pygls hands this method to `json.loads` as its
         `object_hook`, which runs on every object in a message, nested ones included, so a
         nested object with a "jsonrpc" key (in `initializationOptions`, a command argument,
-        a reply's JSON...) was taken for a message of its own, the request around it failed
-        to structure, and it was dropped unanswered. `handle_message` structures the
-        top-level object only."""
+        `llmPatch.patch`'s patches...) was taken for a message of its own, the request around
+        it failed to structure, and it was dropped unanswered. `handle_message` structures
+        the top-level object only."""
         return data
 
     def handle_message(self, message: Any):
@@ -1234,11 +1234,11 @@ def _read_reply_file(uri: str) -> str:
             f"{uri} is {len(data):,} bytes; too large to be a reply",
             data={"code": str(ErrorCode.CONTENT_TOO_LARGE)},
         )
-    from lsp_server.cli import NotText, decode_reply  # the CLI's rule: UTF-8 or refused
+    from lsp_server.reply import decode_reply  # the CLI's rule: UTF-8 or refused
 
     try:
         text = decode_reply(data, uri)  # first, so a UTF-16 reply is named as such
-    except NotText as err:
+    except PlacementError as err:
         raise RequestFailed(err.failure.message, data=err.failure.to_json()) from None
     if b"\x00" in data[:8192]:
         raise RequestFailed(f"{uri} looks binary", data={"code": str(ErrorCode.BINARY_FILE)})

@@ -12,7 +12,7 @@ import bisect
 import dataclasses
 from collections.abc import Callable, Iterable
 
-from lsp_server.model import EditBlock, ErrorCode, Failure, ParsedReply
+from lsp_server.model import EditBlock, ErrorCode, Failure, ParsedReply, PlacementError
 from lsp_server.reply import (
     apply_patch,
     edit_protocol,
@@ -36,6 +36,39 @@ FINDERS: tuple[Finder, ...] = (
     unified_diff.find_blocks,
     whole_file.find_blocks,
 )
+
+
+# longest first: a UTF-32-LE mark begins with the UTF-16-LE one
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32-LE"),
+    (b"\x00\x00\xfe\xff", "UTF-32-BE"),
+    (b"\xff\xfe", "UTF-16-LE"),
+    (b"\xfe\xff", "UTF-16-BE"),
+)
+
+
+def decode_reply(data: bytes, name: str) -> str:
+    """A reply's bytes as text: UTF-8, strictly. Anything else raises PlacementError
+    (BINARY_FILE) rather than being read with replacement characters, which would place and
+    write U+FFFD where the reply had other bytes. `name` is the file (or "stdin") to name."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        details: dict[str, object] = {"path": name, "offset": err.start}
+        why = f"invalid byte at offset {err.start}"
+        for bom, encoding in _WIDE_BOMS:
+            if data.startswith(bom):
+                why = f"it starts with a {encoding} byte-order mark"
+                details["encoding"] = encoding.lower()
+                break
+        raise PlacementError(
+            Failure(
+                ErrorCode.BINARY_FILE,
+                f"{name} is not UTF-8 text ({why}); llm-patch reads replies as UTF-8: "
+                "convert it to UTF-8 first",
+                details,
+            )
+        ) from None
 
 
 def parse_reply(text: str) -> ParsedReply:
