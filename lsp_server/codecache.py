@@ -30,6 +30,7 @@ import marshal
 import os
 import sys
 import threading
+import time
 from importlib import import_module
 from pathlib import Path
 from types import CodeType, ModuleType
@@ -154,6 +155,7 @@ class CodeCache:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             import tempfile  # only when writing: ~10 ms of imports a start need not pay
 
+            _remove_stale_temporaries(self.path.parent)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".codecache-")
             try:
                 with os.fdopen(fd, "wb") as out:
@@ -165,6 +167,17 @@ class CodeCache:
         except (OSError, ValueError):
             return False  # a read-only home or a full disk only costs the next start time
         return True
+
+
+def _remove_stale_temporaries(directory: Path, age: float = 600.0) -> None:
+    """Temporary files a server killed in the middle of a save left behind."""
+    now = time.time()
+    for leftover in directory.glob(".codecache-*"):
+        try:
+            if now - leftover.stat().st_mtime > age:
+                leftover.unlink()
+        except OSError:
+            pass
 
 
 def _load(path: Path) -> dict[bytes, bytes]:

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+
+_made: list[str] = []
 
 
 def pytest_configure(config: object) -> None:
     # servers started by the tests keep their start-up code cache (lsp_server.codecache)
     # in a folder of this session, not in the user's ~/.cache
-    os.environ.setdefault("LLM_PATCH_CODE_CACHE", tempfile.mkdtemp(prefix="llm-patch-codecache-"))
+    if "LLM_PATCH_CODE_CACHE" not in os.environ:
+        _made.append(tempfile.mkdtemp(prefix="llm-patch-codecache-"))
+        os.environ["LLM_PATCH_CODE_CACHE"] = _made[-1]
+
+
+def pytest_unconfigure(config: object) -> None:
+    for folder in _made:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -191,3 +191,16 @@ def test_the_server_imports_the_same_way_with_a_warm_cache(tmp_path: Path) -> No
             "position": {"line": 3, "character": 4},
         }
         assert result["server"] == "LlmPatchServer"
+
+
+def test_a_save_clears_what_a_killed_save_left_behind(tmp_path: Path) -> None:
+    stale = tmp_path / ".codecache-abandoned"
+    stale.write_bytes(b"half a file")
+    os.utime(stale, (0, 0))  # long ago
+    fresh = tmp_path / ".codecache-in-progress"
+    fresh.write_bytes(b"another server is writing this")
+    cache = CodeCache(tmp_path / "c.marshal")
+    cache.compile(SOURCES[0], "<gen>", "exec")
+    assert cache.save()
+    assert not stale.exists()
+    assert fresh.exists()  # too young to be abandoned
