@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -23,10 +24,21 @@ T = TypeVar("T")
 _ALL: weakref.WeakSet[TextCache] = weakref.WeakSet()
 
 
+_CLEARERS: list[Callable[[], None]] = []
+
+
+def on_clear_all(clear: Callable[[], None]) -> None:
+    """Have `clear_all` also empty a cache that is not a TextCache (parsed syntax trees)."""
+    _CLEARERS.append(clear)
+
+
 def clear_all() -> None:
-    """Empty every TextCache (benchmarks measuring a first sight; memory pressure)."""
+    """Empty every cache of derived data (benchmarks measuring a first sight; memory
+    pressure): every TextCache and whatever registered with `on_clear_all`."""
     for cache in list(_ALL):
         cache.clear()
+    for clear in _CLEARERS:
+        clear()
 
 
 class TextCache(Generic[T]):

@@ -48,6 +48,7 @@ from lsp_server.model import (
     Target,
     WarningType,
 )
+from lsp_server.resolve import cache as derived_cache
 from lsp_server.resolve import languages as L
 
 if TYPE_CHECKING:
@@ -517,6 +518,14 @@ def warm(text: str, path: str, language: str | None = None) -> None:
         _index(_parse(text, _grammar(name), path))
     except PlacementError:
         return
+
+
+@_locked
+def _forget_all() -> None:
+    _CACHE.clear()
+
+
+derived_cache.on_clear_all(_forget_all)
 
 
 @_locked
