@@ -438,3 +438,13 @@ def test_a_line_start_found_near_a_node_is_the_line_table_entry(lang: str, seed:
         table = _fresh(lang, text)
         table.line_starts()
         assert structure._line_start_byte(lazy, row) == structure._line_start_byte(table, row)
+
+
+def test_clear_all_also_drops_parsed_trees():
+    """Benchmarks' "cold" empties every cache; parsed trees must not survive it."""
+    from lsp_server.resolve import cache, structure
+
+    structure.syntax_errors("def f(:\n    pass\n", "cleared.py")
+    assert any(key[1] == "cleared.py" for key in structure._CACHE)
+    cache.clear_all()
+    assert not any(key[1] == "cleared.py" for key in structure._CACHE)

@@ -13,10 +13,10 @@ memory compare. Entries are bounded by count and by total characters.
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -24,21 +24,15 @@ T = TypeVar("T")
 _ALL: weakref.WeakSet[TextCache] = weakref.WeakSet()
 
 
-_CLEARERS: list[Callable[[], None]] = []
-
-
-def on_clear_all(clear: Callable[[], None]) -> None:
-    """Have `clear_all` also empty a cache that is not a TextCache (parsed syntax trees)."""
-    _CLEARERS.append(clear)
-
-
 def clear_all() -> None:
     """Empty every cache of derived data (benchmarks measuring a first sight; memory
-    pressure): every TextCache and whatever registered with `on_clear_all`."""
+    pressure): every TextCache, and the parsed syntax trees when the structural resolver
+    is loaded (it is imported lazily, and importing it here would undo that)."""
     for cache in list(_ALL):
         cache.clear()
-    for clear in _CLEARERS:
-        clear()
+    structure = sys.modules.get("lsp_server.resolve.structure")
+    if structure is not None:
+        structure.forget_all()
 
 
 class TextCache(Generic[T]):

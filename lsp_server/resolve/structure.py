@@ -48,7 +48,6 @@ from lsp_server.model import (
     Target,
     WarningType,
 )
-from lsp_server.resolve import cache as derived_cache
 from lsp_server.resolve import languages as L
 
 if TYPE_CHECKING:
@@ -521,11 +520,9 @@ def warm(text: str, path: str, language: str | None = None) -> None:
 
 
 @_locked
-def _forget_all() -> None:
+def forget_all() -> None:
+    """Drop every cached tree (`resolve.cache.clear_all`)."""
     _CACHE.clear()
-
-
-derived_cache.on_clear_all(_forget_all)
 
 
 @_locked
