@@ -132,10 +132,6 @@ class CodeCache:
             source = self.compile(source, "<string>", "exec")
         exec(source, globals, locals, **kw)
 
-    @property
-    def dirty(self) -> bool:
-        return bool(self._new)
-
     def save(self) -> bool:
         """Write the cache if this process compiled anything new; True when it wrote.
 

@@ -48,14 +48,13 @@ def line_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return _changed(list(a), list(b), 0, 0)
 
 
-def _common_run(a: list[str], b: list[str], from_end: bool) -> int:
-    """Length of the common leading (or trailing) run of lines, by binary search on list
-    slices: the comparisons run in C, so a 100k-line file costs microseconds."""
+def _common_tail(a: list[str], b: list[str]) -> int:
+    """Length of the common trailing run of lines, by binary search on list slices: the
+    comparisons run in C, so a 100k-line file costs microseconds."""
     lo, hi = 0, min(len(a), len(b))
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        same = a[len(a) - mid :] == b[len(b) - mid :] if from_end else a[:mid] == b[:mid]
-        if same:
+        if a[len(a) - mid :] == b[len(b) - mid :]:
             lo = mid
         else:
             hi = mid - 1
@@ -67,7 +66,7 @@ def _changed(a: list[str], b: list[str], ai: int, bj: int) -> list[Opcode]:
     if a == b:
         return []
     head = _equal_run(a, b, 0, 0)
-    tail = _common_run(a[head:], b[head:], from_end=True)
+    tail = _common_tail(a[head:], b[head:])
     a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
     a0, b0 = ai + head, bj + head
     if not a_mid:
@@ -75,20 +74,16 @@ def _changed(a: list[str], b: list[str], ai: int, bj: int) -> list[Opcode]:
     if not b_mid:
         return [("delete", a0, a0 + len(a_mid), b0, b0)]
     cells = len(a_mid) * len(b_mid)
+    anchors: list[tuple[int, int]] = []
     if cells > _SMALL_DIFF_CELLS:
         spliced = _splices(a_mid, b_mid, a0, b0)
         if spliced is not None:
             return spliced
-    anchors = _unique_anchors(a_mid, b_mid) if cells > _SMALL_DIFF_CELLS else []
+        anchors = _unique_anchors(a_mid, b_mid)
     if not anchors:
         if cells > _MAX_DIFF_CELLS:
             return [("replace", a0, a0 + len(a_mid), b0, b0 + len(b_mid))]
-        matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
-        return [
-            (t, i1 + a0, i2 + a0, j1 + b0, j2 + b0)
-            for t, i1, i2, j1, j2 in matcher.get_opcodes()
-            if t != "equal"
-        ]
+        return _small(a_mid, b_mid, a0, b0)
     out: list[Opcode] = []
     pi = pj = 0
     for i, j in [*anchors, (len(a_mid), len(b_mid))]:
@@ -186,25 +181,31 @@ def _unique_anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
         return []
     where_b = {line: j for j, line in enumerate(b) if line in unique}
     pairs = [(i, where_b[line]) for i, line in enumerate(a) if line in unique]
-    # longest increasing subsequence on j (pairs are already sorted by i)
-    tail_j: list[int] = []  # smallest j ending a chain of each length
-    tail_k: list[int] = []  # ... and the index into pairs of that end
-    prev = [-1] * len(pairs)
-    for k, (_, j) in enumerate(pairs):
-        at = bisect.bisect_left(tail_j, j)
+    # pairs are sorted by i already: the chain is the longest run increasing in j
+    return [pairs[k] for k in longest_increasing([j for _, j in pairs])]
+
+
+def longest_increasing(values: Sequence[int]) -> list[int]:
+    """Indices of a longest strictly increasing subsequence of `values`, in order
+    (patience sorting: O(n log n))."""
+    tails: list[int] = []  # smallest value ending an increasing run of each length
+    tail_at: list[int] = []  # ... and its index in `values`
+    back = [-1] * len(values)
+    for k, value in enumerate(values):
+        at = bisect.bisect_left(tails, value)
         if at:
-            prev[k] = tail_k[at - 1]
-        if at == len(tail_j):
-            tail_j.append(j)
-            tail_k.append(k)
+            back[k] = tail_at[at - 1]
+        if at == len(tails):
+            tails.append(value)
+            tail_at.append(k)
         else:
-            tail_j[at] = j
-            tail_k[at] = k
-    chain: list[tuple[int, int]] = []
-    k = tail_k[-1] if tail_k else -1
+            tails[at] = value
+            tail_at[at] = k
+    chain: list[int] = []
+    k = tail_at[-1] if tail_at else -1
     while k >= 0:
-        chain.append(pairs[k])
-        k = prev[k]
+        chain.append(k)
+        k = back[k]
     return chain[::-1]
 
 

@@ -164,3 +164,18 @@ def test_split_lsp_lines_breaks_only_where_the_lsp_does(text: str) -> None:
     reference = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", text)
     assert split_lsp_lines(text) == reference
     assert "".join(split_lsp_lines(text)) == text
+
+
+@given(st.lists(st.integers(0, 30), max_size=40))
+def test_longest_increasing_is_increasing_and_as_long_as_any(values: list[int]) -> None:
+    chain = linediff.longest_increasing(values)
+    assert chain == sorted(chain)
+    picked = [values[k] for k in chain]
+    assert all(x < y for x, y in zip(picked, picked[1:], strict=False))  # strictly
+    # the classic O(n^2) length, for comparison
+    best = [1] * len(values)
+    for k in range(len(values)):
+        for m in range(k):
+            if values[m] < values[k]:
+                best[k] = max(best[k], best[m] + 1)
+    assert len(chain) == max(best, default=0)

@@ -76,12 +76,12 @@ Texts use "\\n" line endings; the caller maps to and from the file's own.
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lsp_server.linediff import longest_increasing
 from lsp_server.model import ErrorCode, Failure, MatchKind, PlacementError
 
 # --- placeholder lines -------------------------------------------------------------------
@@ -780,25 +780,7 @@ def _longest_increasing(
     candidates: list[tuple[int, int, _Segment]],
 ) -> list[tuple[int, int, _Segment]]:
     """The longest chain of candidates increasing in both snippet and file order."""
-    tails: list[int] = []  # original index ending the best chain of each length
-    tail_at: list[int] = []  # candidate index of that chain's end
-    back: list[int] = [-1] * len(candidates)
-    for k, (_, o, _seg) in enumerate(candidates):
-        pos = bisect.bisect_left(tails, o)
-        if pos == len(tails):
-            tails.append(o)
-            tail_at.append(k)
-        else:
-            tails[pos] = o
-            tail_at[pos] = k
-        back[k] = tail_at[pos - 1] if pos else -1
-    out: list[tuple[int, int, _Segment]] = []
-    k = tail_at[-1] if tail_at else -1
-    while k >= 0:
-        out.append(candidates[k])
-        k = back[k]
-    out.reverse()
-    return out
+    return [candidates[k] for k in longest_increasing([o for _, o, _seg in candidates])]
 
 
 def _assemble(pieces: list[_Piece]) -> list[str]:
