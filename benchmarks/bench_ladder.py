@@ -82,19 +82,25 @@ def bench_case(w: Workload, case: Case, repeat: int) -> dict[str, Any]:
 
 
 def run(sizes: list[int], repeats: dict[int, int], log: Log) -> list[dict[str, Any]]:
+    """Every rung at every size. A rung's sizes are measured back to back, so the scaling
+    ratio compares two medians taken seconds apart: on a shared machine the load can
+    change by half between the start and the end of a run, and measuring all of one size
+    before the next let that drift into the ratios."""
     rows = []
-    for size in sizes:
-        for lang in LANGUAGES:
-            w = generate(lang, size)
-            for case in make_cases(w).values():
-                row = bench_case(w, case, repeats[size])
+    for lang in LANGUAGES:
+        workloads = {size: generate(lang, size) for size in sizes}
+        cases = {size: make_cases(w) for size, w in workloads.items()}
+        for rung in cases[sizes[0]]:
+            for size in sizes:
+                case = cases[size][rung]
+                row = bench_case(workloads[size], case, repeats[size])
                 rows.append(row)
                 warm, cold = row["warm"]["median_ms"], row["cold"]["median_ms"]
                 log(
                     f"ladder {lang:10} {size:>6} {case.rung:10} warm {warm:8.3f} ms"
                     f"  cold {cold:8.3f} ms  {row['outcome']}"
                 )
-    cache.clear_all()
+        cache.clear_all()
     return rows
 
 

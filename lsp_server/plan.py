@@ -382,14 +382,23 @@ def _move(state: _State, key: str, f: _File, dest: str, index: int) -> MatchKind
 
 
 def _syntax_warning(key: str, old: str, new: str) -> PlanWarning | None:
-    """SYNTAX_BROKEN when the new text has more tree-sitter errors than the old one."""
+    """SYNTAX_BROKEN when the new text has more tree-sitter errors than the old one.
+
+    The new text is parsed first (incrementally, when the open document's tree is cached
+    under `key`): when it has no errors there is nothing to compare, and the old text,
+    often a further full parse, is left alone. Otherwise the old text is parsed from the
+    new one's tree.
+    """
     from lsp_server.resolve import structure
 
-    if structure.language_for(key) is None:
+    language = structure.language_for(key)
+    if language is None:
         return None
     try:
-        before = structure.syntax_errors(old, key + "\x00old")
-        after = structure.syntax_errors(new, key)
+        after = structure.syntax_errors(new, key, language)
+        if not after:
+            return None
+        before = structure.syntax_errors(old, key + "\x00old", language, base=key)
     except PlacementError:
         return None
     if len(after) <= len(before):

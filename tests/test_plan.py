@@ -183,6 +183,17 @@ def test_syntax_broken_warning_only_when_errors_are_new(ws):
     assert plan.warnings == ()
 
 
+def test_syntax_errors_already_there_are_not_blamed_on_the_edit(tmp_path):
+    """The pre-edit text is parsed too: a file that was already broken, edited elsewhere,
+    gets no SYNTAX_BROKEN; one more error on top of those does."""
+    (tmp_path / "b.py").write_text("def f(:\n    pass\n\nx = 1\n")
+    ws = DiskWorkspace(tmp_path)
+    plan = plan_reply(reply(sr("b.py", "x = 1\n", "x = 2\n")), ws)
+    assert plan.ok and plan.warnings == ()
+    plan = plan_reply(reply(sr("b.py", "x = 1\n", "x = (2\n")), ws)
+    assert [w.type for w in plan.warnings] == [WarningType.SYNTAX_BROKEN]
+
+
 def test_structural_block_reports_result_and_read_structure(ws, tmp_path):
     from lsp_server.model import Target
 

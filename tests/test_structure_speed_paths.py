@@ -448,3 +448,86 @@ def test_clear_all_also_drops_parsed_trees():
     assert any(key[1] == "cleared.py" for key in structure._CACHE)
     cache.clear_all()
     assert not any(key[1] == "cleared.py" for key in structure._CACHE)
+
+
+# --------------------------------------------------------------------------- incremental parse
+
+
+def _nodes(tree: Any) -> list[tuple[Any, ...]]:
+    """Every node, named or not, with its byte and point span: what a fresh parse gives."""
+    out = []
+    cursor = tree.walk()
+    while True:
+        n = cursor.node
+        out.append((n.type, n.start_byte, n.end_byte, n.start_point, n.end_point, n.is_missing))
+        if cursor.goto_first_child() or cursor.goto_next_sibling():
+            continue
+        while cursor.goto_parent():
+            if cursor.goto_next_sibling():
+                break
+        else:
+            return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    lang=st.sampled_from(sorted(LANGS)),
+    seed=st.integers(0, 10**9),
+    split=st.sampled_from([0, 64, structure._SPLIT_BYTES]),
+    junk=st.booleans(),
+)
+def test_a_tree_updated_for_several_spread_edits_is_the_tree_a_fresh_parse_gives(
+    lang: str, seed: int, split: int, junk: bool
+) -> None:
+    """A reply edits a file in several places: the cached tree is edited once per changed
+    region (not one region from the first change to the last) and re-parsed. Positions of
+    every node, rows and columns included, must be those of a full parse of the new text,
+    whichever text (old or new) ends without a newline."""
+    r = random.Random(seed)
+    units = [LANGS[lang][1](r) for _ in range(r.randint(3, 30))]
+    old = "\n".join(units)
+    for _ in range(r.randint(1, 6)):
+        i = r.randrange(len(units))
+        units[i] = LANGS[lang][1](r) if r.random() < 0.6 else ""
+    new = "\n".join(units)
+    if junk:
+        new = _edit(new, r)
+    if r.random() < 0.3:
+        new = new.rstrip("\n")
+    key = f"spread_{seed}.{LANGS[lang][0]}"
+    g = _grammar(lang)
+    try:
+        with mock.patch.object(structure, "_SPLIT_BYTES", split):
+            structure._parse(old, g, key)
+            got = structure._parse(new, g, key)
+        assert _nodes(got.tree) == _nodes(g.parser.parse(new.encode()))
+    finally:
+        structure.forget(key)
+
+
+def test_the_syntax_check_parses_the_old_text_from_the_new_texts_tree() -> None:
+    """`base`: with no tree of its own, a key starts from a relative's tree and still gets
+    the errors a fresh parse finds."""
+    old = "def a():\n    return 1\n\n\ndef b(:\n    return 2\n"
+    new = old.replace("return 1", "return (1")
+    g = _grammar("python")
+    calls: list[Any] = []
+
+    class Spy:
+        def parse(self, src: bytes, tree: Any = None) -> Any:
+            calls.append(tree)
+            return real.parse(src, tree) if tree is not None else real.parse(src)
+
+    real = g.parser
+    try:
+        after = structure.syntax_errors(new, "base.py")
+        with mock.patch.object(g, "parser", Spy()):
+            before = structure.syntax_errors(old, "base.py\x00old", "python", base="base.py")
+        assert len(calls) == 1 and calls[0] is not None  # incremental, from new's tree
+        structure.forget_all()  # no tree left to share: a full parse
+        fresh = structure.syntax_errors(old, "base_fresh.py")
+        assert before == fresh and [e["line"] for e in before] == [5]
+        assert len(after) > len(before)
+    finally:
+        for key in ("base.py", "base.py\x00old", "base_fresh.py"):
+            structure.forget(key)

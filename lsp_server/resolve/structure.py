@@ -448,12 +448,37 @@ def _point(src: bytes, offset: int) -> tuple[int, int]:
     return row, offset - (src.rfind(b"\n", 0, offset) + 1)
 
 
-def _parse(text: str, grammar: _Grammar, key: str | None) -> _Parsed:
+# A changed span longer than this is split into the lines that really differ: a reply's
+# edits are spread over a file, and one span from the first to the last would make
+# tree-sitter re-parse nearly everything in between.
+_SPLIT_BYTES = 2048
+
+
+def _changed_ranges(a: bytes, b: bytes) -> list[tuple[int, int, int, int]]:
+    """Where `b` differs from `a`, in order: (a_start, a_end, b_start, b_end) byte spans."""
+    start = _common_prefix(a, b)
+    limit = min(len(a), len(b)) - start
+    suffix = _common_prefix(a[::-1][:limit], b[::-1][:limit]) if limit > 0 else 0
+    a_end, b_end = len(a) - suffix, len(b) - suffix
+    if min(a_end, b_end) - start <= _SPLIT_BYTES:
+        return [(start, a_end, start, b_end)]
+    from lsp_server.linediff import line_opcodes
+
+    a_lines, b_lines = a.splitlines(keepends=True), b.splitlines(keepends=True)
+    a_at = list(itertools.accumulate(map(len, a_lines), initial=0))
+    b_at = list(itertools.accumulate(map(len, b_lines), initial=0))
+    ops = line_opcodes(a_lines, b_lines)  # type: ignore[arg-type]  # bytes lines work alike
+    return [(a_at[i1], a_at[i2], b_at[j1], b_at[j2]) for _tag, i1, i2, j1, j2 in ops]
+
+
+def _parse(text: str, grammar: _Grammar, key: str | None, base: str | None = None) -> _Parsed:
     """Parse `text`, reusing (and incrementally updating) the cached tree for `key`.
 
     A text another key already holds (the pre-edit text `structural_warnings` checks
     under `path + "\\x00old"` was just resolved under `path`) shares that tree instead of
-    being parsed again: trees are immutable here, so sharing is safe.
+    being parsed again: trees are immutable here, so sharing is safe. When `key` has no
+    tree yet, the one cached under `base` (a close relative of `text`: the same file before
+    or after the edit) is the starting point instead of a full parse.
     """
     cache_key = (grammar.name, key or "")
     old = _CACHE.get(cache_key)
@@ -473,22 +498,29 @@ def _parse(text: str, grammar: _Grammar, key: str | None) -> _Parsed:
     )
     if twin is not None:
         return _remember(cache_key, _Parsed(grammar, key or "", text, twin.src, twin.tree))
+    if old is None and base is not None:
+        old = _CACHE.get((grammar.name, base))
     src = _encode(text)
     if old is not None:
         a = old.src
-        start = _common_prefix(a, src)
-        limit = min(len(a), len(src)) - start
-        suffix = _common_prefix(a[::-1][:limit], src[::-1][:limit]) if limit > 0 else 0
-        old_end, new_end = len(a) - suffix, len(src) - suffix
         tree = old.tree.copy()  # the old _Parsed keeps its tree intact
-        tree.edit(
-            start_byte=start,
-            old_end_byte=old_end,
-            new_end_byte=new_end,
-            start_point=_point(a, start),
-            old_end_point=_point(a, old_end),
-            new_end_point=_point(src, new_end),
-        )
+        # last region first: the earlier regions' positions are still those of `a`
+        for a_start, a_end, b_start, b_end in reversed(_changed_ranges(a, src)):
+            row, col = _point(a, a_start)
+            inserted = src[b_start:b_end]
+            lines = inserted.count(b"\n")
+            if lines:
+                end_point = (row + lines, b_end - (src.rfind(b"\n", b_start, b_end) + 1))
+            else:
+                end_point = (row, col + len(inserted))
+            tree.edit(
+                start_byte=a_start,
+                old_end_byte=a_end,
+                new_end_byte=a_start + len(inserted),
+                start_point=(row, col),
+                old_end_point=_point(a, a_end),
+                new_end_point=end_point,
+            )
         tree = grammar.parser.parse(src, tree)
     else:
         tree = grammar.parser.parse(src)
@@ -2591,12 +2623,18 @@ def list_structures(text: str, path: str, language: str | None = None) -> list[d
 
 
 @_locked
-def syntax_errors(text: str, path: str, language: str | None = None) -> list[dict[str, Any]]:
-    """Syntax errors tree-sitter finds: 1-based line and column, and what is wrong."""
+def syntax_errors(
+    text: str, path: str, language: str | None = None, base: str | None = None
+) -> list[dict[str, Any]]:
+    """Syntax errors tree-sitter finds: 1-based line and column, and what is wrong.
+
+    `path` is also the key the tree is cached under; `base` names a cached tree of a
+    similar text to parse incrementally from (see `_parse`).
+    """
     name = language_for(path, language)
     if name is None:
         return []
-    p = _parse(text.replace("\r\n", "\n"), _grammar(name), path)
+    p = _parse(text.replace("\r\n", "\n"), _grammar(name), path, base)
     out = []
     for node in _error_nodes(p):
         out.append(
