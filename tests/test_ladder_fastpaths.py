@@ -341,8 +341,41 @@ def test_lookups_without_the_line_table_agree_with_it(lines, old):
         assert list(cold.lines_equal_to("strip", key)) == expected
         assert cold.count_equal_to("strip", key) == len(expected)
     assert "strip" not in cold._maps  # answered without building the table
+    assert cold.distinct("strip") == indexed.distinct("strip") == list(dict.fromkeys(table))
     if len(lines) >= len(old):
         assert ladder._window_starts(LineIndex(lines), old) == ladder._window_starts(indexed, old)
+
+
+# lines much alike (more than 8 different ones score over 50 against each other), repeated
+NEAR = [f"{'    ' * (i % 3)}total_{i % 4} = compute(x{i % 5}, {i})" for i in range(16)] + ["}", ""]
+NEAR_OLD = [f"total_{i} = compute(y{i}, {i * 3})" for i in range(6)] + ["tot = comp()", "zzz"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(NEAR), min_size=1, max_size=60),
+       st.lists(st.sampled_from(NEAR_OLD), min_size=1, max_size=4))
+def test_windows_near_the_closest_texts_when_no_line_is_shared(lines, old):
+    """No line of the block is in the file: the windows proposed are those around every
+    line whose text is one of the 8 closest different texts (by `fuzz.ratio`, at least 50)
+    to the block's longest line; repeated lines count once among the 8."""
+    keys = [x.strip() for x in old]
+    if len(lines) < len(old) or any(
+        len(k) > 2 and k in {x.strip() for x in lines} for k in keys
+    ):
+        return
+    longest = max(range(len(old)), key=lambda j: len(keys[j]))
+    distinct = list(dict.fromkeys(x.strip() for x in lines))
+    scored = sorted(
+        ((fuzz.ratio(keys[longest], t), i) for i, t in enumerate(distinct)),
+        key=lambda t: (-t[0], t[1]),
+    )
+    closest = {distinct[i] for sc, i in scored[:8] if sc >= 50} if keys[longest] else set()
+    expected = {
+        p - longest
+        for p, x in enumerate(lines)
+        if x.strip() in closest and 0 <= p - longest <= len(lines) - len(old)
+    }
+    assert ladder._window_starts(LineIndex(lines), old) == expected
 
 
 def _undominated_reference(starts, old, stripped):

@@ -525,22 +525,28 @@ def _single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> HunksRes
     if not found:
         return None
     first, n = found[0], len(old_lines)
-    total = text.count("\n") + (0 if text.endswith("\n") else 1)
-    start = text.count("\n", 0, first)
-    if start + n > total:
+    # what follows the match decides whether it reaches the end of the file, without
+    # counting the lines of the whole file: nothing (its unterminated last line), or only
+    # the last line's "\n". An empty last old line with nothing after would be a line the
+    # file does not have (its text ends with "\n").
+    rest = size - (first + width)
+    if rest == 0 and not old_lines[-1]:
         return None
-    end = first + width + (1 if first + width < size else 0)  # with the last line's newline
+    to_eof = rest <= 1
+    start = text.count("\n", 0, first)
+    end = first + width + (1 if rest else 0)  # with the last line's newline
     new_lines = text_lines(new)
     region = [line + "\n" for line in new_lines]
-    if region and start + n == total:  # the hunk reaches the end of the file
+    if region and to_eof:  # the hunk reaches the end of the file
         final = _final_newline(hunk, new)
         keep = text.endswith("\n") if final is None else final
         region[-1] = new_lines[-1] + ("\n" if keep else "")
-    head = text[:first]
-    if not region and start + n == total and first and not text.endswith("\n"):
+    head = first
+    if not region and to_eof and first and not text.endswith("\n"):
         if hunk.old.endswith("\n"):  # as in apply_hunks: the file keeps no final newline
-            head = head[:-1]
-    out = head + "".join(region) + text[end:]
+            head -= 1
+    # one join: `a + b + c` would copy the head of a large file twice
+    out = "".join([text[:head], *region, text[end:]])
     placement = Placement(start, start + n, MatchKind.EXACT, 1.0, start + len(region))
     return HunksResult(out, (placement,), MatchKind.EXACT, 1.0, False)
 

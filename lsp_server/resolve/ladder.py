@@ -115,6 +115,17 @@ class LineIndex:
             counts = self._counts[how] = Counter(self.normalised(how))
         return counts.get(key, 0)
 
+    def distinct(self, how: str) -> list[str]:
+        """Each different line under `how` once, in order of first appearance (the keys of
+        the table or of the `Counter`: both are built in that order). Code repeats itself,
+        a tenth to a half of a file's lines are different, and scoring every line
+        against a query scores each repeated one again."""
+        table = self._maps.get(how)
+        if table is None:
+            self.count_equal_to(how, "")
+            return list(self._counts[how])
+        return list(table)
+
     def lines_equal_to(self, how: str, key: str) -> Sequence[int]:
         """Line numbers whose text under `how` is `key`, ascending: `positions(how)[key]`
         without the table when there is none yet. Each key costs one C-level pass over the
@@ -500,10 +511,11 @@ def _window_starts(index: LineIndex, old: Sequence[str]) -> set[int]:
             query = keys[longest][:_MAX_QUERY_CHARS]  # only proposes windows; scored in full
             _rapidfuzz()
             for text, _, _ in process.extract(
-                query, index.stripped, scorer=fuzz.ratio, limit=8, score_cutoff=50
+                query, index.distinct("strip"), scorer=fuzz.ratio, limit=8, score_cutoff=50
             ):
-                # every line with that text, not just the first 8: look-alike windows cut
-                # off by the limit would let one of many equal places pass for unique
+                # the 8 closest different texts, and every line with each: look-alike
+                # windows cut off by the limit would let one of many equal places pass for
+                # unique
                 for p in index.lines_equal_to("strip", text):
                     s = p - longest
                     if 0 <= s <= total - n:
