@@ -53,7 +53,9 @@ def _warm(lines: list[str], old: list[str], index: LineIndex) -> Any:
         return err
 
 
-def bench_case(w: Workload, case: Case, repeat: int) -> dict[str, Any]:
+def bench_case(w: Workload, case: Case, repeat: int, budget_ms: float = 0.0) -> dict[str, Any]:
+    """`budget_ms`: fast cases are sampled until their calls add up to this (at most ten
+    times `repeat`), so a sub-millisecond median rests on dozens of calls, not nine."""
     text, lines = w.text, list(w.lines)
     hunk = Hunk(case.old, case.new)
     old = text_lines(case.old)
@@ -62,10 +64,10 @@ def bench_case(w: Workload, case: Case, repeat: int) -> dict[str, Any]:
     # and use the line table (see LineIndex); prime past that so every sample is alike
     for _ in range(ladder._SEARCHES + 2):
         first = _warm(lines, old, index)
-    warm = sample(lambda: _warm(lines, old, index), repeat)
+    warm = sample(lambda: _warm(lines, old, index), repeat, budget_ms=budget_ms)
     cache.clear_all()
     result = _cold(text, hunk)
-    cold = sample(lambda: _cold(text, hunk), repeat, setup=cache.clear_all)
+    cold = sample(lambda: _cold(text, hunk), repeat, setup=cache.clear_all, budget_ms=budget_ms)
     outcome, correct = outcome_of(w, case, result)
     kind = None if isinstance(first, PlacementError) else str(first.kind)
     return {
@@ -81,7 +83,9 @@ def bench_case(w: Workload, case: Case, repeat: int) -> dict[str, Any]:
     }
 
 
-def run(sizes: list[int], repeats: dict[int, int], log: Log) -> list[dict[str, Any]]:
+def run(
+    sizes: list[int], repeats: dict[int, int], log: Log, budget_ms: float = 0.0
+) -> list[dict[str, Any]]:
     """Every rung at every size. A rung's sizes are measured back to back, so the scaling
     ratio compares two medians taken seconds apart: on a shared machine the load can
     change by half between the start and the end of a run, and measuring all of one size
@@ -93,7 +97,7 @@ def run(sizes: list[int], repeats: dict[int, int], log: Log) -> list[dict[str, A
         for rung in cases[sizes[0]]:
             for size in sizes:
                 case = cases[size][rung]
-                row = bench_case(workloads[size], case, repeats[size])
+                row = bench_case(workloads[size], case, repeats[size], budget_ms)
                 rows.append(row)
                 warm, cold = row["warm"]["median_ms"], row["cold"]["median_ms"]
                 log(
@@ -142,7 +146,9 @@ def reference_scaling(repeat: int = 15) -> dict[str, Any]:
     times = {}
     for size in (10_000, 100_000):
         text = generate("go", size).text
-        times[size] = summary(sample(lambda text=text: text.splitlines(True), repeat))
+        times[size] = summary(
+            sample(lambda text=text: text.splitlines(True), repeat, budget_ms=150.0)
+        )
     return {
         "operation": "str.splitlines(keepends=True)",
         "ms_10k": times[10_000]["median_ms"],

@@ -40,6 +40,7 @@ FULL: dict[str, Any] = {
     "lsp_docs": 50,
     "settle": 1.0,
     "lsp_reuse": False,
+    "budget_ms": 150.0,
 }
 QUICK: dict[str, Any] = {
     "sizes": [1_000],
@@ -56,6 +57,7 @@ QUICK: dict[str, Any] = {
     "lsp_docs": 3,
     "settle": 0.2,
     "lsp_reuse": True,
+    "budget_ms": 0.0,
 }
 
 
@@ -99,7 +101,7 @@ def run(quick: bool, sections: list[str], log=print) -> dict[str, Any]:
     if "ladder" in sections:
         from benchmarks import bench_ladder
 
-        results["ladder"] = bench_ladder.run(cfg["sizes"], cfg["repeats"], log)
+        results["ladder"] = bench_ladder.run(cfg["sizes"], cfg["repeats"], log, cfg["budget_ms"])
         results["scaling"] = bench_ladder.scaling(results["ladder"])
         results["scaling_overall"] = bench_ladder.overall_scaling(results["ladder"])
         results["scaling_reference"] = bench_ladder.reference_scaling()
