@@ -48,6 +48,18 @@ def line_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return _changed(list(a), list(b), 0, 0)
 
 
+def local_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode] | None:
+    """The changed regions when `b` is `a` with local splices (each back in step with `a`
+    within a few dozen lines), else None: a rewrite, which `line_opcodes` would diff in
+    depth. Work is proportional to the number of splices, never quadratic."""
+    a, b = list(a), list(b)
+    if a == b:
+        return []
+    head = _equal_run(a, b, 0, 0)
+    tail = _common_tail(a[head:], b[head:])
+    return _splices(a[head : len(a) - tail], b[head : len(b) - tail], head, head)
+
+
 def _common_tail(a: list[str], b: list[str]) -> int:
     """Length of the common trailing run of lines, by binary search on list slices: the
     comparisons run in C, so a 100k-line file costs microseconds."""

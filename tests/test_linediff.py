@@ -76,6 +76,20 @@ def test_a_rewrite_falls_back_from_the_splice_walk() -> None:
     b = [f"new {i}\n" for i in range(400)]
     assert linediff._splices(a, b, 0, 0) is None
     assert _apply_ops(a, b, line_opcodes(a, b)) == b
+    assert linediff.local_opcodes(a, b) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(spliced(max_size=600))
+def test_local_opcodes_are_the_splices_or_nothing(pair) -> None:
+    """What the syntax trees' incremental re-parse uses: ordered opcodes that turn old into
+    new, found by the splice walk alone; a few short splices are always found."""
+    a, b = pair
+    ops = linediff.local_opcodes(a, b)
+    assert ops is not None  # at most five splices of a few lines each
+    assert _apply_ops(a, b, ops) == b
+    assert all(op[0] != "equal" for op in ops)
+    assert (ops == []) == (a == b)
 
 
 def _rebuild(lines: list[str], a: list[str], b: list[str]) -> tuple[list[str], list[str]]:

@@ -460,14 +460,17 @@ def _changed_ranges(a: bytes, b: bytes) -> list[tuple[int, int, int, int]]:
     limit = min(len(a), len(b)) - start
     suffix = _common_prefix(a[::-1][:limit], b[::-1][:limit]) if limit > 0 else 0
     a_end, b_end = len(a) - suffix, len(b) - suffix
+    whole = [(start, a_end, start, b_end)]
     if min(a_end, b_end) - start <= _SPLIT_BYTES:
-        return [(start, a_end, start, b_end)]
-    from lsp_server.linediff import line_opcodes
+        return whole
+    from lsp_server.linediff import local_opcodes
 
     a_lines, b_lines = a.splitlines(keepends=True), b.splitlines(keepends=True)
+    ops = local_opcodes(a_lines, b_lines)  # type: ignore[arg-type]  # bytes lines work alike
+    if ops is None:  # a rewrite: tree-sitter gains little from a finer split
+        return whole
     a_at = list(itertools.accumulate(map(len, a_lines), initial=0))
     b_at = list(itertools.accumulate(map(len, b_lines), initial=0))
-    ops = line_opcodes(a_lines, b_lines)  # type: ignore[arg-type]  # bytes lines work alike
     return [(a_at[i1], a_at[i2], b_at[j1], b_at[j2]) for _tag, i1, i2, j1, j2 in ops]
 
 
