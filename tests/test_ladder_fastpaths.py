@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
-from lsp_server.model import Hunk, MatchKind, PlacementError
+from lsp_server.model import Hunk, HunkKind, MatchKind, PlacementError
 from lsp_server.resolve import cache, hunks, ladder
 from lsp_server.resolve.indent import infer_shift
 from lsp_server.resolve.ladder import LineIndex, locate
@@ -415,3 +415,84 @@ def test_look_alike_pruning_keeps_exactly_the_undominated_windows(windows, block
     assert ladder._undominated(starts, old, stripped) == _undominated_reference(
         starts, old, stripped
     )
+
+
+# --------------------------------------------------------------------------- implied lines
+
+_SPLICE_LINES = ["q\n", "  s\n", "\n", "a\rb\n", "r\r\n", "t", "u\r"]
+
+
+def _built(ft: hunks.FileText) -> hunks.FileText:
+    """The same file text with its line list built (the path every text took before)."""
+    twin = hunks.FileText(list(ft.lines), ft.eol, None, list(ft.contents))
+    assert twin._lines is not None
+    return twin
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts_st.filter(lambda t: "\r" not in t), st.data())
+def test_lines_implied_by_contents_splice_like_a_line_list(text, data):
+    """A "\\n"-only text keeps no line list until something needs one: splices, slices,
+    the last line and the joined text must be what a built line list gives, whether the
+    new lines keep that possible (plain "\\n" endings) or not ("\\r\\n", an unterminated
+    line that does not end the file)."""
+    ft = hunks.FileText.of(text)
+    assert ft._lines is None
+    twin = _built(hunks.FileText.of(text))
+    for _ in range(4):
+        n = ft.size
+        assert n == twin.size == len(twin.lines)
+        start = data.draw(st.integers(0, n))
+        end = data.draw(st.integers(start, n))
+        new = data.draw(st.lists(st.sampled_from(_SPLICE_LINES), max_size=3))
+        ft.splice(start, end, new)
+        twin.splice(start, end, new)
+        assert ft.text() == twin.text()
+        assert ft.contents == twin.contents
+        a = data.draw(st.integers(0, ft.size))
+        b = data.draw(st.integers(a, ft.size))
+        assert ft.line_slice(a, b) == twin.lines[a:b]
+        if ft.size:
+            assert ft.last_line() == twin.lines[-1]
+    assert ft.lines == twin.lines
+
+
+_KINDS = [HunkKind.REPLACE] * 4 + [
+    HunkKind.APPEND_EOF, HunkKind.PREPEND_BOF, HunkKind.OVERWRITE, HunkKind.INSERT_AT_LINE,
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(file_and_block(), st.data())
+def test_placing_hunks_without_a_line_list_gives_what_a_line_list_gives(data, draw):
+    """`apply_hunks` on a "\\n"-only text against the same with every line list built up
+    front, for replacements (every rung), positional hunks and several hunks in a row, with
+    and without a final newline; the text-level exact path is off, so the line path runs."""
+    lines, old = data
+    text = "".join(x + "\n" for x in lines)
+    if text and draw.draw(st.booleans()):
+        text = text[:-1]
+    blocks = []
+    for _ in range(draw.draw(st.integers(1, 3))):
+        kind = draw.draw(st.sampled_from(_KINDS))
+        new = draw.draw(st.sampled_from(["", "NEW\n", "x\ny", "  a\n\n"]))
+        hint = draw.draw(st.integers(0, len(lines))) if kind is HunkKind.INSERT_AT_LINE else None
+        anchor = "".join(x + "\n" for x in old) if kind is HunkKind.REPLACE else ""
+        if anchor and draw.draw(st.booleans()):
+            anchor = anchor[:-1]
+        blocks.append(Hunk(anchor, new, kind=kind, line_hint=hint))
+    ordered = draw.draw(st.booleans())
+
+    def outcome():
+        cache.clear_all()
+        try:
+            r = hunks.apply_hunks(text, blocks, ordered=ordered)
+            return r.text, r.placements, r.match, r.already_applied
+        except PlacementError as err:
+            return str(err.failure.code), err.failure.details.get("hunk")
+
+    with patch.object(hunks, "_single_exact", lambda *_: None):
+        implied = outcome()
+        real_of = hunks.FileText.of.__func__
+        with patch.object(hunks.FileText, "of", classmethod(lambda c, t: _built(real_of(c, t)))):
+            assert outcome() == implied

@@ -107,9 +107,13 @@ def _index_for(text: str, contents: list[str]) -> LineIndex:
 
 @dataclass(frozen=True)
 class _Prepared:
-    """What `FileText.of` derives from a text; shared through `_PREPARED`, never mutated."""
+    """What `FileText.of` derives from a text; shared through `_PREPARED`, never mutated.
 
-    lines: list[str]
+    `lines` is None for a text without "\r": its lines are then its contents each with "\n"
+    (the last one without, when the text does not end in "\n"), and are only built if a
+    rare path asks for them (see `FileText`)."""
+
+    lines: list[str] | None
     contents: list[str]
     eol: str
     index: LineIndex
@@ -123,7 +127,8 @@ def _prepare(text: str) -> _Prepared:
     prepared = _PREPARED.get(text)
     if prepared is None:
         contents = _contents_of(text)
-        prepared = _Prepared(split_lines(text), contents, _eol_of(text), _index_for(text, contents))
+        lines = split_lines(text) if "\r" in text else None
+        prepared = _Prepared(lines, contents, _eol_of(text), _index_for(text, contents))
         _PREPARED.put(text, prepared)
     return prepared
 
@@ -133,7 +138,8 @@ def _remember(text: str, ft: FileText) -> None:
     A text already known keeps its entry: its index may have tables built already."""
     if _PREPARED.get(text) is None:
         contents = ft.contents
-        prepared = _Prepared(ft.lines, contents, _eol_of(text), _index_for(text, contents))
+        lines = ft.lines if "\r" in text else None
+        prepared = _Prepared(lines, contents, _eol_of(text), _index_for(text, contents))
         _PREPARED.put(text, prepared)
 
 
@@ -143,17 +149,50 @@ class FileText:
 
     `contents` (the lines without endings) follow every splice; the `index` is dropped by
     a splice and rebuilt lazily from them.
+
+    The lines with their endings are only kept when some line does not end in a plain
+    "\n" (`_lines`); otherwise they are implied by the contents and `_terminated` (whether
+    the last line ends in "\n"), and the usual path (find the block, splice, join) never
+    builds them: splitting a 100,000-line file into a second list of lines costs more than
+    placing a block in it. Anything that asks for `lines` gets them built, once.
     """
 
-    lines: list[str]
+    _lines: list[str] | None
     eol: str
     _index: LineIndex | None = field(default=None, repr=False)
     _contents: list[str] | None = field(default=None, repr=False)
+    _terminated: bool = True
 
     @classmethod
     def of(cls, text: str) -> FileText:
         p = _prepare(text)
-        return cls(list(p.lines), p.eol, p.index, list(p.contents))
+        lines = None if p.lines is None else list(p.lines)
+        return cls(lines, p.eol, p.index, list(p.contents), text.endswith("\n") or not text)
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.line_slice(0, len(self.contents))
+        return self._lines
+
+    @property
+    def size(self) -> int:
+        """How many lines."""
+        return len(self._lines) if self._lines is not None else len(self.contents)
+
+    def line_slice(self, start: int, end: int) -> list[str]:
+        """`lines[start:end]`, without building every line."""
+        if self._lines is not None:
+            return self._lines[start:end]
+        contents = self.contents
+        out = [c + "\n" for c in contents[start:end]]
+        if out and not self._terminated and min(end, len(contents)) == len(contents):
+            out[-1] = contents[-1]
+        return out
+
+    def last_line(self) -> str:
+        """`lines[-1]` of a non-empty file."""
+        return self.line_slice(self.size - 1, self.size)[0]
 
     @property
     def contents(self) -> list[str]:
@@ -168,13 +207,43 @@ class FileText:
         return self._index
 
     def text(self) -> str:
-        return "".join(self.lines)
+        if self._lines is not None:
+            return "".join(self._lines)
+        contents = self.contents
+        if contents and self._terminated:
+            return "\n".join([*contents, ""])  # one join: `+ "\n"` would copy it all again
+        return "\n".join(contents)
 
     def splice(self, start: int, end: int, new: list[str]) -> None:
-        self.lines[start:end] = new
         self._index = None
-        if self._contents is not None:
-            self._contents[start:end] = [content(line) for line in new]
+        if self._lines is None and not self._implied(start, end, new):
+            self._lines = self.line_slice(0, len(self.contents))  # from here on, a real list
+        if self._lines is not None:
+            self._lines[start:end] = new
+            if self._contents is not None:
+                self._contents[start:end] = [content(line) for line in new]
+            return
+        at_end = end >= len(self.contents)
+        self.contents[start:end] = [content(line) for line in new]
+        if at_end and new:
+            self._terminated = new[-1].endswith("\n")
+        elif at_end and end > start:  # the last lines went: the one now last was not last
+            self._terminated = True  # before, so it ends in "\n"
+
+    def _implied(self, start: int, end: int, new: list[str]) -> bool:
+        """Whether lines implied by contents can stand for `new` spliced at start:end: every
+        line ends in a plain "\n", except a last one that becomes the file's last line."""
+        last = len(new) - 1
+        at_end = end >= len(self.contents)
+        if new and self.contents and not self._terminated and start >= len(self.contents):
+            return False  # the unterminated last line would no longer be last
+        for i, line in enumerate(new):
+            if line.endswith("\n") and not line.endswith("\r\n"):
+                continue
+            if i == last and at_end and not line.endswith("\n"):
+                continue
+            return False
+        return True
 
 
 @dataclass(frozen=True)
@@ -231,7 +300,7 @@ def _region(
     ft: FileText, start: int, end: int, new_lines: list[str], final_newline: bool | None
 ) -> list[str]:
     """Replacement lines with endings: unchanged lines keep theirs, new ones get the file's."""
-    old = ft.lines[start:end]
+    old = ft.line_slice(start, end)
     out = [line + ft.eol for line in new_lines]
     if old and new_lines:
         old_c = ft.contents[start:end]
@@ -255,12 +324,15 @@ def _region(
     if old and new_lines and not ending(old[-1]):
         # the file's unterminated last line, kept but no longer last, needs an ending
         out[:-1] = [x if ending(x) else x + ft.eol for x in out[:-1]]
-    at_eof = end == len(ft.lines)
+    at_eof = end == ft.size
     if out and at_eof:
-        last_has_newline = bool(ending(old[-1])) if old else bool(ft.lines and ending(ft.lines[-1]))
+        if old:
+            last_has_newline = bool(ending(old[-1]))
+        else:
+            last_has_newline = bool(ft.size and ending(ft.last_line()))
         if final_newline is not None:
             last_has_newline = final_newline
-        elif not ft.lines:
+        elif not ft.size:
             last_has_newline = True
         out[-1] = content(out[-1]) + (ft.eol if last_has_newline else "")
     return out
@@ -270,7 +342,7 @@ def rebuild(old: str, new_lf: str) -> str:
     """A whole new "\\n" text laid over an old one: unchanged lines keep their own endings."""
     ft = FileText.of(old)
     final_newline = new_lf.endswith("\n") if new_lf else None
-    region = _region(ft, 0, len(ft.lines), text_lines(new_lf), final_newline)
+    region = _region(ft, 0, ft.size, text_lines(new_lf), final_newline)
     return "".join(region)
 
 
@@ -456,8 +528,8 @@ def apply_hunks(
             not region
             and not inline
             and 0 < match.start
-            and match.end == len(ft.lines)
-            and not ending(ft.lines[-1])
+            and match.end == ft.size
+            and not ending(ft.last_line())
             and hunk.old.endswith("\n")
         ):
             # the last lines of a file without a final newline go: the line that is last
