@@ -14,8 +14,6 @@ file; a block that must be refused has to fail with the expected error code.
 
 from __future__ import annotations
 
-import gc
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -55,94 +53,55 @@ def _warm(lines: list[str], old: list[str], index: LineIndex) -> Any:
         return err
 
 
-class _Prepared:
-    """One case at one size, ready to be timed: the warm index primed, the answer checked."""
-
-    def __init__(self, w: Workload, case: Case):
-        self.w, self.case = w, case
-        self.text, self.lines = w.text, list(w.lines)
-        self.hunk = Hunk(case.old, case.new)
-        self.old = text_lines(case.old)
-        self.index = LineIndex(self.lines)
-        # steady state: the first lookups under a normalisation scan the text, later ones
-        # build and use the line table (see LineIndex); prime past that so samples are alike
-        for _ in range(ladder._SEARCHES + 2):
-            self.first = self.warm()
-        cache.clear_all()
-        self.result = self.cold()
-
-    def warm(self) -> Any:
-        return _warm(self.lines, self.old, self.index)
-
-    def cold(self) -> str | PlacementError:
-        return _cold(self.text, self.hunk)
-
-    def row(self, warm: list[float], cold: list[float]) -> dict[str, Any]:
-        outcome, correct = outcome_of(self.w, self.case, self.result)
-        first = self.first
-        return {
-            "language": self.w.language,
-            "lines": len(self.w.lines),
-            "rung": self.case.rung,
-            "note": self.case.note,
-            "outcome": outcome,
-            "match": None if isinstance(first, PlacementError) else str(first.kind),
-            "correct": correct,
-            "warm": summary(warm),
-            "cold": summary(cold),
-        }
-
-
-def bench_rung(
-    prepared: dict[int, _Prepared], repeats: dict[int, int], budget_ms: float = 0.0
-) -> list[dict[str, Any]]:
-    """One rung at every size, the sizes' samples interleaved (10k, 100k, 10k, 100k, ...):
-    the scaling ratio divides two medians, and on a shared machine the load moves by half
-    within a minute, which measuring one size after the other let into the ratio.
-
-    Each series takes at least its size's repeat count and, when `budget_ms` is set, goes
-    on (up to ten times that count) until its calls add up to the budget, so a cheap case's
-    median rests on dozens of calls rather than nine."""
-    series = {(size, mode): [] for size in prepared for mode in ("warm", "cold")}
-    spent = dict.fromkeys(series, 0.0)
-
-    def wanted(key: tuple[int, str]) -> bool:
-        n, r = len(series[key]), repeats[key[0]]
-        return n < r or (spent[key] < budget_ms and n < 10 * r)
-
-    gc.collect()
-    while any(wanted(key) for key in series):
-        for key in series:
-            if not wanted(key):
-                continue
-            size, mode = key
-            p = prepared[size]
-            call = p.warm if mode == "warm" else p.cold
-            if mode == "cold":
-                cache.clear_all()
-            t0 = time.perf_counter()
-            call()
-            ms = (time.perf_counter() - t0) * 1000.0
-            series[key].append(ms)
-            spent[key] += ms
-    return [p.row(series[(size, "warm")], series[(size, "cold")]) for size, p in prepared.items()]
+def bench_case(w: Workload, case: Case, repeat: int, budget_ms: float = 0.0) -> dict[str, Any]:
+    """`budget_ms`: fast cases are sampled until their calls add up to this (at most ten
+    times `repeat`), so a sub-millisecond median rests on dozens of calls, not nine."""
+    text, lines = w.text, list(w.lines)
+    hunk = Hunk(case.old, case.new)
+    old = text_lines(case.old)
+    index = LineIndex(lines)
+    # steady state: the first lookups under a normalisation scan the text, later ones build
+    # and use the line table (see LineIndex); prime past that so every sample is alike
+    for _ in range(ladder._SEARCHES + 2):
+        first = _warm(lines, old, index)
+    warm = sample(lambda: _warm(lines, old, index), repeat, budget_ms=budget_ms)
+    cache.clear_all()
+    result = _cold(text, hunk)
+    cold = sample(lambda: _cold(text, hunk), repeat, setup=cache.clear_all, budget_ms=budget_ms)
+    outcome, correct = outcome_of(w, case, result)
+    kind = None if isinstance(first, PlacementError) else str(first.kind)
+    return {
+        "language": w.language,
+        "lines": len(w.lines),
+        "rung": case.rung,
+        "note": case.note,
+        "outcome": outcome,
+        "match": kind,
+        "correct": correct,
+        "warm": summary(warm),
+        "cold": summary(cold),
+    }
 
 
 def run(
     sizes: list[int], repeats: dict[int, int], log: Log, budget_ms: float = 0.0
 ) -> list[dict[str, Any]]:
-    """Every rung at every size (see `bench_rung` for how sizes are sampled)."""
+    """Every rung at every size. A rung's sizes are measured back to back, so the scaling
+    ratio compares two medians taken seconds apart: on a shared machine the load can
+    change by half between the start and the end of a run, and measuring all of one size
+    before the next let that drift into the ratios."""
     rows = []
     for lang in LANGUAGES:
         workloads = {size: generate(lang, size) for size in sizes}
         cases = {size: make_cases(w) for size, w in workloads.items()}
         for rung in cases[sizes[0]]:
-            prepared = {size: _Prepared(workloads[size], cases[size][rung]) for size in sizes}
-            for row in bench_rung(prepared, repeats, budget_ms):
+            for size in sizes:
+                case = cases[size][rung]
+                row = bench_case(workloads[size], case, repeats[size], budget_ms)
                 rows.append(row)
                 warm, cold = row["warm"]["median_ms"], row["cold"]["median_ms"]
                 log(
-                    f"ladder {lang:10} {row['lines']:>6} {rung:10} warm {warm:8.3f} ms"
+                    f"ladder {lang:10} {size:>6} {case.rung:10} warm {warm:8.3f} ms"
                     f"  cold {cold:8.3f} ms  {row['outcome']}"
                 )
         cache.clear_all()
