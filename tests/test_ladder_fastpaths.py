@@ -342,6 +342,12 @@ def test_lookups_without_the_line_table_agree_with_it(lines, old):
         assert cold.count_equal_to("strip", key) == len(expected)
     assert "strip" not in cold._maps  # answered without building the table
     assert cold.distinct("strip") == indexed.distinct("strip") == list(dict.fromkeys(table))
+    fetched = LineIndex(lines)  # several keys found in one pass, then asked one by one
+    keys = sorted({x.strip() for x in old + lines})
+    fetched.prefetch("strip", keys[::2])
+    for key in keys:
+        assert list(fetched.lines_equal_to("strip", key)) == table.get(key, [])
+    assert "strip" not in fetched._maps
     if len(lines) >= len(old):
         assert ladder._window_starts(LineIndex(lines), old) == ladder._window_starts(indexed, old)
 
