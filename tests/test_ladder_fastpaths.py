@@ -502,3 +502,50 @@ def test_placing_hunks_without_a_line_list_gives_what_a_line_list_gives(data, dr
         real_of = hunks.FileText.of.__func__
         with patch.object(hunks.FileText, "of", classmethod(lambda c, t: _built(real_of(c, t)))):
             assert outcome() == implied
+
+
+_WORDS = ["pass", "q", "", "  x", "a"]
+
+
+@st.composite
+def _file_and_hunk(draw, lines=None):
+    if lines is None:
+        lines = draw(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=5))
+        eol = draw(st.sampled_from(["\n", "\r\n"]))
+        text = eol.join(lines) + (eol if draw(st.booleans()) else "")
+    else:
+        text = None
+    i = draw(st.integers(0, len(lines) - 1))
+    old = lines[i : draw(st.integers(i + 1, min(len(lines), i + 3)))]
+    if draw(st.booleans()):
+        old = ["  " + x if x.strip() else x for x in old]
+    new = draw(st.lists(st.sampled_from(_WORDS), max_size=3))
+    return text, Hunk("".join(x + "\n" for x in old), "".join(x + "\n" for x in new))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_file_and_hunk(), st.data())
+def test_a_result_kept_for_the_next_block_places_it_like_a_fresh_read(first, data):
+    """The text a block produced is kept (lines, index) for the file's next block. That
+    next block must land exactly where it lands on the same text read afresh, also after
+    a block whose new text ends in a blank line went to the end of a file without a final
+    newline (a line with nothing in it, which a fresh read does not see)."""
+    text, h1 = first
+
+    def place(t, h):
+        try:
+            r = hunks.apply_hunks(t, [h])
+            return r.text, r.placements
+        except PlacementError as err:
+            return str(err.failure.code)
+
+    cache.clear_all()
+    done = place(text, h1)
+    if isinstance(done, str):
+        return
+    after = done[0]
+    lines = after.replace("\r\n", "\n").split("\n")
+    _, h2 = data.draw(_file_and_hunk(lines))
+    kept = place(after, h2)
+    cache.clear_all()
+    assert kept == place(after, h2)

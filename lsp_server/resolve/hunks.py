@@ -135,7 +135,14 @@ def _prepare(text: str) -> _Prepared:
 
 def _remember(text: str, ft: FileText) -> None:
     """Keep a result's lines for the next block on the same file (ft is not used after).
-    A text already known keeps its entry: its index may have tables built already."""
+    A text already known keeps its entry: its index may have tables built already.
+
+    Not when the lines end in an empty line without an ending (a block whose new text ends
+    in a blank line, put at the end of a file without a final newline): that line holds no
+    text, so `text` read afresh has one line fewer, and a cached entry would place the next
+    block differently from a fresh read of the same text."""
+    if ft.ends_in_empty_line():
+        return
     if _PREPARED.get(text) is None:
         contents = ft.contents
         lines = ft.lines if "\r" in text else None
@@ -189,6 +196,12 @@ class FileText:
         if out and not self._terminated and min(end, len(contents)) == len(contents):
             out[-1] = contents[-1]
         return out
+
+    def ends_in_empty_line(self) -> bool:
+        """Whether the last line is empty and has no ending: nothing a text can hold."""
+        if self._lines is not None:
+            return bool(self._lines) and not self._lines[-1]
+        return bool(self.contents) and not self.contents[-1] and not self._terminated
 
     def last_line(self) -> str:
         """`lines[-1]` of a non-empty file."""
