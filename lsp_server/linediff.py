@@ -48,16 +48,20 @@ def line_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return _changed(list(a), list(b), 0, 0)
 
 
-def local_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode] | None:
+def local_opcodes(
+    a: Sequence[str], b: Sequence[str], limit: int | None = None
+) -> list[Opcode] | None:
     """The changed regions when `b` is `a` with local splices (each back in step with `a`
     within a few dozen lines), else None: a rewrite, which `line_opcodes` would diff in
-    depth. Work is proportional to the number of splices, never quadratic."""
+    depth, or more than about `limit` splices (the walk stops once it has made `limit`
+    and more are to come). Work is proportional to the number of splices, never
+    quadratic."""
     a, b = list(a), list(b)
     if a == b:
         return []
     head = _equal_run(a, b, 0, 0)
     tail = _common_tail(a[head:], b[head:])
-    return _splices(a[head : len(a) - tail], b[head : len(b) - tail], head, head)
+    return _splices(a[head : len(a) - tail], b[head : len(b) - tail], head, head, limit)
 
 
 def _common_tail(a: list[str], b: list[str]) -> int:
@@ -109,7 +113,9 @@ _SYNC_LINES = 8  # equal lines after a difference that put the two sides back in
 _SYNC_REACH = 48  # how many lines past a difference (per side) to look for that
 
 
-def _splices(a: list[str], b: list[str], ai: int, bj: int) -> list[Opcode] | None:
+def _splices(
+    a: list[str], b: list[str], ai: int, bj: int, limit: int | None = None
+) -> list[Opcode] | None:
     """Opcodes for two line lists that differ by a few short splices, or None.
 
     Walks both lists at once: equal runs are skipped by comparing list slices (in C), and
@@ -129,7 +135,7 @@ def _splices(a: list[str], b: list[str], ai: int, bj: int) -> list[Opcode] | Non
                 out.extend(_small(a[i:], b[j:], ai + i, bj + j))
             return out
         sync = _resync(a, b, i, j)
-        if sync is None:
+        if sync is None or (limit is not None and len(out) >= limit):
             return None
         x, y = sync
         out.extend(_small(a[i:x], b[j:y], ai + i, bj + j))

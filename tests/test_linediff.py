@@ -90,6 +90,18 @@ def test_local_opcodes_are_the_splices_or_nothing(pair) -> None:
     assert _apply_ops(a, b, ops) == b
     assert all(op[0] != "equal" for op in ops)
     assert (ops == []) == (a == b)
+    assert linediff.local_opcodes(a, b, limit=len(ops) + 1) == ops  # a limit it stays under
+
+
+def test_local_opcodes_give_up_past_their_limit_of_splices() -> None:
+    a = [f"line {i}\n" for i in range(400)]
+    b = list(a)
+    for at in range(10, 400, 40):  # ten edits, far apart
+        b[at] = "changed\n"
+    ops = linediff.local_opcodes(a, b)
+    assert ops is not None and len(ops) == 10 and _apply_ops(a, b, ops) == b
+    assert linediff.local_opcodes(a, b, limit=10) == ops
+    assert linediff.local_opcodes(a, b, limit=3) is None
 
 
 def _rebuild(lines: list[str], a: list[str], b: list[str]) -> tuple[list[str], list[str]]:

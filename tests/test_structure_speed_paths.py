@@ -474,15 +474,17 @@ def _nodes(tree: Any) -> list[tuple[Any, ...]]:
     lang=st.sampled_from(sorted(LANGS)),
     seed=st.integers(0, 10**9),
     split=st.sampled_from([0, 64, structure._SPLIT_BYTES]),
+    regions=st.sampled_from([1, 3, structure._MAX_REGIONS]),
     junk=st.booleans(),
 )
 def test_a_tree_updated_for_several_spread_edits_is_the_tree_a_fresh_parse_gives(
-    lang: str, seed: int, split: int, junk: bool
+    lang: str, seed: int, split: int, regions: int, junk: bool
 ) -> None:
     """A reply edits a file in several places: the cached tree is edited once per changed
     region (not one region from the first change to the last) and re-parsed. Positions of
     every node, rows and columns included, must be those of a full parse of the new text,
-    whichever text (old or new) ends without a newline."""
+    whichever text (old or new) ends without a newline, and when there are more changed
+    regions than are edited in one by one (then they go in as one)."""
     r = random.Random(seed)
     units = [LANGS[lang][1](r) for _ in range(r.randint(3, 30))]
     old = "\n".join(units)
@@ -497,7 +499,10 @@ def test_a_tree_updated_for_several_spread_edits_is_the_tree_a_fresh_parse_gives
     key = f"spread_{seed}.{LANGS[lang][0]}"
     g = _grammar(lang)
     try:
-        with mock.patch.object(structure, "_SPLIT_BYTES", split):
+        with (
+            mock.patch.object(structure, "_SPLIT_BYTES", split),
+            mock.patch.object(structure, "_MAX_REGIONS", regions),
+        ):
             structure._parse(old, g, key)
             got = structure._parse(new, g, key)
         assert _nodes(got.tree) == _nodes(g.parser.parse(new.encode()))

@@ -443,11 +443,6 @@ def _common_prefix(a: bytes, b: bytes) -> int:
     return lo
 
 
-def _point(src: bytes, offset: int) -> tuple[int, int]:
-    row = src.count(b"\n", 0, offset)
-    return row, offset - (src.rfind(b"\n", 0, offset) + 1)
-
-
 # A changed span longer than this is split into the lines that really differ: a reply's
 # edits are spread over a file, and one span from the first to the last would make
 # tree-sitter re-parse nearly everything in between.
@@ -466,12 +461,35 @@ def _changed_ranges(a: bytes, b: bytes) -> list[tuple[int, int, int, int]]:
     from lsp_server.linediff import local_opcodes
 
     a_lines, b_lines = a.splitlines(keepends=True), b.splitlines(keepends=True)
-    ops = local_opcodes(a_lines, b_lines)  # type: ignore[arg-type]  # bytes lines work alike
-    if ops is None:  # a rewrite: tree-sitter gains little from a finer split
+    # bytes lines diff alike; past `_MAX_REGIONS` splices (or for a rewrite) tree-sitter
+    # gains little from a finer split
+    ops = local_opcodes(a_lines, b_lines, _MAX_REGIONS)  # type: ignore[arg-type]
+    if ops is None:
         return whole
     a_at = list(itertools.accumulate(map(len, a_lines), initial=0))
     b_at = list(itertools.accumulate(map(len, b_lines), initial=0))
     return [(a_at[i1], a_at[i2], b_at[j1], b_at[j2]) for _tag, i1, i2, j1, j2 in ops]
+
+
+# More changed regions than this and they are edited into the tree as one: each
+# `tree.edit` walks the tree, and a text changed in thousands of places keeps little of it.
+_MAX_REGIONS = 256
+
+
+def _points(
+    src: bytes, regions: list[tuple[int, int, int, int]]
+) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(row, column) of each region's start and end in `src`, counting rows in one pass."""
+    out = []
+    row, at = 0, 0
+    for start, end, _, _ in regions:
+        ends = []
+        for offset in (start, end):
+            row += src.count(b"\n", at, offset)
+            at = offset
+            ends.append((row, offset - (src.rfind(b"\n", 0, offset) + 1)))
+        out.append((ends[0], ends[1]))
+    return out
 
 
 def _parse(text: str, grammar: _Grammar, key: str | None, base: str | None = None) -> _Parsed:
@@ -506,23 +524,26 @@ def _parse(text: str, grammar: _Grammar, key: str | None, base: str | None = Non
     src = _encode(text)
     if old is not None:
         a = old.src
+        regions = _changed_ranges(a, src)
         tree = old.tree.copy()  # the old _Parsed keeps its tree intact
+        points = _points(a, regions)
         # last region first: the earlier regions' positions are still those of `a`
-        for a_start, a_end, b_start, b_end in reversed(_changed_ranges(a, src)):
-            row, col = _point(a, a_start)
+        for (a_start, a_end, b_start, b_end), (start, old_end) in zip(
+            reversed(regions), reversed(points), strict=True
+        ):
             inserted = src[b_start:b_end]
             lines = inserted.count(b"\n")
             if lines:
-                end_point = (row + lines, b_end - (src.rfind(b"\n", b_start, b_end) + 1))
+                end = (start[0] + lines, b_end - (src.rfind(b"\n", b_start, b_end) + 1))
             else:
-                end_point = (row, col + len(inserted))
+                end = (start[0], start[1] + len(inserted))
             tree.edit(
                 start_byte=a_start,
                 old_end_byte=a_end,
                 new_end_byte=a_start + len(inserted),
-                start_point=(row, col),
-                old_end_point=_point(a, a_end),
-                new_end_point=end_point,
+                start_point=start,
+                old_end_point=old_end,
+                new_end_point=end,
             )
         tree = grammar.parser.parse(src, tree)
     else:
