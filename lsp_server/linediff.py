@@ -56,12 +56,7 @@ def local_opcodes(
     depth, or more than about `limit` splices (the walk stops once it has made `limit`
     and more are to come). Work is proportional to the number of splices, never
     quadratic."""
-    a, b = list(a), list(b)
-    if a == b:
-        return []
-    head = _equal_run(a, b, 0, 0)
-    tail = _common_tail(a[head:], b[head:])
-    return _splices(a[head : len(a) - tail], b[head : len(b) - tail], head, head, limit)
+    return _splices(list(a), list(b), 0, 0, limit)
 
 
 def _common_tail(a: list[str], b: list[str]) -> int:

@@ -242,6 +242,15 @@ def test_splices_keep_contents_in_step_with_lines(text, data):
         assert ft.index.lines == ft.contents
 
 
+def _placed(text: str, hunk: Hunk):
+    """What placing one hunk gives: the new text and placements, or the refusal's code."""
+    try:
+        r = hunks.apply_hunks(text, [hunk])
+        return r.text, r.placements
+    except PlacementError as err:
+        return str(err.failure.code)
+
+
 @settings(max_examples=200, deadline=None)
 @given(file_and_block(), st.sampled_from(["\n", "\r\n"]))
 def test_cached_text_places_exactly_like_a_fresh_one(data, eol):
@@ -249,18 +258,11 @@ def test_cached_text_places_exactly_like_a_fresh_one(data, eol):
     text = "".join(x + eol for x in lines)
     hunk = Hunk("".join(x + "\n" for x in old), "NEW\n")
 
-    def outcome():
-        try:
-            r = hunks.apply_hunks(text, [hunk])
-            return r.text, r.placements
-        except PlacementError as err:
-            return str(err.failure.code)
-
     cache.clear_all()
-    fresh = outcome()
-    assert outcome() == fresh  # the text (and its result) now come from the cache
+    fresh = _placed(text, hunk)
+    assert _placed(text, hunk) == fresh  # the text (and its result) now come from the cache
     for _ in range(ladder._SEARCHES + 1):
-        assert outcome() == fresh  # ... and once the index has built its tables
+        assert _placed(text, hunk) == fresh  # ... and once the index has built its tables
     cache.clear_all()
 
 
@@ -531,21 +533,13 @@ def test_a_result_kept_for_the_next_block_places_it_like_a_fresh_read(first, dat
     a block whose new text ends in a blank line went to the end of a file without a final
     newline (a line with nothing in it, which a fresh read does not see)."""
     text, h1 = first
-
-    def place(t, h):
-        try:
-            r = hunks.apply_hunks(t, [h])
-            return r.text, r.placements
-        except PlacementError as err:
-            return str(err.failure.code)
-
     cache.clear_all()
-    done = place(text, h1)
+    done = _placed(text, h1)
     if isinstance(done, str):
         return
     after = done[0]
     lines = after.replace("\r\n", "\n").split("\n")
     _, h2 = data.draw(_file_and_hunk(lines))
-    kept = place(after, h2)
+    kept = _placed(after, h2)
     cache.clear_all()
-    assert kept == place(after, h2)
+    assert kept == _placed(after, h2)

@@ -110,10 +110,13 @@ class LineIndex:
         table = self._maps.get(how)
         if table is not None:
             return len(table.get(key, ()))
+        return self._counter(how).get(key, 0)
+
+    def _counter(self, how: str) -> Counter[str]:
         counts = self._counts.get(how)
         if counts is None:
             counts = self._counts[how] = Counter(self.normalised(how))
-        return counts.get(key, 0)
+        return counts
 
     def distinct(self, how: str) -> list[str]:
         """Each different line under `how` once, in order of first appearance (the keys of
@@ -121,10 +124,7 @@ class LineIndex:
         a tenth to a half of a file's lines are different, and scoring every line
         against a query scores each repeated one again."""
         table = self._maps.get(how)
-        if table is None:
-            self.count_equal_to(how, "")
-            return list(self._counts[how])
-        return list(table)
+        return list(table if table is not None else self._counter(how))
 
     def lines_equal_to(self, how: str, key: str) -> Sequence[int]:
         """Line numbers whose text under `how` is `key`, ascending: `positions(how)[key]`
@@ -138,10 +138,11 @@ class LineIndex:
         hit = found.get(key)
         if hit is None:
             hit = []
-            if self.count_equal_to(how, key):
+            count = self._counter(how)[key]
+            if count:
                 lines = self.normalised(how)
                 at = -1
-                for _ in range(self._counts[how][key]):
+                for _ in range(count):
                     at = lines.index(key, at + 1)
                     hit.append(at)
             found[key] = hit
@@ -511,23 +512,19 @@ def _window_starts(index: LineIndex, old: Sequence[str]) -> set[int]:
         key=lambda t: (t[0], -len(t[2])),
     )
     budget, visit = 4000, []
-    for count, _, key in informative:  # the keys the loop below can reach, found at once
+    for count, j, key in informative:
         if count:
-            visit.append(key)
+            visit.append((j, key))
             budget -= count
             if budget <= 0:
                 break
-    index.prefetch("strip", visit)
-    budget = 4000
-    for count, j, key in informative:
-        if count == 0:
-            continue
+    index.prefetch("strip", [key for _, key in visit])  # their lines, found in one pass
+    for j, key in visit:
         for p in index.lines_equal_to("strip", key):
             s = p - j
             if 0 <= s <= total - n:
                 out.add(s)
-        budget -= count
-        if budget <= 0 or len(out) > 2000:
+        if len(out) > 2000:
             break
     if not out:
         longest = max(range(n), key=lambda j: len(keys[j]))
