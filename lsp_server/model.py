@@ -144,6 +144,11 @@ class PlacementError(Exception):
         super().__init__(failure.message)
         self.failure = failure
 
+    @classmethod
+    def of(cls, code: ErrorCode, message: str, **details: Any) -> PlacementError:
+        """The one way the core builds a refusal: a code, a message, keyword details."""
+        return cls(Failure(code, message, details))
+
 
 @dataclass(frozen=True)
 class Reindent:
