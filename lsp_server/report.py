@@ -1,15 +1,25 @@
-"""Plan → the JSON report (DESIGN §5) and its human-readable rendering.
+"""Plan → the JSON report, with its rendering in words.
 
-One shape serves the CLI's `--json`, every LSP command result and the editor shims, so
-a script, a person and a model all read the same facts.
+One shape serves the CLI's `--json`, every LSP command result and the editor plugins, so a
+script, a person and a model all read the same facts. The words a person reads about those
+facts — the one-sentence summary, the status-bar label, the list of problems, the Markdown
+report — are written here and travel inside the report, so the VS Code extension and the
+Neovim plugin show the server's text instead of each writing their own.
+
+The rendering depends on the report alone, never on which command asked for it: a block
+that was written says "applied", one that was only placed says "validated", and the
+wording follows from that (a check reads "can be placed", an apply reads "applied").
 """
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from lsp_server.linediff import split_lsp_lines, unified_diff
-from lsp_server.model import FileAction, FileChange, Plan, Status
+from lsp_server.model import Failure, FileAction, FileChange, Plan, Status
 
 
 def file_diff(change: FileChange) -> str:
@@ -30,8 +40,21 @@ def file_diff(change: FileChange) -> str:
     return text
 
 
-def report_json(plan: Plan, *, applied: bool) -> dict[str, Any]:
-    """The report; `applied` says the files were written / the edit was accepted."""
+def report_json(
+    plan: Plan,
+    *,
+    applied: bool,
+    failures: Mapping[str, Failure] | None = None,
+    error: Failure | None = None,
+) -> dict[str, Any]:
+    """The report of a plan, rendered.
+
+    `applied` says the files were written / the edit was accepted. What can still go wrong
+    after planning is passed in, so the words are written about the final facts:
+    `failures` maps a file path to why that file did not change (the editor refused the
+    edit, the document did not change, the client cannot create files) and turns the
+    blocks that made that file into failures; `error` is why the whole run failed after
+    planning (a write that was rolled back)."""
     blocks = []
     for o in plan.outcomes:
         status = o.status
@@ -74,8 +97,193 @@ def report_json(plan: Plan, *, applied: bool) -> dict[str, Any]:
     }
     if plan.failure is not None:
         out["error"] = plan.failure.to_json()
+    if failures:
+        _fail_files(out, plan, failures)
+    if error is not None:
+        out["ok"] = False
+        out["error"] = error.to_json()
+    out.update(render(out))
     return out
 
+
+def _fail_files(report: dict[str, Any], plan: Plan, failures: Mapping[str, Failure]) -> None:
+    """The placed blocks behind each failed file become failures; the report is not ok."""
+    owners: dict[int, Failure] = {}
+    for change in plan.files:
+        failure = failures.get(change.path)
+        if failure is not None:
+            for index in change.blocks:
+                owners[index] = failure
+    for entry in report["blocks"]:
+        failure = owners.get(entry["index"])
+        if failure is not None and entry["status"] in (Status.APPLIED, Status.VALIDATED):
+            entry["status"] = str(Status.FAILED)
+            entry["error"] = failure.to_json()
+    report["ok"] = False
+
+
+# ---- the words ------------------------------------------------------------------------------
+
+
+def render(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The rendering fields of a report's facts (`ok`, `blocks`, `files`, `warnings`,
+    `error`): `summary` one sentence, `label` a few characters for a status bar, `level`
+    info | warning | error, `problems` one line per failed block and per warning, and
+    `text` the whole report as Markdown (without a title: the editor adds its own, with the
+    command it ran and when)."""
+    summary, label, level = _summarize(report)
+    problems = [describe_failure(b) for b in report["blocks"] if b["status"] == Status.FAILED]
+    problems += [_describe_warning(w) for w in report["warnings"]]
+    return {
+        "summary": summary,
+        "label": label,
+        "level": level,
+        "problems": problems,
+        "text": _markdown(report, summary),
+    }
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _placed(block: Mapping[str, Any]) -> bool:
+    return block["status"] in (Status.APPLIED, Status.VALIDATED)
+
+
+def describe_failure(block: Mapping[str, Any]) -> str:
+    """`#2 src/a.py (reply lines 12-20): TEXT_NOT_FOUND — message`"""
+    where = f" {block['path']}" if block.get("path") else ""
+    lo, hi = block["reply_lines"]
+    error = block.get("error") or {}
+    code = error.get("code") or str(block["status"]).upper()
+    message = f" — {error['message']}" if error.get("message") else ""
+    return f"#{block['index']}{where} (reply lines {lo}-{hi}): {code}{message}"
+
+
+def _describe_warning(warning: Mapping[str, Any]) -> str:
+    where = f" {warning['path']}" if warning.get("path") else ""
+    return f"{warning['type']}{where}: {warning['message']}"
+
+
+def _summarize(report: Mapping[str, Any]) -> tuple[str, str, str]:
+    """(summary, label, level). A block written says "applied"; one only placed (a check,
+    or an apply the editor has not accepted yet) says "validated"."""
+    blocks, warnings, files = report["blocks"], report["warnings"], report["files"]
+    placed = sum(1 for b in blocks if _placed(b))
+    applied = sum(1 for b in blocks if b["status"] == Status.APPLIED)
+    failed = [b for b in blocks if b["status"] == Status.FAILED]
+    warning_note = f" ({plural(len(warnings), 'warning')})" if warnings else ""
+    error = report.get("error")
+
+    if not blocks:
+        why = error["message"] if error else "no edit blocks found in the reply"
+        return why, "✗ no edits", "warning"
+
+    if failed:
+        first = describe_failure(failed[0])
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+        if applied:
+            head = f"applied {plural(applied, 'edit')}, {len(failed)} failed."
+        else:
+            head = f"{len(failed)} of {len(blocks)} blocks failed; nothing was applied."
+        return f"{head} {first}{more}{warning_note}", f"✗ {len(failed)} failed", "error"
+
+    if not report["ok"]:
+        # no block failed, yet the run did: the write failed, or a warning carries the reason
+        why = error["message"] if error else ""
+        why = why or next((w["message"] for w in warnings if w["message"]), "")
+        return why or "the edit was not applied", "✗ not applied", "error"
+
+    level = "warning" if warnings else "info"
+    if not files and blocks and all(b.get("already_applied") for b in blocks):
+        return (
+            f"nothing to change: {plural(placed, 'edit')} already applied{warning_note}.",
+            "✓ nothing to change",
+            level,
+        )
+    file_note = f" in {plural(len(files), 'file')}" if files else ""
+    if applied:
+        return (
+            f"applied {plural(placed, 'edit')}{file_note}{warning_note}.",
+            f"✓ {plural(placed, 'edit')}",
+            level,
+        )
+    return (
+        f"all {plural(placed, 'edit')} can be placed{file_note}{warning_note}.",
+        f"✓ {plural(placed, 'edit')} ready",
+        level,
+    )
+
+
+def _cell(text: str) -> str:
+    """Markdown table cells must not contain raw pipes or line breaks."""
+    return text.replace("|", "\\|").replace("\r\n", " ").replace("\n", " ")
+
+
+def fence_for(text: str) -> str:
+    """A fence longer than any backtick run inside `text`, so a diff with ``` stays fenced."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _match_cell(block: Mapping[str, Any]) -> str:
+    how = block.get("match") or ""
+    if block.get("score") is not None:
+        how += f" {block['score']:.0%}"
+    if block.get("already_applied"):
+        how += ", already applied"
+    return how
+
+
+def _markdown(report: Mapping[str, Any], summary: str) -> str:
+    out: list[str] = [summary, ""]
+    blocks = report["blocks"]
+    if blocks:
+        out += ["## Blocks", ""]
+        out.append("| # | status | file | format | match | reply lines |")
+        out.append("|---|---|---|---|---|---|")
+        for b in blocks:
+            mark = "✓" if _placed(b) else "✗" if b["status"] == Status.FAILED else "–"
+            lo, hi = b["reply_lines"]
+            out.append(
+                f"| {b['index']} | {mark} {_cell(b['status'])} | {_cell(b.get('path') or '')} "
+                f"| {_cell(b['format'])} | {_cell(_match_cell(b))} | {lo}-{hi} |"
+            )
+        out.append("")
+
+    failures = [b for b in blocks if b.get("error")]
+    if failures:
+        out += ["## Failures", ""]
+        for b in failures:
+            out.append(f"- **{describe_failure(b)}**")
+            details = b["error"].get("details")
+            if details:
+                text = json.dumps(details, indent=2, ensure_ascii=False, default=str)
+                fence = fence_for(text)
+                out += ["", f"  {fence}json", *(f"  {line}" for line in text.split("\n"))]
+                out.append(f"  {fence}")
+        out.append("")
+
+    if report["warnings"]:
+        out += ["## Warnings", ""]
+        for w in report["warnings"]:
+            where = f" {w['path']}" if w.get("path") else ""
+            out.append(f"- `{w['type']}`{where}: {w['message']}")
+        out.append("")
+
+    if report["files"]:
+        written = any(b["status"] == Status.APPLIED for b in blocks)
+        out += ["## Changes" if written else "## Changes it would make", ""]
+        for f in report["files"]:
+            out += [f"### {f['path']} ({f['action']})", ""]
+            if f["diff"]:
+                fence = fence_for(f["diff"])
+                out += [f"{fence}diff", f["diff"].removesuffix("\n"), fence, ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+# ---- the terminal -------------------------------------------------------------------------
 
 _GREEN, _RED, _CYAN, _BOLD, _RESET = "\033[32m", "\033[31m", "\033[36m", "\033[1m", "\033[0m"
 
