@@ -22,7 +22,7 @@ import { RestartPolicy } from "./crash";
 import { discoverServer, pythonNames, type Discovery, type Probes, type ServerCommand } from "./discovery";
 import { installSteps, MIN_PYTHON, pickBasePython, venvDir, venvPython } from "./install";
 import { nodeProbes, pythonVersion, runStep } from "./probes";
-import { formatReport, parseReport, statusTooltip, summarize, type Report, type ReportMeta } from "./report";
+import { notification, parseReport, reportDocument, statusTooltip, type Report, type ReportMeta } from "./report";
 import { commandArguments, serverSettings, SYNCED_SCHEMES, type ApplyOptions, type ReplySource } from "./settings";
 
 export const CLIENT_ID = "llmPatch";
@@ -118,7 +118,7 @@ export class LlmPatchExtension {
       vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, {
         onDidChange: this.reportChanged.event,
         provideTextDocumentContent: () =>
-          this.last ? formatReport(this.last.report, this.last.meta) : "No LLM Patch report yet.\n",
+          this.last ? reportDocument(this.last.report, this.last.meta) : "No LLM Patch report yet.\n",
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("llmPatch.server")) {
@@ -506,21 +506,21 @@ export class LlmPatchExtension {
 
   record(report: Report, meta: ReportMeta): void {
     this.last = { report, meta };
-    const summary = summarize(report, meta.kind);
-    this.status.text = summary.status;
+    this.status.text = report.label;
     this.status.tooltip = statusTooltip(report, meta);
     this.status.command = "llmPatch.showLastReport";
     this.status.backgroundColor =
-      summary.level === "error" ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
+      report.level === "error" ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
     this.reportChanged.fire(this.reportUri);
-    this.output.info(summary.message);
+    const message = notification(report);
+    this.output.info(message);
     const show =
-      summary.level === "error"
+      report.level === "error"
         ? vscode.window.showErrorMessage
-        : summary.level === "warning"
+        : report.level === "warning"
           ? vscode.window.showWarningMessage
           : vscode.window.showInformationMessage;
-    void show(summary.message, "Show Report").then((c) => this.onChoice(c));
+    void show(message, "Show Report").then((c) => this.onChoice(c));
   }
 
   private async clipboardText(): Promise<string | undefined> {
@@ -600,8 +600,7 @@ export class LlmPatchExtension {
         break;
       case "ready":
         if (this.last) {
-          const summary = summarize(this.last.report, this.last.meta.kind);
-          this.status.text = summary.status;
+          this.status.text = this.last.report.label;
           this.status.tooltip = statusTooltip(this.last.report, this.last.meta) + where;
           this.status.command = "llmPatch.showLastReport";
         } else {

@@ -1,7 +1,9 @@
 /**
- * The server's JSON report (same shape as `llm-patch apply --json`) and how the extension
- * talks about it: the status bar text, the one-line notification and the full report
- * document. Pure: no `vscode` import, so every wording rule is unit-tested with node --test.
+ * The server's JSON report (same shape as `llm-patch apply --json`) and where the extension
+ * shows it: the status bar, the notification and the report document. The server writes the
+ * words (`summary`, `label`, `level`, `problems`, `text`); the extension only adds its own
+ * title and the time and source of the run. Pure: no `vscode` import, so it is unit-tested
+ * with node --test.
  */
 
 export interface ReportError {
@@ -32,27 +34,26 @@ export interface ReportWarning {
   path?: string;
 }
 
+export type ReportLevel = "info" | "warning" | "error";
+
 export interface Report {
   ok: boolean;
   blocks: BlockReport[];
   files: FileReport[];
   warnings: ReportWarning[];
+  /** One sentence, e.g. `applied 4 edits in 2 files.` */
+  summary: string;
+  /** Short text for the status bar, e.g. `✓ 4 edits` or `✗ 1 failed`. */
+  label: string;
+  level: ReportLevel;
+  /** One line per failed block and per warning. */
+  problems: string[];
+  /** The whole report as Markdown, without a title. */
+  text: string;
 }
 
 /** What produced a report: our own commands say apply/check; code lenses say applyBlock. */
 export type ReportKind = "apply" | "check";
-
-export interface Summary {
-  /** Short text for the status bar, e.g. `✓ 4 edits` or `✗ 1 failed`. */
-  status: string;
-  /** One sentence for a notification. */
-  message: string;
-  level: "info" | "warning" | "error";
-  placed: number;
-  failed: number;
-  skipped: number;
-  files: number;
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -112,85 +113,20 @@ export function parseReport(value: unknown): Report | undefined {
       message: asString(w.message),
       path: typeof w.path === "string" ? w.path : undefined,
     }));
-  return { ok: value.ok, blocks, files, warnings };
-}
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
-function isPlaced(b: BlockReport): boolean {
-  return b.status === "applied" || b.status === "validated";
-}
-
-/** `#2 src/a.py (reply lines 12–20): TEXT_NOT_FOUND — message` */
-export function describeFailure(b: BlockReport): string {
-  const where = b.path ? ` ${b.path}` : "";
-  const lines = b.reply_lines ? ` (reply lines ${b.reply_lines[0]}–${b.reply_lines[1]})` : "";
-  const code = b.error?.code ?? b.status.toUpperCase();
-  const message = b.error?.message ? ` — ${b.error.message}` : "";
-  return `#${b.index}${where}${lines}: ${code}${message}`;
-}
-
-export function summarize(report: Report, kind: ReportKind): Summary {
-  const placed = report.blocks.filter(isPlaced).length;
-  const failedBlocks = report.blocks.filter((b) => b.status === "failed");
-  const failed = failedBlocks.length;
-  const skipped = report.blocks.filter((b) => b.status === "skipped").length;
-  const files = report.files.length;
-  const counts = { placed, failed, skipped, files };
-  const warningNote =
-    report.warnings.length > 0 ? ` (${plural(report.warnings.length, "warning")})` : "";
-
-  if (report.blocks.length === 0) {
-    const why = report.warnings[0]?.message;
-    return {
-      ...counts,
-      status: "✗ no edits",
-      message: `LLM Patch: no edit blocks found in the reply${why ? ` — ${why}` : "."}`,
-      level: "warning",
-    };
-  }
-
-  if (failed > 0) {
-    const first = describeFailure(failedBlocks[0]);
-    const more = failed > 1 ? ` (and ${failed - 1} more)` : "";
-    // "applied" means written (a partial apply); "validated" means it would have landed.
-    const applied = report.blocks.filter((b) => b.status === "applied").length;
-    let message: string;
-    if (kind === "check") {
-      message = `LLM Patch: ${failed} of ${report.blocks.length} blocks would fail. ${first}${more}`;
-    } else if (applied > 0) {
-      message = `LLM Patch: applied ${plural(applied, "edit")}, ${failed} failed. ${first}${more}`;
-    } else {
-      message =
-        `LLM Patch: ${failed} of ${report.blocks.length} blocks failed; nothing was applied. ` +
-        `${first}${more}`;
-    }
-    return { ...counts, status: `✗ ${failed} failed`, message: message + warningNote, level: "error" };
-  }
-
-  if (!report.ok) {
-    // No block failed but the server still says no: the editor refused the edit
-    // (applied: false) or a warning blocked it. The warnings carry the reason.
-    const why = report.warnings.map((w) => w.message).find((m) => m) ?? "the edit was not applied";
-    return { ...counts, status: "✗ not applied", message: `LLM Patch: ${why}`, level: "error" };
-  }
-
-  const fileNote = files > 0 ? ` in ${plural(files, "file")}` : "";
-  if (kind === "check") {
-    return {
-      ...counts,
-      status: `✓ ${plural(placed, "edit")} ready`,
-      message: `LLM Patch: all ${plural(placed, "edit")} can be placed${fileNote}${warningNote}.`,
-      level: report.warnings.length > 0 ? "warning" : "info",
-    };
-  }
+  // A server too old to write the words still gets a sentence out of `ok`.
+  const summary = asString(value.summary) || (value.ok ? "the server reported success." : "the server reported a failure.");
+  const level: ReportLevel =
+    value.level === "info" || value.level === "warning" || value.level === "error" ? value.level : value.ok ? "info" : "error";
   return {
-    ...counts,
-    status: `✓ ${plural(placed, "edit")}`,
-    message: `LLM Patch: applied ${plural(placed, "edit")}${fileNote}${warningNote}.`,
-    level: report.warnings.length > 0 ? "warning" : "info",
+    ok: value.ok,
+    blocks,
+    files,
+    warnings,
+    summary,
+    label: asString(value.label) || (value.ok ? "✓ LLM Patch" : "✗ LLM Patch"),
+    level,
+    problems: (Array.isArray(value.problems) ? value.problems : []).filter((p): p is string => typeof p === "string"),
+    text: asString(value.text) || `${summary}\n`,
   };
 }
 
@@ -209,87 +145,20 @@ function clock(time: Date): string {
   return `${pad2(time.getHours())}:${pad2(time.getMinutes())}:${pad2(time.getSeconds())}`;
 }
 
-/** Markdown table cells must not contain raw pipes or newlines. */
-function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+/** The notification: the server's sentence, said by the extension. */
+export function notification(report: Report): string {
+  return `LLM Patch: ${report.summary}`;
 }
 
-/** A fence longer than any backtick run inside `text`, so a diff with ``` in it stays fenced. */
-export function fenceFor(text: string): string {
-  let longest = 0;
-  for (const run of text.match(/`+/g) ?? []) {
-    longest = Math.max(longest, run.length);
-  }
-  return "`".repeat(Math.max(3, longest + 1));
+/** The report document ("Show Last Report"): a title and the run's time, then the server's text. */
+export function reportDocument(report: Report, meta: ReportMeta): string {
+  return `# LLM Patch ${meta.kind} report\n\n*${clock(meta.time)} · from ${meta.source}*\n\n${report.text}`;
 }
 
-/** The whole report as a Markdown document (shown by "Show Last Report"). */
-export function formatReport(report: Report, meta: ReportMeta): string {
-  const summary = summarize(report, meta.kind);
-  const out: string[] = [];
-  const title = meta.kind === "check" ? "check" : "apply";
-  out.push(`# LLM Patch ${title} report`, "");
-  out.push(`${summary.message.replace(/^LLM Patch: /, "")}`, "");
-  out.push(`*${clock(meta.time)} · from ${meta.source}*`, "");
-
-  if (report.blocks.length > 0) {
-    out.push("## Blocks", "");
-    out.push("| # | status | file | format | match | reply lines |");
-    out.push("|---|---|---|---|---|---|");
-    for (const b of report.blocks) {
-      const mark = isPlaced(b) ? "✓" : b.status === "failed" ? "✗" : "–";
-      const lines = b.reply_lines ? `${b.reply_lines[0]}–${b.reply_lines[1]}` : "";
-      out.push(
-        `| ${b.index} | ${mark} ${cell(b.status)} | ${cell(b.path ?? "")} | ${cell(b.format)} | ` +
-          `${cell(b.match ?? "")} | ${lines} |`,
-      );
-    }
-    out.push("");
-  }
-
-  const failures = report.blocks.filter((b) => b.error);
-  if (failures.length > 0) {
-    out.push("## Failures", "");
-    for (const b of failures) {
-      out.push(`- **${describeFailure(b)}**`);
-      const details = b.error?.details;
-      if (details && Object.keys(details).length > 0) {
-        const json = JSON.stringify(details, null, 2);
-        const fence = fenceFor(json);
-        out.push("", `  ${fence}json`, ...json.split("\n").map((l) => `  ${l}`), `  ${fence}`);
-      }
-    }
-    out.push("");
-  }
-
-  if (report.warnings.length > 0) {
-    out.push("## Warnings", "");
-    for (const w of report.warnings) {
-      out.push(`- \`${w.type}\`${w.path ? ` ${w.path}` : ""}: ${w.message}`);
-    }
-    out.push("");
-  }
-
-  if (report.files.length > 0) {
-    out.push(meta.kind === "check" ? "## Changes it would make" : "## Changes", "");
-    for (const f of report.files) {
-      out.push(`### ${f.path} (${f.action})`, "");
-      if (f.diff) {
-        const fence = fenceFor(f.diff);
-        out.push(`${fence}diff`, f.diff.replace(/\n$/, ""), fence, "");
-      }
-    }
-  }
-  return out.join("\n");
-}
-
-/** Tooltip for the status bar: the summary plus one line per failure. */
+/** Tooltip for the status bar: the summary, then the first problems. */
 export function statusTooltip(report: Report, meta: ReportMeta): string {
-  const summary = summarize(report, meta.kind);
-  const lines = [summary.message, `${clock(meta.time)} · from ${meta.source}`];
-  for (const b of report.blocks.filter((x) => x.status === "failed").slice(0, 5)) {
-    lines.push(describeFailure(b));
-  }
+  const lines = [notification(report), `${clock(meta.time)} · from ${meta.source}`];
+  lines.push(...report.problems.slice(0, 5));
   lines.push("Click to show the full report.");
   return lines.join("\n");
 }

@@ -9,7 +9,7 @@ import { beforeEach, describe, it } from "node:test";
 
 import type { Probes } from "../discovery";
 import { LlmPatchExtension, type Deps } from "../extension";
-import type { Report } from "../report";
+import { serverReport } from "./fakes/reports";
 
 const manifest = JSON.parse(readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
 const { state } = vscode;
@@ -88,36 +88,9 @@ function statusItem(): vscode.FakeStatusBarItem {
   return state.statusItems[0];
 }
 
-const okReport: Report = {
-  ok: true,
-  blocks: [
-    { index: 0, format: "search-replace", path: "a.py", status: "applied", match: "exact", reply_lines: [1, 8], error: null },
-    { index: 1, format: "unified-diff", path: "b.py", status: "applied", match: "whitespace", reply_lines: [10, 16], error: null },
-  ],
-  files: [
-    { path: "a.py", action: "modify", diff: "--- a/a.py\n+++ b/a.py\n" },
-    { path: "b.py", action: "modify", diff: "--- a/b.py\n+++ b/b.py\n" },
-  ],
-  warnings: [],
-};
-
-const failedReport: Report = {
-  ok: false,
-  blocks: [
-    { index: 0, format: "search-replace", path: "a.py", status: "validated", match: "exact", reply_lines: [1, 8], error: null },
-    {
-      index: 1,
-      format: "search-replace",
-      path: "b.py",
-      status: "failed",
-      match: null,
-      reply_lines: [10, 18],
-      error: { code: "TEXT_NOT_FOUND", message: "SEARCH text not found in b.py", details: { closest: { line: 3 } } },
-    },
-  ],
-  files: [],
-  warnings: [],
-};
+// What the real server answers (editors/fixtures/reports.json), words included.
+const okReport = serverReport("applied");
+const failedReport = serverReport("refused");
 
 beforeEach(() => {
   vscode.reset();
@@ -230,7 +203,7 @@ describe("commands", () => {
     assert.equal(statusItem().text, "✗ 1 failed");
     const msg = state.messages.at(-1);
     assert.equal(msg?.level, "error");
-    assert.match(msg?.text ?? "", /1 of 2 blocks failed; nothing was applied\. #1 b\.py \(reply lines 10–18\): TEXT_NOT_FOUND/);
+    assert.match(msg?.text ?? "", /1 of 2 blocks failed; nothing was applied\. #1 b\.py \(reply lines 10-18\): TEXT_NOT_FOUND/);
     await eventually(() => state.shownDocuments.length === 1, "report document shown");
     const doc = state.shownDocuments[0];
     assert.equal(doc.uri.scheme, "llm-patch-report");
@@ -250,7 +223,7 @@ describe("commands", () => {
   it("Check Clipboard calls llmPatch.check", async () => {
     await activate();
     state.clipboard = "reply";
-    control.onRequest = () => ({ ...okReport, blocks: okReport.blocks.map((b) => ({ ...b, status: "validated" })) });
+    control.onRequest = () => serverReport("checked");
     await run("llmPatch.checkClipboard");
     assert.equal(client().requests[0].params.command, "llmPatch.check");
     assert.equal(statusItem().text, "✓ 2 edits ready");

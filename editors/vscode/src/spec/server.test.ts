@@ -3,7 +3,7 @@
  * language client speaks it: discovery finds the server in the project's environment, then
  * `llmPatch.check` / `llmPatch.apply` go through workspace/executeCommand, the server's
  * workspace/applyEdit is applied like VS Code does (open the document, sync it), and the
- * reports are read by the same parse/summarize code the status bar uses.
+ * reports are read by the same code the status bar uses, which shows the server's own words.
  *
  * Skipped when no server is available: set LLM_PATCH_SERVER (a JSON array) or create the
  * repository's .venv (`pip install -e .`).
@@ -28,7 +28,7 @@ import {
 
 import { discoverServer } from "../discovery";
 import { nodeProbes } from "../probes";
-import { parseReport, summarize } from "../report";
+import { notification, parseReport } from "../report";
 
 const repoRoot = path.resolve(__dirname, "..", "..", "..", "..");
 const repoPython = path.join(repoRoot, ".venv", "bin", "python");
@@ -238,7 +238,8 @@ describe("against the real server", async () => {
     assert.ok(report, JSON.stringify(result));
     assert.equal(report.ok, true, JSON.stringify(report));
     assert.deepEqual(report.blocks.map((b) => [b.path, b.status]), [["src/app.py", "validated"], ["src/app.py", "validated"]]);
-    assert.equal(summarize(report, "check").status, "✓ 2 edits ready");
+    assert.equal(report.label, "✓ 2 edits ready");
+    assert.equal(notification(report), "LLM Patch: all 2 edits can be placed in 1 file.");
     assert.match(report.files[0]?.diff ?? "", /\+ {4}return f"Hello, \{name\}!"/);
     assert.equal(session!.edits.length, 0);
   });
@@ -251,7 +252,7 @@ describe("against the real server", async () => {
     const report = parseReport(result);
     assert.ok(report, JSON.stringify(result));
     assert.equal(report.ok, true, JSON.stringify(report) + session!.stderr.join(""));
-    assert.equal(summarize(report, "apply").status, "✓ 2 edits");
+    assert.equal(report.label, "✓ 2 edits");
     assert.equal(session!.edits.length, 1, "one workspace/applyEdit per apply");
     const edit = session!.edits[0].edit;
     const docEdits = (edit.documentChanges ?? []).filter((c): c is TextDocumentEdit => "textDocument" in c);
@@ -297,9 +298,9 @@ describe("against the real server", async () => {
     const report = parseReport(result);
     assert.ok(report);
     assert.equal(report.ok, false);
-    const summary = summarize(report, "apply");
-    assert.equal(summary.status, "✗ 1 failed", JSON.stringify(report, null, 1));
-    assert.match(summary.message, /nothing was applied\. #1 src\/app\.py \(reply lines 11–20\): TEXT_NOT_FOUND/);
+    assert.equal(report.label, "✗ 1 failed", JSON.stringify(report, null, 1));
+    assert.equal(report.level, "error");
+    assert.match(notification(report), /nothing was applied\. #1 src\/app\.py \(reply lines 11-20\): TEXT_NOT_FOUND/);
     assert.equal(session!.edits.length, before, "atomic: nothing sent");
   });
 });

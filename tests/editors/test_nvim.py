@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "editors" / "nvim" / "tests"
 TOOLS = Path(os.environ.get("LLM_PATCH_EDITOR_TOOLS", Path.home() / ".cache" / "llm-patch-editors"))
 MIN_VERSION = (0, 10)

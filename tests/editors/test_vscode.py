@@ -22,7 +22,7 @@ import pytest
 
 from lsp_server import server
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 VSCODE = REPO / "editors" / "vscode"
 MANIFEST = json.loads((VSCODE / "package.json").read_text(encoding="utf-8"))
 PROPERTIES = MANIFEST["contributes"]["configuration"]["properties"]
