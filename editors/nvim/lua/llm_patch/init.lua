@@ -296,7 +296,7 @@ local function finish(kind, err, result)
   elseif not report then
     notify('llm-patch: the server returned no report', vim.log.levels.ERROR)
   else
-    local msg, level = report_mod.summary(report, kind == 'apply' and 'apply' or 'check')
+    local msg, level = report_mod.notification(report)
     local unsaved = {}
     for _, b in ipairs(changed) do
       if vim.api.nvim_buf_is_valid(b) then

@@ -1,13 +1,11 @@
--- The server's JSON report (the shape of `llm-patch apply --json`) turned into what a Neovim
--- user reads: one notification line, the preview buffer's diff, the full report. Pure Lua on
--- plain tables, so tests/unit.lua checks every wording without a server.
+-- The server's JSON report (the shape of `llm-patch apply --json`) and where a Neovim user
+-- reads it: one notification, the preview buffer, the full report. The server writes the words
+-- (`summary`, `level`, `problems`, `text`); the plugin only adds its prefix, the preview's key
+-- hints and a title. Pure Lua on plain tables, so tests/unit.lua checks it without a server.
 
 local M = {}
 
-local function plural(n, word)
-  return ('%d %s%s'):format(n, word, n == 1 and '' or 's')
-end
-M.plural = plural
+local LEVELS = { info = 'INFO', warning = 'WARN', error = 'ERROR' }
 
 local function is_table(v)
   return type(v) == 'table'
@@ -66,78 +64,36 @@ function M.parse(value)
       warnings[#warnings + 1] = { type = str(w.type, 'WARNING'), message = str(w.message, ''), path = str(w.path, nil) }
     end
   end
-  return { ok = value.ok, blocks = blocks, files = files, warnings = warnings }
+  local problems = {}
+  for _, p in ipairs(is_table(value.problems) and value.problems or {}) do
+    if type(p) == 'string' then
+      problems[#problems + 1] = p
+    end
+  end
+  -- A server too old to write the words still gets a sentence out of `ok`.
+  local summary = str(value.summary, '')
+  if summary == '' then
+    summary = value.ok and 'the server reported success.' or 'the server reported a failure.'
+  end
+  local level = LEVELS[value.level] and value.level or (value.ok and 'info' or 'error')
+  local text = str(value.text, '')
+  return {
+    ok = value.ok,
+    blocks = blocks,
+    files = files,
+    warnings = warnings,
+    summary = summary,
+    level = level,
+    problems = problems,
+    text = text ~= '' and text or (summary .. '\n'),
+  }
 end
 
-local function placed(b)
-  return b.status == 'applied' or b.status == 'validated'
-end
-
---- `#2 src/a.py (reply lines 12-20): TEXT_NOT_FOUND - message`
-function M.describe_failure(b)
-  local where = b.path and (' ' .. b.path) or ''
-  local lines = b.reply_lines and (' (reply lines %d-%d)'):format(b.reply_lines[1], b.reply_lines[2]) or ''
-  local code = b.error and b.error.code or b.status:upper()
-  local msg = (b.error and b.error.message ~= '') and (' - ' .. b.error.message) or ''
-  return ('#%d%s%s: %s%s'):format(b.index, where, lines, code, msg)
-end
-
---- One notification for a report.
+--- The notification for a report: the server's sentence and its level.
 ---@param report table parsed report
----@param kind 'apply'|'check'
 ---@return string message, integer level (vim.log.levels)
-function M.summary(report, kind)
-  local levels = vim.log.levels
-  local n_placed, n_applied, failed = 0, 0, {}
-  for _, b in ipairs(report.blocks) do
-    if placed(b) then
-      n_placed = n_placed + 1
-    end
-    if b.status == 'applied' then
-      n_applied = n_applied + 1
-    end
-    if b.status == 'failed' then
-      failed[#failed + 1] = b
-    end
-  end
-  local warn_note = #report.warnings > 0 and (' (%s)'):format(plural(#report.warnings, 'warning')) or ''
-
-  if #report.blocks == 0 then
-    local why = report.warnings[1] and report.warnings[1].message
-    return 'llm-patch: no edit blocks found in the reply' .. (why and (': ' .. why) or ''), levels.WARN
-  end
-
-  if #failed > 0 then
-    local first = M.describe_failure(failed[1])
-    local more = #failed > 1 and (' (and %d more)'):format(#failed - 1) or ''
-    local head
-    if kind == 'check' then
-      head = ('%d of %d blocks would fail.'):format(#failed, #report.blocks)
-    elseif n_applied > 0 then
-      head = ('applied %s, %d failed.'):format(plural(n_applied, 'edit'), #failed)
-    else
-      head = ('%d of %d blocks failed; nothing was applied.'):format(#failed, #report.blocks)
-    end
-    return ('llm-patch: %s %s%s%s'):format(head, first, more, warn_note), levels.ERROR
-  end
-
-  if not report.ok then
-    local why = 'the edit was not applied'
-    for _, w in ipairs(report.warnings) do
-      if w.message ~= '' then
-        why = w.message
-        break
-      end
-    end
-    return 'llm-patch: ' .. why, levels.ERROR
-  end
-
-  local files = #report.files > 0 and (' in ' .. plural(#report.files, 'file')) or ''
-  local level = #report.warnings > 0 and levels.WARN or levels.INFO
-  if kind == 'check' then
-    return ('llm-patch: all %s can be placed%s%s.'):format(plural(n_placed, 'edit'), files, warn_note), level
-  end
-  return ('llm-patch: applied %s%s%s.'):format(plural(n_placed, 'edit'), files, warn_note), level
+function M.notification(report)
+  return 'llm-patch: ' .. report.summary, vim.log.levels[LEVELS[report.level]]
 end
 
 local function split_lines(text)
@@ -148,21 +104,13 @@ local function split_lines(text)
   return out
 end
 
---- The preview buffer: a header, then each file's unified diff (filetype `diff`).
+--- The preview buffer (filetype `diff`): the summary, the keys, the problems, then each
+--- file's unified diff.
 ---@return string[]
 function M.preview_lines(report)
-  local msg = M.summary(report, 'check')
-  local out = {
-    '# ' .. msg:gsub('^llm%-patch: ', ''),
-    '# a: apply these edits   q: discard',
-  }
-  for _, b in ipairs(report.blocks) do
-    if b.status == 'failed' then
-      out[#out + 1] = '# ' .. M.describe_failure(b)
-    end
-  end
-  for _, w in ipairs(report.warnings) do
-    out[#out + 1] = ('# %s%s: %s'):format(w.type, w.path and (' ' .. w.path) or '', w.message)
+  local out = { '# ' .. report.summary, '# a: apply these edits   q: discard' }
+  for _, p in ipairs(report.problems) do
+    out[#out + 1] = '# ' .. p
   end
   for _, f in ipairs(report.files) do
     if f.diff ~= '' then
@@ -174,50 +122,12 @@ function M.preview_lines(report)
   return out
 end
 
---- The whole report as Markdown lines (for :LlmPatchReport).
+--- The whole report as Markdown lines (for :LlmPatchReport): a title, then the server's text.
+---@param kind string 'apply' | 'check'
 ---@return string[]
 function M.report_lines(report, kind)
-  local msg = M.summary(report, kind)
-  local out = { '# llm-patch ' .. kind .. ' report', '', (msg:gsub('^llm%-patch: ', '')), '' }
-  if #report.blocks > 0 then
-    out[#out + 1] = '## Blocks'
-    out[#out + 1] = ''
-    for _, b in ipairs(report.blocks) do
-      local mark = placed(b) and '✓' or (b.status == 'failed' and '✗' or '-')
-      local lines = b.reply_lines and (' reply lines %d-%d'):format(b.reply_lines[1], b.reply_lines[2]) or ''
-      out[#out + 1] = ('- %s #%d %s %s (%s%s)%s'):format(
-        mark,
-        b.index,
-        b.status,
-        b.path or '?',
-        b.format,
-        b.match and (', ' .. b.match) or '',
-        lines
-      )
-      if b.error then
-        out[#out + 1] = ('  %s: %s'):format(b.error.code, b.error.message)
-      end
-    end
-    out[#out + 1] = ''
-  end
-  if #report.warnings > 0 then
-    out[#out + 1] = '## Warnings'
-    out[#out + 1] = ''
-    for _, w in ipairs(report.warnings) do
-      out[#out + 1] = ('- %s%s: %s'):format(w.type, w.path and (' ' .. w.path) or '', w.message)
-    end
-    out[#out + 1] = ''
-  end
-  for _, f in ipairs(report.files) do
-    out[#out + 1] = ('## %s (%s)'):format(f.path, f.action)
-    out[#out + 1] = ''
-    if f.diff ~= '' then
-      out[#out + 1] = '```diff'
-      vim.list_extend(out, split_lines(f.diff))
-      out[#out + 1] = '```'
-      out[#out + 1] = ''
-    end
-  end
+  local out = { '# llm-patch ' .. kind .. ' report', '' }
+  vim.list_extend(out, vim.split(report.text:gsub('\n$', ''), '\n', { plain = true }))
   return out
 end
 
