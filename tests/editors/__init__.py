@@ -1,1 +1,1 @@
-"""The editor plugins (editors/vscode, editors/nvim): their own tests, run against the real server."""
+"""The editor plugins (editors/vscode, editors/nvim): their own tests, against the real server."""

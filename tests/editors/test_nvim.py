@@ -1,6 +1,6 @@
 """The Neovim plugin (editors/nvim) in real headless Neovims, against the real server.
 
-Each Neovim >= 0.10 found runs two Lua scripts: `unit.lua` (report wording, command
+Each Neovim >= 0.10 found runs two Lua scripts: `unit.lua` (the server's words shown, command
 definitions; no server) and `e2e.lua` (a reply in the clipboard register, `:LlmPatchApply`,
 the buffers' new text, one `u` to undo, a failing block's diagnostic, the preview split).
 The server is this interpreter's `python -m lsp_server`, the package under test.

@@ -5,7 +5,7 @@
 -- LLM_PATCH_SERVER is a JSON array (default: ["llm-patch","serve"]). The script makes its own
 -- project in a temporary directory, drives the user commands exactly as a user would (a reply
 -- in the clipboard register, :LlmPatchApply, `u`), prints one `ok`/`FAIL` line per check and
--- exits non-zero on any failure. tests/test_editors_nvim.py runs it from pytest.
+-- exits non-zero on any failure. tests/editors/test_nvim.py runs it from pytest.
 
 local script_dir = vim.fs.dirname(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p'))
 local plugin_dir = vim.fs.dirname(script_dir)

@@ -1,7 +1,7 @@
 """Conformance with aider's SEARCH/REPLACE parser on its own ~100k-line transcript.
 
 aider's test renders every section of `chat-history.md` through its parser and compares the
-text with `chat-history-search-replace-gold.txt` (format: ../shared/conformance/README.md §2).
+text with `chat-history-search-replace-gold.txt` (format: the corpus README, section 2).
 Here the blocks come from OUR scanner (`search_replace.scan_block`, on which `find_blocks` is
 built); only what is aider's own business is rendered by test code: the `####` sections, the
 fence chosen per section (used only in an error text), shell blocks (aider records them, we
@@ -12,10 +12,8 @@ error; we keep going, so the test stops where aider would).
 from __future__ import annotations
 
 import difflib
-import os
 import re
 import time
-from pathlib import Path
 
 import pytest
 
@@ -23,17 +21,13 @@ from lsp_server.model import ErrorCode
 from lsp_server.reply import search_replace as sr
 from lsp_server.reply.common import normalise_text
 
-CORPUS = Path(
-    os.environ.get(
-        "LLM_PATCH_CONFORMANCE",
-        Path(__file__).resolve().parents[2] / "shared" / "conformance",
-    )
-)
-HISTORY = CORPUS / "aider-chat-history" / "chat-history.md"
-GOLD = CORPUS / "aider-chat-history" / "chat-history-search-replace-gold.txt"
+from .corpus import CORPORA
+
+HISTORY = CORPORA / "aider-chat-history" / "chat-history.md"
+GOLD = CORPORA / "aider-chat-history" / "chat-history-search-replace-gold.txt"
 
 pytestmark = pytest.mark.skipif(
-    not (HISTORY.is_file() and GOLD.is_file()), reason=f"aider corpus not found in {CORPUS}"
+    not (HISTORY.is_file() and GOLD.is_file()), reason=f"aider corpus not found in {CORPORA}"
 )
 
 A = "@" * 20

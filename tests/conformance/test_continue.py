@@ -9,26 +9,14 @@ exactly.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from lsp_server.model import ErrorCode, PlacementError
 from lsp_server.resolve.lazy_merge import is_placeholder_line, lazy_merge
 
+from .corpus import CORPORA
 
-def _corpus() -> Path:
-    override = os.environ.get("LLM_PATCH_CONFORMANCE")
-    base = (
-        Path(override)
-        if override
-        else Path(__file__).resolve().parents[2] / "shared" / "conformance"
-    )
-    return base / "continue-lazy" / "lazy"
-
-
-LAZY = _corpus()
+LAZY = CORPORA / "continue-lazy" / "lazy"
 ALL = sorted(p.name[: -len(".diff")] for p in LAZY.glob("*.diff")) if LAZY.is_dir() else []
 ACTIVE = [
     "fastapi.py",

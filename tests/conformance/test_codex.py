@@ -8,7 +8,6 @@ checks. Scenario 015 expects Codex's non-atomic result, which is ours only with 
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -19,12 +18,9 @@ import pytest
 from lsp_server.model import Action, ErrorCode, Format, Hunk, HunkKind, OnExists
 from lsp_server.reply.apply_patch import find_blocks
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = (
-    Path(os.environ["LLM_PATCH_CONFORMANCE"])
-    if os.environ.get("LLM_PATCH_CONFORMANCE")
-    else REPO.parent / "shared" / "conformance"
-) / "codex-apply-patch"
+from .corpus import CORPORA
+
+CORPUS = CORPORA / "codex-apply-patch"
 
 PARTIAL = {"015_failure_after_partial_success_leaves_changes"}
 

@@ -1,0 +1,1 @@
+"""Conformance with other tools' own test corpora (aider, Codex, Continue)."""
