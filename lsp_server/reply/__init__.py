@@ -23,7 +23,10 @@ from lsp_server.reply import (
     whole_file,
 )
 
-MAX_REPLY_BYTES = 1_000_000  # DESIGN §9 asks ~240 KB of tokens; the hard refusal is 1 MB
+# A reply over this is refused as a whole (CONTENT_TOO_LARGE) before any parsing. A long model
+# reply (~60k tokens) is about 240 KB, so the limit leaves room for prose and pasted output
+# while bounding what one parse may cost.
+MAX_REPLY_BYTES = 1_000_000
 
 Finder = Callable[[list[str]], list[EditBlock]]
 
@@ -61,13 +64,11 @@ def decode_reply(data: bytes, name: str) -> str:
                 why = f"it starts with a {encoding} byte-order mark"
                 details["encoding"] = encoding.lower()
                 break
-        raise PlacementError(
-            Failure(
-                ErrorCode.BINARY_FILE,
-                f"{name} is not UTF-8 text ({why}); llm-patch reads replies as UTF-8: "
-                "convert it to UTF-8 first",
-                details,
-            )
+        raise PlacementError.of(
+            ErrorCode.BINARY_FILE,
+            f"{name} is not UTF-8 text ({why}); llm-patch reads replies as UTF-8: "
+            "convert it to UTF-8 first",
+            **details,
         ) from None
 
 
