@@ -389,16 +389,16 @@ def _syntax_warning(key: str, old: str, new: str) -> PlanWarning | None:
     often a further full parse, is left alone. Otherwise the old text is parsed from the
     new one's tree.
     """
-    from lsp_server.resolve import structure
+    from lsp_server.resolve import syntax
 
-    language = structure.language_for(key)
+    language = syntax.language_for(key)
     if language is None:
         return None
     try:
-        after = structure.syntax_errors(new, key, language)
+        after = syntax.syntax_errors(new, key, language)
         if not after:
             return None
-        before = structure.syntax_errors(old, key + "\x00old", language, base=key)
+        before = syntax.syntax_errors(old, key + "\x00old", language, base=key)
     except PlacementError:
         return None
     if len(after) <= len(before):

@@ -31,7 +31,7 @@ from lsp_server.resolve import cache, hunks, ladder
 from lsp_server.resolve.indent import infer_shift
 from lsp_server.resolve.ladder import LineIndex, locate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 LINES = [
     "", " ", "a", "a ", " a", "  a", "\ta", "b", "b\t", "  b", "}", "  }", "    }", "x = 1",
