@@ -36,7 +36,7 @@ from lsp_server.model import (
     Target,
     WarningType,
 )
-from lsp_server.resolve import lazy_merge
+from lsp_server.resolve import lazy_merge, placeholders
 from lsp_server.resolve.hunks import apply_hunks, content, rebuild, split_lines
 from lsp_server.workspace import SnapshotSource
 
@@ -218,7 +218,7 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
     if action in (Action.CREATE, Action.OVERWRITE) or (action is Action.LAZY and f.text is None):
         if f.snap.is_dir and f.text is None:
             raise _missing(key, "cannot write a file over a directory", f.snap)
-        if action is Action.LAZY and lazy_merge.has_placeholder(block.content or "", key):
+        if action is Action.LAZY and placeholders.has_placeholder(block.content or "", key):
             raise _missing(
                 key,
                 "the block leaves code out with `... existing code ...` "

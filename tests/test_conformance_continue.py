@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from lsp_server.model import ErrorCode, PlacementError
-from lsp_server.resolve.lazy_merge import is_placeholder_line, lazy_merge
+from lsp_server.resolve.lazy_merge import lazy_merge
+from lsp_server.resolve.placeholders import is_placeholder_line
 
 
 def _corpus() -> Path:

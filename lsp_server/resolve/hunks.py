@@ -18,7 +18,6 @@ from lsp_server.linediff import NON_LSP_BREAKS
 from lsp_server.model import (
     MATCH_STRENGTH,
     ErrorCode,
-    Failure,
     Hunk,
     HunkKind,
     MatchKind,
@@ -27,6 +26,7 @@ from lsp_server.model import (
     Reindent,
 )
 from lsp_server.resolve.cache import TextCache
+from lsp_server.resolve.indent import swap_prefix
 from lsp_server.resolve.ladder import (
     DEFAULT_FUZZY_THRESHOLD,
     Hints,
@@ -35,7 +35,7 @@ from lsp_server.resolve.ladder import (
     ambiguous_error,
     locate,
 )
-from lsp_server.resolve.lazy_merge import is_placeholder_line
+from lsp_server.resolve.placeholders import is_placeholder_line
 
 
 def split_lines(text: str) -> list[str]:
@@ -268,28 +268,22 @@ class HunksResult:
     already_applied: bool
 
 
-def _fail(code: ErrorCode, message: str, **details) -> PlacementError:
-    return PlacementError(Failure(code, message, details))
-
-
 def _reindent(text: str, rule: Reindent) -> str:
+    """Patch-tool `reindent`: `rule.strip` taken off the front of every non-blank line of
+    the new text, then `rule.add` put there; REINDENT_PRECONDITION when a line lacks it."""
     lines = text_lines(text)
-    out = []
-    for i, line in enumerate(lines):
-        if not line.strip():
-            out.append(line)
-            continue
-        if rule.strip:
-            if not line.startswith(rule.strip):
-                raise _fail(
-                    ErrorCode.REINDENT_PRECONDITION,
-                    f"reindent.strip {rule.strip!r} is not a prefix of line {i + 1} of the new "
-                    f"text: {line!r}",
-                    line=i + 1,
-                    strip=rule.strip,
-                )
-            line = line[len(rule.strip) :]
-        out.append(rule.add + line)
+    out = swap_prefix(lines, rule.strip, rule.add)
+    if out is None:
+        i, line = next(
+            (i, x) for i, x in enumerate(lines) if x.strip() and not x.startswith(rule.strip)
+        )
+        raise PlacementError.of(
+            ErrorCode.REINDENT_PRECONDITION,
+            f"reindent.strip {rule.strip!r} is not a prefix of line {i + 1} of the new "
+            f"text: {line!r}",
+            line=i + 1,
+            strip=rule.strip,
+        )
     return "".join(x + "\n" for x in out) if text.endswith("\n") else "\n".join(out)
 
 
@@ -297,7 +291,7 @@ def _new_text(hunk: Hunk, clipboards: dict[str, str]) -> str:
     new = hunk.new
     if hunk.from_clipboard is not None:
         if hunk.from_clipboard not in clipboards:
-            raise _fail(
+            raise PlacementError.of(
                 ErrorCode.CLIPBOARD_MISSING,
                 f"clipboard {hunk.from_clipboard!r} is empty: no earlier patch stored it with "
                 f"toClipboard (stored: {sorted(clipboards) or 'none'})",
@@ -428,7 +422,7 @@ def _fill_elisions(ft: FileText, match: Match, old: list[str], new: list[str]) -
     while len(segments) > 1 and not any(x.strip() for x in segments[-1]):
         segments.pop()
     if len(segments) != len(match.elided) + 1:
-        raise _fail(
+        raise PlacementError.of(
             ErrorCode.MALFORMED_BLOCK,
             f"the anchor skips {len(match.elided)} region(s) with `...`, but the replacement "
             f"has {len(segments) - 1}; repeat each `...` line in the replacement where the "
@@ -660,14 +654,14 @@ def _apply_positional(
             if n == 0:
                 at, end = 0, 0
             else:
-                raise _fail(
+                raise PlacementError.of(
                     ErrorCode.MALFORMED_BLOCK,
                     "the block has an empty anchor and no line number: nothing says where the "
                     "new text goes",
                 )
         else:
             if not 0 <= hunk.line_hint <= n:
-                raise _fail(
+                raise PlacementError.of(
                     ErrorCode.TEXT_NOT_FOUND,
                     f"insert line {hunk.line_hint} is outside the file (it has {n} lines)",
                     line=hunk.line_hint,
@@ -711,7 +705,9 @@ def _apply_simultaneous(
                 located.append((span[0], span[1], lines, hunk, None, h_i))
                 continue
             if not hunk.old:
-                raise _fail(ErrorCode.MALFORMED_BLOCK, "a replace patch needs a non-empty oldText")
+                raise PlacementError.of(
+                    ErrorCode.MALFORMED_BLOCK, "a replace patch needs a non-empty oldText"
+                )
             if hunk.to_clipboard is not None:
                 match, _ = _place_one(ft, hunk, "", Hints(), threshold, inline)
                 clipboards[hunk.to_clipboard] = _captured(ft, match, hunk, inline)
@@ -727,7 +723,7 @@ def _apply_simultaneous(
     spans = sorted(located, key=lambda t: (t[0], t[1]))
     for a, b in zip(spans, spans[1:], strict=False):
         if b[0] < a[1] or (a[0] == a[1] == b[0] == b[1] and a[0] not in (0, n)):
-            raise _fail(
+            raise PlacementError.of(
                 ErrorCode.MALFORMED_BLOCK,
                 f"patches {a[5]} and {b[5]} touch overlapping lines ({a[0] + 1}-{a[1]} and "
                 f"{b[0] + 1}-{b[1]}); patches in one call apply to the original together",

@@ -21,7 +21,7 @@ from typing import Any
 
 from lsp_server.model import DEFAULT_FUZZY_THRESHOLD, ErrorCode, Failure, MatchKind, PlacementError
 from lsp_server.resolve.indent import IndentShift, detect_unit, indent_of, infer_shift
-from lsp_server.resolve.lazy_merge import is_placeholder_line as is_elision_line
+from lsp_server.resolve.placeholders import is_placeholder_line as is_elision_line
 
 FUZZY_MARGIN = 0.05  # the best window must beat the runner-up by this much
 CLOSEST_FLOOR = 0.3  # below this similarity we do not call a region "closest"
