@@ -26,11 +26,11 @@ from lsp_server.model import (
     Reindent,
 )
 from lsp_server.resolve.cache import TextCache
+from lsp_server.resolve.content_index import ContentIndex
 from lsp_server.resolve.indent import swap_prefix
 from lsp_server.resolve.ladder import (
     DEFAULT_FUZZY_THRESHOLD,
     Hints,
-    LineIndex,
     Match,
     ambiguous_error,
     locate,
@@ -80,7 +80,7 @@ def text_lines(text: str) -> list[str]:
     return body.split("\n")
 
 
-def _contents_of(text: str) -> list[str]:
+def contents_of(text: str) -> list[str]:
     """`[content(x) for x in split_lines(text)]`, without a call per line."""
     parts = text.split("\n")
     last = parts.pop()  # what follows the last newline: an unterminated line, or nothing
@@ -91,7 +91,7 @@ def _contents_of(text: str) -> list[str]:
     return parts
 
 
-def _eol_of(text: str) -> str:
+def eol_of(text: str) -> str:
     """`dominant_eol(split_lines(text))` from two counts: every "\\n" ends one line."""
     if "\r" not in text:
         return "\n"
@@ -99,10 +99,10 @@ def _eol_of(text: str) -> str:
     return "\r\n" if crlf > text.count("\n") - crlf else "\n"
 
 
-def _index_for(text: str, contents: list[str]) -> LineIndex:
-    """The LineIndex of a text's contents, handed the text itself as the joined contents
+def index_for(text: str, contents: list[str]) -> ContentIndex:
+    """The ContentIndex of a text's contents, handed the text itself as the joined contents
     when it has no CR, so an exact search needs no join."""
-    return LineIndex(contents, None if "\r" in text else text)
+    return ContentIndex(contents, None if "\r" in text else text)
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class _Prepared:
     lines: list[str] | None
     contents: list[str]
     eol: str
-    index: LineIndex
+    index: ContentIndex
 
 
 # Texts seen recently (open documents, and the results of earlier blocks of the same reply)
@@ -126,9 +126,9 @@ _PREPARED: TextCache[_Prepared] = TextCache()
 def _prepare(text: str) -> _Prepared:
     prepared = _PREPARED.get(text)
     if prepared is None:
-        contents = _contents_of(text)
+        contents = contents_of(text)
         lines = split_lines(text) if "\r" in text else None
-        prepared = _Prepared(lines, contents, _eol_of(text), _index_for(text, contents))
+        prepared = _Prepared(lines, contents, eol_of(text), index_for(text, contents))
         _PREPARED.put(text, prepared)
     return prepared
 
@@ -146,7 +146,7 @@ def _remember(text: str, ft: FileText) -> None:
     if _PREPARED.get(text) is None:
         contents = ft.contents
         lines = ft.lines if "\r" in text else None
-        prepared = _Prepared(lines, contents, _eol_of(text), _index_for(text, contents))
+        prepared = _Prepared(lines, contents, eol_of(text), index_for(text, contents))
         _PREPARED.put(text, prepared)
 
 
@@ -166,7 +166,7 @@ class FileText:
 
     _lines: list[str] | None
     eol: str
-    _index: LineIndex | None = field(default=None, repr=False)
+    _index: ContentIndex | None = field(default=None, repr=False)
     _contents: list[str] | None = field(default=None, repr=False)
     _terminated: bool = True
 
@@ -175,6 +175,11 @@ class FileText:
         p = _prepare(text)
         lines = None if p.lines is None else list(p.lines)
         return cls(lines, p.eol, p.index, list(p.contents), text.endswith("\n") or not text)
+
+    @property
+    def holds_lines(self) -> bool:
+        """Whether the lines with their endings are kept (rather than implied)."""
+        return self._lines is not None
 
     @property
     def lines(self) -> list[str]:
@@ -214,9 +219,9 @@ class FileText:
         return self._contents
 
     @property
-    def index(self) -> LineIndex:
+    def index(self) -> ContentIndex:
         if self._index is None:
-            self._index = LineIndex(self.contents)
+            self._index = ContentIndex(self.contents)
         return self._index
 
     def text(self) -> str:
@@ -483,9 +488,9 @@ def apply_hunks(
     ending (one line, or none), new lines take that file's ending, not "\n".
     """
     clipboards = clipboards if clipboards is not None else {}
-    eol = _eol_of(eol_from) if eol_from and "\n" not in text else None
+    eol = eol_of(eol_from) if eol_from and "\n" not in text else None
     if len(hunks) == 1 and not simultaneous and not inline and eol in (None, "\n"):
-        done = _single_exact(text, hunks[0], clipboards)
+        done = apply_single_exact(text, hunks[0], clipboards)
         if done is not None:
             return done
     ft = FileText.of(text)
@@ -558,11 +563,11 @@ def apply_hunks(
     )
 
 
-# `_single_exact` gives up (the line-based path decides) past this many partial hits.
+# `apply_single_exact` gives up (the line-based path decides) past this many partial hits.
 _TEXT_HITS = 4096
 
 
-def _single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> HunksResult | None:
+def apply_single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> HunksResult | None:
     """The common case without splitting the file into lines: one hunk whose old text sits
     in a LF-only file exactly once, as whole lines. Found with `str.find`, spliced as text.
 
