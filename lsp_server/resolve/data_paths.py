@@ -7,13 +7,13 @@ the rest of the file stays byte-for-byte. The value is found in the tree-sitter 
 comments, quoting and layout are the file's own. A missing last key is added (JSON, YAML,
 TOML) next to its siblings, in their indentation; an array index one past the end appends.
 
-Paths: dotted keys with `[n]` indexes (`scripts.build`, `servers[0].port`), quoted keys
-for dots inside names (`a."b.c"` or `a["b.c"]`), or a JSON pointer (`/a/b/0`). TOML tables
-are addressed like any other key (`server.tls.enabled`, `products[1].name`).
+TOML tables are addressed like any other key (`server.tls.enabled`, `products[1].name`);
+how a path is written is `data_path_syntax`'s business.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable
@@ -22,69 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.model import ErrorCode, MatchKind, Placement
 from lsp_server.resolve import syntax
+from lsp_server.resolve.data_path_syntax import Segment, format_path, parse_data_path
 from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of
 from lsp_server.resolve.outcome import StructureEdit, refused
 from lsp_server.resolve.syntax import Parsed
 
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-Segment = str | int
-
-_SEGMENT = re.compile(
-    r"""\.?(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|\[\s*(-?\d+)\s*\]|\[\s*"((?:[^"\\]|\\.)*)"\s*\]"""
-    r"""|\[\s*'([^']*)'\s*\]|([^.\[\]"']+))"""
-)
-
-
-def parse_data_path(path: str) -> list[Segment]:
-    """`a.b[2]."c.d"` -> ["a", "b", 2, "c.d"]; `/a/b/0` (JSON pointer) -> ["a", "b", "0"].
-
-    Pointer segments stay strings: "0" indexes an array and names a key in an object.
-    """
-    s = path.strip()
-    if s.startswith("$"):
-        s = s[1:].lstrip(".")
-    if s.startswith("/"):
-        return [part.replace("~1", "/").replace("~0", "~") for part in s[1:].split("/")]
-    out: list[Segment] = []
-    pos = 0
-    while pos < len(s):
-        m = _SEGMENT.match(s, pos)
-        if m is None or m.end() == pos:
-            raise refused(
-                ErrorCode.MALFORMED_BLOCK,
-                f"cannot read the data path `{path}` at `{s[pos:]}`; write keys with dots and "
-                'indexes in brackets, e.g. servers[0].port or a."dotted.key"',
-                data_path=path,
-            )
-        dq, sq, idx, bdq, bsq, bare = m.groups()
-        if idx is not None:
-            if len(idx) > 18:  # int() refuses past 4,300 digits; no array is that long anyway
-                raise refused(
-                    ErrorCode.MALFORMED_BLOCK,
-                    f"the index `[{idx[:20]}…]` in the data path is too large",
-                    data_path=path[:200],
-                )
-            out.append(int(idx))
-        else:
-            key = next(x for x in (dq, sq, bdq, bsq, bare) if x is not None)
-            out.append(key.strip() if bare is not None else key)
-        pos = m.end()
-    return out
-
-
-def _fmt(path: list[Segment]) -> str:
-    out = ""
-    for seg in path:
-        if isinstance(seg, int):
-            out += f"[{seg}]"
-        elif re.fullmatch(r"[\w\-]+", seg):
-            out += ("." if out else "") + seg
-        else:
-            out += ("." if out else "") + json.dumps(seg)
-    return out
-
 
 @dataclass
 class _Hit:
@@ -702,7 +646,7 @@ def _edit(
 ) -> StructureEdit:
     result: dict[str, Any] = {
         "lines": [start + 1, max(new_end, start + 1)],
-        "data_path": _fmt(segs),
+        "data_path": format_path(segs),
     }
     if added:
         result["added_key"] = True
@@ -731,11 +675,9 @@ def _unsupported_op(op: str, language: str) -> Exception:
 
 
 def _not_found(p: Parsed, segs: list[Segment], miss: _Missing) -> Exception:
-    import difflib
-
     wanted = str(miss.missing[0]) if miss.missing else ""
     suggestions = difflib.get_close_matches(wanted, miss.available, n=5, cutoff=0.5)
-    found_path = _fmt(miss.found)
+    found_path = format_path(miss.found)
     lines = [miss.container.start_point.row + 1, miss.container.end_point.row + 1]
     where = f"`{found_path}` (lines {lines[0]}-{lines[1]})" if miss.found else "the document"
     hint = (
@@ -745,9 +687,9 @@ def _not_found(p: Parsed, segs: list[Segment], miss: _Missing) -> Exception:
     )
     return refused(
         ErrorCode.TARGET_NOT_FOUND,
-        f"no `{_fmt(miss.missing)}` in {where} of the {p.grammar.name} file{hint}",
-        data_path=_fmt(segs),
-        searched=_fmt(segs),
+        f"no `{format_path(miss.missing)}` in {where} of the {p.grammar.name} file{hint}",
+        data_path=format_path(segs),
+        searched=format_path(segs),
         parent_found={"path": found_path, "lines": lines} if miss.found else None,
         failed_segment=wanted,
         suggestions=suggestions,
@@ -800,9 +742,9 @@ def _guard(p: Parsed, segs: list[Segment], found: _Hit | _Missing) -> None:
     raise refused(
         ErrorCode.PARSER_FAILED,
         f"the {p.grammar.name} file has syntax errors (lines "
-        f"{', '.join(f'{a}-{b}' for a, b in errors)}) where `{_fmt(segs)}` should be, so it "
+        f"{', '.join(f'{a}-{b}' for a, b in errors)}) where `{format_path(segs)}` should be, so it "
         "cannot be located reliably; fix the file or use a SEARCH/REPLACE block",
-        data_path=_fmt(segs),
+        data_path=format_path(segs),
         syntax_errors=errors,
     )
 

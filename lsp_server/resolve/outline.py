@@ -425,13 +425,11 @@ def index(p: Parsed) -> list[Item]:
     """All named structures, in document order, each linked to its enclosing structure."""
     if p.items is not None:
         return p.items
-    from tree_sitter import QueryCursor
-
     g = p.grammar
     items: list[Item] = []
     memo = p.memo
     if g.struct_query is not None:
-        nodes = QueryCursor(g.struct_query).captures(p.tree.root_node).get("s", [])
+        nodes = syntax.captures(g.struct_query, p.tree.root_node, "s")
         spans = [(n.start_byte, -n.end_byte) for n in nodes]
         if any(spans[i] > spans[i + 1] for i in range(len(spans) - 1)):
             order = sorted(range(len(nodes)), key=spans.__getitem__)
@@ -497,13 +495,9 @@ def items_within(p: Parsed, lo: int, hi: int) -> list[Item]:
     g = p.grammar
     if g.struct_query is None:
         return []
-    from tree_sitter import QueryCursor
-
-    cursor = QueryCursor(g.struct_query)
-    cursor.set_byte_range(lo, hi)
     nodes = [
         n
-        for n in cursor.captures(p.tree.root_node).get("s", [])
+        for n in syntax.captures(g.struct_query, p.tree.root_node, "s", (lo, hi))
         if lo <= n.start_byte and n.end_byte <= hi
     ]
     nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
@@ -522,11 +516,9 @@ def starting_in(p: Parsed, lo: int, hi: int) -> list[Item]:
     g = p.grammar
     if g.struct_query is None:
         return []
-    from tree_sitter import QueryCursor
-
-    cursor = QueryCursor(g.struct_query)
-    cursor.set_byte_range(lo, max(lo, min(hi, len(p.src))))
-    nodes = [n for n in cursor.captures(p.tree.root_node).get("s", []) if lo <= n.start_byte < hi]
+    within = (lo, max(lo, min(hi, len(p.src))))
+    found = syntax.captures(g.struct_query, p.tree.root_node, "s", within)
+    nodes = [n for n in found if lo <= n.start_byte < hi]
     nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
     return [item for n in nodes if (item := item_at(p, n)) is not None]
 

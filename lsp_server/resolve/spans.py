@@ -52,9 +52,7 @@ _NEAR_ROWS = 64
 def _near_line_start(p: Parsed, row: int) -> int | None:
     """Where line `row` starts, counted from the smallest syntax node around its first
     column when that node starts at most a few lines above; None otherwise."""
-    from tree_sitter import Point
-
-    node = p.tree.root_node.descendant_for_point_range(Point(row, 0), Point(row, 0))
+    node = syntax.node_at(p, row, 0)
     if node is None:
         return None
     at_row = node.start_point.row
@@ -98,8 +96,6 @@ def _wrapper_chain(p: Parsed, node: Node) -> list[Node]:
 
 def _comment_above(p: Parsed, row: int) -> int | None:
     """The first row of a whole-line comment ending on `row`, or None."""
-    from tree_sitter import Point
-
     lines = p.line_list()
     if row < 0 or row >= len(lines):
         return None
@@ -108,7 +104,7 @@ def _comment_above(p: Parsed, row: int) -> int | None:
     if not stripped or (row == 0 and stripped.startswith("#!")):
         return None
     col = len(syntax.encode(line[: len(line) - len(stripped)]))
-    node = p.tree.root_node.named_descendant_for_point_range(Point(row, col), Point(row, col))
+    node = syntax.node_at(p, row, col, named=True)
     while node is not None and L.COMMENT_WORD not in node.type:
         node = node.parent
     if node is None:

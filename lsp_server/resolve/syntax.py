@@ -14,13 +14,13 @@ tree comes from here: `grammar_for` / `grammar`, `parse`, the `Parsed` record,
 
 from __future__ import annotations
 
-import _thread
 import functools
 import importlib
 import importlib.machinery
 import importlib.util
 import itertools
 import os
+import threading
 import typing
 from collections import OrderedDict
 from collections.abc import Callable
@@ -35,8 +35,6 @@ from lsp_server.resolve.outcome import refused
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node, Parser, Query, Tree
-
-    from lsp_server.resolve.outline import Item
 
 _CACHE_SIZE = 16  # parsed files kept (open documents in an editor are few at a time)
 
@@ -255,9 +253,10 @@ class Parsed:
 
     The tree is never edited in place (an incremental reparse edits a copy), so a
     `Parsed` stays valid after its document moved on, and two cache entries may share a
-    tree. The outline stage fills `items`, `memo`, `kids` and `by_owner` on demand
-    (see `outline.index` and `outline.item_at`); they live here so that they are cached,
-    and forgotten, with the tree they describe.
+    tree. The outline stage fills `items`, `memo`, `kids` and `by_owner` with its
+    `outline.Item`s on demand (see `outline.index` and `outline.item_at`); they live here
+    so that they are cached, and forgotten, with the tree they describe, and are typed
+    `Any` here because this stage comes before the outline.
     """
 
     def __init__(self, grammar: Grammar, key: str, text: str, src: bytes, tree: Tree) -> None:
@@ -266,14 +265,16 @@ class Parsed:
         self.text = text
         self.src = src
         self.tree = tree
-        self.items: list[Item] | None = None
         self.lines: list[str] | None = None
         self.starts: list[int] | None = None
-        self.by_owner: dict[str, list[Item]] | None = None
+        # every structure, in document order, once the whole index is built
+        self.items: list[Any] | None = None
+        # structures defined outside their owner, by owner
+        self.by_owner: dict[str, list[Any]] | None = None
         # (node id, start byte) -> its item, or None when that structure node is not indexed
-        self.memo: dict[tuple[int, int], Item | None] = {}
+        self.memo: dict[tuple[int, int], Any] = {}
         # id(item) -> its children, for items met before the whole index was built
-        self.kids: dict[int, list[Item]] = {}
+        self.kids: dict[int, list[Any]] = {}
 
     def line_starts(self) -> list[int]:
         """Byte offset where each line starts."""
@@ -299,7 +300,7 @@ class Parsed:
 
 _CACHE: OrderedDict[tuple[str, str], Parsed] = OrderedDict()
 # Parsers and cached trees are shared and not thread-safe; the server may call from a pool.
-_LOCK = _thread.RLock()
+_LOCK = threading.RLock()
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -465,13 +466,35 @@ def forget(path: str) -> None:
         del _CACHE[key]
 
 
+def captures(
+    query: Query, node: Node, name: str, byte_range: tuple[int, int] | None = None
+) -> list[Node]:
+    """The nodes `query` captures as `@name` under `node` (those overlapping `byte_range`,
+    when given), in no reliable order."""
+    from tree_sitter import QueryCursor  # deferred, as every tree_sitter import here
+
+    cursor = QueryCursor(query)
+    if byte_range is not None:
+        cursor.set_byte_range(*byte_range)
+    return cursor.captures(node).get(name, [])
+
+
+def node_at(p: Parsed, row: int, column: int, named: bool = False) -> Node | None:
+    """The smallest node (named node, with `named`) spanning the point (row, column)."""
+    from tree_sitter import Point  # deferred, as every tree_sitter import here
+
+    at = Point(row, column)
+    root = p.tree.root_node
+    if named:
+        return root.named_descendant_for_point_range(at, at)
+    return root.descendant_for_point_range(at, at)
+
+
 def error_nodes(p: Parsed) -> list[Node]:
     """The ERROR and MISSING nodes of a parse, in document order (outermost first)."""
     if not p.tree.root_node.has_error:
         return []
-    from tree_sitter import QueryCursor
-
-    found = QueryCursor(p.grammar.error_query).captures(p.tree.root_node).get("e", [])
+    found = captures(p.grammar.error_query, p.tree.root_node, "e")
     return sorted(found, key=lambda n: (n.start_byte, -n.end_byte, n.is_missing))
 
 

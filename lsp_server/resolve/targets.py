@@ -203,8 +203,6 @@ def _block_matches(level: _Level, p: Parsed, scope: list[Item] | None) -> list[N
     g = p.grammar
     if g.block_query is None or not level.norm:
         return []
-    from tree_sitter import QueryCursor
-
     wanted = level.norm
     loose = wanted.rstrip(">").rstrip() or wanted
     squeezed = re.sub(r"\s+", "", loose)
@@ -213,11 +211,9 @@ def _block_matches(level: _Level, p: Parsed, scope: list[Item] | None) -> list[N
     ranks: dict[int, list[Node]] = {}
     seen: set[int] = set()
     for lo, hi in ranges:
-        cursor = QueryCursor(g.block_query)
-        cursor.set_byte_range(lo, hi)
         # captures come in no reliable order (it changes from one parse to the next):
         # document order keeps the matches, and the ambiguity report, stable
-        captured = cursor.captures(p.tree.root_node).get("s", [])
+        captured = syntax.captures(g.block_query, p.tree.root_node, "s", (lo, hi))
         captured.sort(key=lambda n: (n.start_byte, -n.end_byte))
         for node in captured:
             if node.start_byte < lo or node.end_byte > hi or node.id in seen:
