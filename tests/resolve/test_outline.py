@@ -86,7 +86,7 @@ def test_outline_leaves_out_local_variables() -> None:
     units=st.integers(1, 14),
     edits=st.integers(0, 3),
 )
-def test_deciding_one_node_agrees_with_indexing_the_wholesource_file(
+def test_deciding_one_node_agrees_with_indexing_the_whole_file(
     lang: str, seed: int, units: int, edits: int
 ) -> None:
     r = random.Random(seed)
