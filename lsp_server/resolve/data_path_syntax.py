@@ -15,7 +15,9 @@ from lsp_server.resolve.outcome import refused
 
 Segment = str | int
 
-_SEGMENT = re.compile(
+# Kept as text: `re` compiles and caches it on first use, so a structural edit in a code file
+# (which imports this module too) never pays for compiling it.
+_SEGMENT = (
     r"""\.?(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|\[\s*(-?\d+)\s*\]|\[\s*"((?:[^"\\]|\\.)*)"\s*\]"""
     r"""|\[\s*'([^']*)'\s*\]|([^.\[\]"']+))"""
 )
@@ -31,10 +33,11 @@ def parse_data_path(path: str) -> list[Segment]:
         s = s[1:].lstrip(".")
     if s.startswith("/"):
         return [part.replace("~1", "/").replace("~0", "~") for part in s[1:].split("/")]
+    segment = re.compile(_SEGMENT)
     out: list[Segment] = []
     pos = 0
     while pos < len(s):
-        m = _SEGMENT.match(s, pos)
+        m = segment.match(s, pos)
         if m is None or m.end() == pos:
             raise refused(
                 ErrorCode.MALFORMED_BLOCK,
