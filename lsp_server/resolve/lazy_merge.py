@@ -90,6 +90,7 @@ from lsp_server.resolve.line_shape import (
     is_blank,
     is_closer,
     is_weak,
+    lead,
     parents,
     similar,
 )
@@ -727,7 +728,7 @@ def _restate_definition(o_lines: list[str], s_lines: list[str], path: str) -> li
     if not hits:  # the same header at another indentation: the snippet was shifted
         hits = [i for i, line in enumerate(o_lines) if line.strip() == key.strip()]
         if len(hits) == 1:
-            body = swap_prefix(body, _lead(header), _lead(o_lines[hits[0]]))
+            body = swap_prefix(body, lead(header), lead(o_lines[hits[0]]))
             if body is None:
                 return None
     if not hits:
@@ -752,7 +753,3 @@ def _restate_definition(o_lines: list[str], s_lines: list[str], path: str) -> li
                 break
             o_start -= 1
     return o_lines[:o_start] + body + o_lines[o_end + 1 :]
-
-
-def _lead(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]

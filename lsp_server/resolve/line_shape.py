@@ -25,10 +25,15 @@ def is_blank(line: str) -> bool:
     return not line.strip()
 
 
+def lead(line: str) -> str:
+    """The whitespace a line starts with (any white space, not only spaces and tabs)."""
+    return line[: len(line) - len(line.lstrip())]
+
+
 def indent_width(line: str) -> int:
     """The columns of a line's leading whitespace, measured by `indent.width` (a tab moves
     to the next tab stop)."""
-    return width(line[: len(line) - len(line.lstrip())])
+    return width(lead(line))
 
 
 def is_closer(line: str) -> bool:
