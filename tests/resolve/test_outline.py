@@ -13,26 +13,7 @@ from hypothesis import strategies as st
 from lsp_server.resolve import outline, spans, syntax
 from lsp_server.resolve.outline import Item
 
-from .generated import LANGS, NAMES, describe, fresh, random_edit, source_file
-
-PY = """import os
-
-
-def a():
-    return 1
-
-
-def b():
-    return 2
-
-
-class C:
-    def m1(self):
-        pass
-
-    def m2(self):
-        pass
-"""
+from .samples import LANGS, NAMES, PY, describe, fresh, random_edit, source_file
 
 
 def list_structures(text: str, path: str) -> list[dict[str, Any]]:

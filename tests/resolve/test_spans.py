@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from lsp_server.resolve import spans
 
-from .generated import LANGS, fresh, random_edit, source_file
+from .samples import LANGS, fresh, random_edit, source_file
 
 
 @settings(max_examples=60, deadline=None)

@@ -17,24 +17,7 @@ from lsp_server.resolve.structure import (
 )
 from lsp_server.resolve.syntax import syntax_errors
 
-PY = """import os
-
-
-def a():
-    return 1
-
-
-def b():
-    return 2
-
-
-class C:
-    def m1(self):
-        pass
-
-    def m2(self):
-        pass
-"""
+from .samples import PY
 
 
 def op(

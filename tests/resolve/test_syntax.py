@@ -18,27 +18,7 @@ from lsp_server.resolve import cache, outline, syntax
 from lsp_server.resolve import languages as L
 from lsp_server.resolve.structure import apply_structure, structural_warnings
 
-from .generated import LANGS, random_edit
-
-PY = """import os
-
-
-def a():
-    return 1
-
-
-def b():
-    return 2
-
-
-class C:
-    def m1(self):
-        pass
-
-    def m2(self):
-        pass
-"""
-
+from .samples import LANGS, PY, random_edit
 
 # --------------------------------------------------------------------------- grammars
 

@@ -20,7 +20,7 @@ from lsp_server.resolve.outcome import StructureEdit
 from lsp_server.resolve.structure import apply_structure, read_structure
 from lsp_server.resolve.syntax import Parsed
 
-from .generated import LANGS, describe, fresh, random_edit, random_levels, source_file
+from .samples import LANGS, describe, fresh, random_edit, random_levels, source_file
 
 
 def replace(path: str, text: str, levels: list[str], content: str) -> str:

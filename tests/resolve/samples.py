@@ -1,8 +1,9 @@
-"""Generated source files for the structural resolver's property tests.
+"""Source texts for the structural resolver's tests: a small Python module, and generated
+files for the property tests.
 
-Files are made of small units per language whose names are words of one another and recur
-at several depths, so a name search meets decoys, ambiguity and shadowing; `random_edit`
-breaks them in small ways (syntax errors included).
+Generated files are made of small units per language whose names are words of one another
+and recur at several depths, so a name search meets decoys, ambiguity and shadowing;
+`random_edit` breaks them in small ways (syntax errors included).
 """
 
 from __future__ import annotations
@@ -14,6 +15,26 @@ from typing import Any
 from lsp_server.resolve import syntax
 from lsp_server.resolve.outline import Item
 from lsp_server.resolve.syntax import Parsed
+
+PY = """import os
+
+
+def a():
+    return 1
+
+
+def b():
+    return 2
+
+
+class C:
+    def m1(self):
+        pass
+
+    def m2(self):
+        pass
+"""
+
 
 # Names that are words of one another (`run` in `rerun`, `run_all`) and recur at several
 # depths, so candidate search meets decoys, ambiguity and shadowing.
