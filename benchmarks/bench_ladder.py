@@ -1,6 +1,6 @@
 """Each rung of the matching ladder, per language and file size, warm and cold.
 
-* **warm** — `locate()` against a `LineIndex` already used for this text, past its first
+* **warm** — `locate()` against a `ContentIndex` already used for this text, past its first
   few lookups (which scan the text; later ones build and use the line table): the cost of
   placing one more block in a document the server has seen (open documents are indexed
   once per version and the index is reused).
@@ -20,9 +20,10 @@ from typing import Any
 from benchmarks.timing import sample, summary
 from benchmarks.workloads import LANGUAGES, Case, Workload, generate, make_cases
 from lsp_server.model import Hunk, PlacementError
-from lsp_server.resolve import cache, ladder
+from lsp_server.resolve import cache, content_index
+from lsp_server.resolve.content_index import ContentIndex
 from lsp_server.resolve.hunks import apply_hunks, text_lines
-from lsp_server.resolve.ladder import LineIndex, locate
+from lsp_server.resolve.ladder import locate
 
 Log = Callable[[str], None]
 
@@ -46,7 +47,7 @@ def _cold(text: str, hunk: Hunk) -> str | PlacementError:
         return err
 
 
-def _warm(lines: list[str], old: list[str], index: LineIndex) -> Any:
+def _warm(lines: list[str], old: list[str], index: ContentIndex) -> Any:
     try:
         return locate(lines, old, index=index)
     except PlacementError as err:
@@ -59,10 +60,10 @@ def bench_case(w: Workload, case: Case, repeat: int, budget_ms: float = 0.0) -> 
     text, lines = w.text, list(w.lines)
     hunk = Hunk(case.old, case.new)
     old = text_lines(case.old)
-    index = LineIndex(lines)
+    index = ContentIndex(lines)
     # steady state: the first lookups under a normalisation scan the text, later ones build
-    # and use the line table (see LineIndex); prime past that so every sample is alike
-    for _ in range(ladder._SEARCHES + 2):
+    # and use the line table (see ContentIndex); prime past that so every sample is alike
+    for _ in range(content_index.SEARCHES + 2):
         first = _warm(lines, old, index)
     warm = sample(lambda: _warm(lines, old, index), repeat, budget_ms=budget_ms)
     cache.clear_all()

@@ -77,8 +77,8 @@ from lsp_server.reply import parse_reply
 text, path, reply = json.load(sys.stdin)
 block = parse_reply(reply).blocks[0]
 t0 = time.perf_counter()
-from lsp_server.resolve.structure import resolve_structural
-new, _ = resolve_structural(text, path, block)
+from lsp_server.resolve.structure import apply_structure
+new = apply_structure(text, path, block.target, block.content, block.language).text
 took = (time.perf_counter() - t0) * 1000.0
 print(json.dumps({"ms": took, "text": new}))
 """
@@ -104,7 +104,7 @@ def _cold(text: str, path: str, reply: str) -> tuple[float, str]:
 
 def run(sizes: list[int], repeat: int, cold_runs: int, log: Log) -> list[dict[str, Any]]:
     from lsp_server.reply import parse_reply
-    from lsp_server.resolve.structure import resolve_structural
+    from lsp_server.resolve.structure import apply_structure
 
     rows = []
     for size in sizes:
@@ -116,13 +116,18 @@ def run(sizes: list[int], repeat: int, cold_runs: int, log: Log) -> list[dict[st
             if cold_runs:
                 _cold(text, path, reply)  # untimed: writes the bytecode an install would have
             cold = [_cold(text, path, reply) for _ in range(cold_runs)]
-            new, _ = resolve_structural(text, path, block)
-            warm = sample(lambda: resolve_structural(text, path, block), repeat)  # noqa: B023
+            target, content, language = block.target, block.content, block.language
+            assert target is not None
+            new = apply_structure(text, path, target, content, language).text
+            warm = sample(
+                lambda: apply_structure(text, path, target, content, language),  # noqa: B023
+                repeat,
+            )
             edited = [text.replace("\n", "\n\n", 1), text]  # a blank line typed at the top
             flip = iter(range(10**9))
 
             def after_edit() -> None:
-                resolve_structural(edited[next(flip) % 2], path, block)  # noqa: B023
+                apply_structure(edited[next(flip) % 2], path, target, content, language)  # noqa: B023
 
             incremental = sample(after_edit, repeat)
             correct = new == expected and all(t == expected for _, t in cold)

@@ -36,7 +36,7 @@ from lsp_server.model import (
     Target,
     WarningType,
 )
-from lsp_server.resolve import lazy_merge
+from lsp_server.resolve import lazy_merge, placeholders
 from lsp_server.resolve.hunks import apply_hunks, content, rebuild, split_lines
 from lsp_server.workspace import SnapshotSource
 
@@ -218,7 +218,7 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
     if action in (Action.CREATE, Action.OVERWRITE) or (action is Action.LAZY and f.text is None):
         if f.snap.is_dir and f.text is None:
             raise _missing(key, "cannot write a file over a directory", f.snap)
-        if action is Action.LAZY and lazy_merge.has_placeholder(block.content or "", key):
+        if action is Action.LAZY and placeholders.has_placeholder(block.content or "", key):
             raise _missing(
                 key,
                 "the block leaves code out with `... existing code ...` "
@@ -389,16 +389,16 @@ def _syntax_warning(key: str, old: str, new: str) -> PlanWarning | None:
     often a further full parse, is left alone. Otherwise the old text is parsed from the
     new one's tree.
     """
-    from lsp_server.resolve import structure
+    from lsp_server.resolve import syntax
 
-    language = structure.language_for(key)
+    language = syntax.language_for(key)
     if language is None:
         return None
     try:
-        after = structure.syntax_errors(new, key, language)
+        after = syntax.syntax_errors(new, key, language)
         if not after:
             return None
-        before = structure.syntax_errors(old, key + "\x00old", language, base=key)
+        before = syntax.syntax_errors(old, key + "\x00old", language, base=key)
     except PlacementError:
         return None
     if len(after) <= len(before):

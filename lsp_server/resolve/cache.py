@@ -13,26 +13,32 @@ memory compare. Entries are bounded by count and by total characters.
 
 from __future__ import annotations
 
-import sys
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
 _ALL: weakref.WeakSet[TextCache] = weakref.WeakSet()
+_OTHERS: list[Callable[[], None]] = []
+
+
+def on_clear(forget: Callable[[], None]) -> None:
+    """Have `clear_all` also call `forget`: caches that are not TextCaches (the parsed
+    syntax trees) register themselves when their module loads, so this module never
+    imports them (the syntax stage is loaded lazily, on the first structural edit)."""
+    _OTHERS.append(forget)
 
 
 def clear_all() -> None:
     """Empty every cache of derived data (benchmarks measuring a first sight; memory
-    pressure): every TextCache, and the parsed syntax trees when the structural resolver
-    is loaded (it is imported lazily, and importing it here would undo that)."""
+    pressure): every TextCache and every cache registered with `on_clear`."""
     for cache in list(_ALL):
         cache.clear()
-    structure = sys.modules.get("lsp_server.resolve.structure")
-    if structure is not None:
-        structure.forget_all()
+    for forget in _OTHERS:
+        forget()
 
 
 class TextCache(Generic[T]):

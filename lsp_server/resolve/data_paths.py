@@ -7,110 +7,57 @@ the rest of the file stays byte-for-byte. The value is found in the tree-sitter 
 comments, quoting and layout are the file's own. A missing last key is added (JSON, YAML,
 TOML) next to its siblings, in their indentation; an array index one past the end appends.
 
-Paths: dotted keys with `[n]` indexes (`scripts.build`, `servers[0].port`), quoted keys
-for dots inside names (`a."b.c"` or `a["b.c"]`), or a JSON pointer (`/a/b/0`). TOML tables
-are addressed like any other key (`server.tls.enabled`, `products[1].name`).
+TOML tables are addressed like any other key (`server.tls.enabled`, `products[1].name`);
+how a path is written is `data_path_syntax`'s business.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.model import ErrorCode, MatchKind, Placement
-from lsp_server.resolve.structure import (
-    StructureEdit,
-    _encode,
-    _fail,
-    _grammar,
-    _leading,
-    _parse,
-    _Parsed,
-    _reindent,
-    _style,
-)
+from lsp_server.resolve import syntax
+from lsp_server.resolve.data_path_syntax import Segment, format_path, parse_data_path
+from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of
+from lsp_server.resolve.outcome import StructureEdit, refused
+from lsp_server.resolve.syntax import Parsed
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-Segment = str | int
-
-_SEGMENT = re.compile(
-    r"""\.?(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|\[\s*(-?\d+)\s*\]|\[\s*"((?:[^"\\]|\\.)*)"\s*\]"""
-    r"""|\[\s*'([^']*)'\s*\]|([^.\[\]"']+))"""
-)
+# Plain classes, like the outline's records: creating a dataclass takes time at import, and
+# a cold structural edit imports this module whatever the file's language.
 
 
-def parse_data_path(path: str) -> list[Segment]:
-    """`a.b[2]."c.d"` -> ["a", "b", 2, "c.d"]; `/a/b/0` (JSON pointer) -> ["a", "b", "0"].
-
-    Pointer segments stay strings: "0" indexes an array and names a key in an object.
-    """
-    s = path.strip()
-    if s.startswith("$"):
-        s = s[1:].lstrip(".")
-    if s.startswith("/"):
-        return [part.replace("~1", "/").replace("~0", "~") for part in s[1:].split("/")]
-    out: list[Segment] = []
-    pos = 0
-    while pos < len(s):
-        m = _SEGMENT.match(s, pos)
-        if m is None or m.end() == pos:
-            raise _fail(
-                ErrorCode.MALFORMED_BLOCK,
-                f"cannot read the data path `{path}` at `{s[pos:]}`; write keys with dots and "
-                'indexes in brackets, e.g. servers[0].port or a."dotted.key"',
-                data_path=path,
-            )
-        dq, sq, idx, bdq, bsq, bare = m.groups()
-        if idx is not None:
-            if len(idx) > 18:  # int() refuses past 4,300 digits; no array is that long anyway
-                raise _fail(
-                    ErrorCode.MALFORMED_BLOCK,
-                    f"the index `[{idx[:20]}…]` in the data path is too large",
-                    data_path=path[:200],
-                )
-            out.append(int(idx))
-        else:
-            key = next(x for x in (dq, sq, bdq, bsq, bare) if x is not None)
-            out.append(key.strip() if bare is not None else key)
-        pos = m.end()
-    return out
-
-
-def _fmt(path: list[Segment]) -> str:
-    out = ""
-    for seg in path:
-        if isinstance(seg, int):
-            out += f"[{seg}]"
-        elif re.fullmatch(r"[\w\-]+", seg):
-            out += ("." if out else "") + seg
-        else:
-            out += ("." if out else "") + json.dumps(seg)
-    return out
-
-
-@dataclass
 class _Hit:
     """A located value: its node (None for `key:` with no value), the node that owns it
-    (pair / array element / table) and the path that was walked."""
+    (pair / array element / table) and the node that contains the owner."""
 
-    value: Node | None
-    owner: Node
-    container: Node | None
+    __slots__ = ("value", "owner", "container")
+
+    def __init__(self, value: Node | None, owner: Node, container: Node | None) -> None:
+        self.value = value
+        self.owner = owner
+        self.container = container
 
 
-@dataclass
 class _Missing:
-    """The walk stopped: the container where the next segment was expected."""
+    """The walk stopped: the container where the next segment was expected, the segments
+    found and missing, and the keys (or indexes) the container does have."""
 
-    container: Node
-    found: list[Segment]
-    missing: list[Segment]
-    available: list[str]
+    __slots__ = ("container", "found", "missing", "available")
+
+    def __init__(
+        self, container: Node, found: list[Segment], missing: list[Segment], available: list[str]
+    ) -> None:
+        self.container = container
+        self.found = found
+        self.missing = missing
+        self.available = available
 
 
 def _pair_for(p: Any, pairs: list[Node], seg: object) -> tuple[Node | None, list[str]]:
@@ -158,7 +105,7 @@ def _index_of(seg: Segment, size: int) -> int | None:
 # --------------------------------------------------------------------------- JSON
 
 
-def _json_walk(p: _Parsed, segs: list[Segment]) -> _Hit | _Missing:
+def _json_walk(p: Parsed, segs: list[Segment]) -> _Hit | _Missing:
     root = p.tree.root_node
     values = _named(root)
     if not values:
@@ -213,24 +160,24 @@ def _clean_value(content: str, key: Segment, sep: str) -> str:
     return s
 
 
-def _line_indent(p: _Parsed, row: int) -> str:
-    return _leading(p.line_list()[row])
+def _line_indent(p: Parsed, row: int) -> str:
+    return indent_of(p.line_list()[row])
 
 
-def _mid_splice(p: _Parsed, start: int, end: int, value: str, indent: str) -> tuple[str, int]:
+def _mid_splice(p: Parsed, start: int, end: int, value: str, indent: str) -> tuple[str, int]:
     """Put `value` at byte `start` (mid-line) with continuation lines re-indented under
     `indent`. Returns the new text and the number of lines the value spans."""
-    style = _style(p.line_list()[:2000])
-    lines = _reindent(value + "\n", indent, style, convert=True)
+    style = style_of(p.line_list()[:2000])
+    lines = reindent(value + "\n", indent, style, convert=True)
     if not lines:
         lines = [""]
     lines[0] = lines[0].lstrip()
     body = "\n".join(lines)
-    text = (p.src[:start] + _encode(body) + p.src[end:]).decode("utf-8", "surrogatepass")
+    text = (p.src[:start] + syntax.encode(body) + p.src[end:]).decode("utf-8", "surrogatepass")
     return text, len(lines)
 
 
-def _json_edit(p: _Parsed, segs: list[Segment], op: str, content: str | None) -> StructureEdit:
+def _json_edit(p: Parsed, segs: list[Segment], op: str, content: str | None) -> StructureEdit:
     found = _json_walk(p, segs)
     _guard(p, segs, found)
     if isinstance(found, _Missing):
@@ -253,7 +200,7 @@ def _json_edit(p: _Parsed, segs: list[Segment], op: str, content: str | None) ->
     return _edit(text, row, node.end_point.row + 1, row + n, segs)
 
 
-def _json_add(p: _Parsed, miss: _Missing, key: Segment, content: str) -> StructureEdit:
+def _json_add(p: Parsed, miss: _Missing, key: Segment, content: str) -> StructureEdit:
     container = miss.container
     if container.type not in ("object", "array"):
         raise _not_found(p, miss.found + miss.missing, miss)
@@ -274,37 +221,37 @@ def _json_add(p: _Parsed, miss: _Missing, key: Segment, content: str) -> Structu
         last = elements[-1]
         indent = _line_indent(p, last.start_point.row) if multiline else ""
         head = "" if is_array else f"{json.dumps(key)}: "
-        style = _style(p.line_list()[:2000])
-        lines = _reindent(head + value + "\n", indent, style, convert=True)
+        style = style_of(p.line_list()[:2000])
+        lines = reindent(head + value + "\n", indent, style, convert=True)
         lines[0] = lines[0].lstrip()
         joiner = ",\n" + indent if multiline and last.start_point.row != open_row else ", "
         insert = joiner + "\n".join(lines)
         at = last.end_byte
     else:
         base = _line_indent(p, open_row)
-        style = _style(p.line_list()[:2000]) or (" ", 2)
+        style = style_of(p.line_list()[:2000]) or (" ", 2)
         unit = "\t" if style[0] == "\t" else " " * style[1]
         head = "" if is_array else f"{json.dumps(key)}: "
         if multiline:
-            lines = _reindent(head + value + "\n", base + unit, style, convert=True)
+            lines = reindent(head + value + "\n", base + unit, style, convert=True)
             insert = "\n" + "\n".join(lines)
             at = container.start_byte + 1
         else:
-            lines = _reindent(head + value + "\n", base, style, convert=True)
+            lines = reindent(head + value + "\n", base, style, convert=True)
             lines[0] = lines[0].lstrip()
             insert = "\n".join(lines)
             at = container.start_byte + 1
-    text = (p.src[:at] + _encode(insert) + p.src[at:]).decode("utf-8", "surrogatepass")
+    text = (p.src[:at] + syntax.encode(insert) + p.src[at:]).decode("utf-8", "surrogatepass")
     row = p.src.count(b"\n", 0, at)
     added = insert.count("\n")
     return _edit(text, row, row + 1, row + 1 + added, miss.found + [key], added=True)
 
 
-def _json_delete(p: _Parsed, hit: _Hit) -> StructureEdit:
+def _json_delete(p: Parsed, hit: _Hit) -> StructureEdit:
     owner = hit.owner
     container = hit.container
     if container is None:
-        raise _fail(ErrorCode.TARGET_NOT_FOUND, "cannot delete the document's root value")
+        raise refused(ErrorCode.TARGET_NOT_FOUND, "cannot delete the document's root value")
     siblings = (
         _named(container)
         if container.type == "array"
@@ -347,7 +294,7 @@ def _yaml_inner(node: Node | None) -> Node | None:
     return node
 
 
-def _yaml_walk(p: _Parsed, segs: list[Segment]) -> _Hit | _Missing:
+def _yaml_walk(p: Parsed, segs: list[Segment]) -> _Hit | _Missing:
     root = p.tree.root_node
     doc = next((c for c in root.named_children if c.type == "document"), None)
     node = _yaml_inner(doc)
@@ -405,12 +352,12 @@ def _yaml_value_node(hit: _Hit) -> Node | None:
 
 
 def _row_ops(
-    p: _Parsed,
+    p: Parsed,
     segs: list[Segment],
     op: str,
     content: str | None,
     found: _Hit | _Missing,
-    add: Callable[[_Parsed, _Missing, Segment, str], StructureEdit],
+    add: Callable[[Parsed, _Missing, Segment, str], StructureEdit],
     fmt: str,
 ) -> StructureEdit | None:
     """What YAML and TOML paths do alike: add a missing last key, read, delete, refuse an
@@ -429,7 +376,7 @@ def _row_ops(
     return None
 
 
-def _yaml_edit(p: _Parsed, segs: list[Segment], op: str, content: str | None) -> StructureEdit:
+def _yaml_edit(p: Parsed, segs: list[Segment], op: str, content: str | None) -> StructureEdit:
     found = _yaml_walk(p, segs)
     done = _row_ops(p, segs, op, content, found, _yaml_add, "yaml")
     if done is not None:
@@ -483,18 +430,13 @@ def _yaml_edit(p: _Parsed, segs: list[Segment], op: str, content: str | None) ->
         )
     else:
         body = " " + value
-    text = (p.src[:start] + _encode(body) + p.src[end:]).decode("utf-8", "surrogatepass")
+    text = (p.src[:start] + syntax.encode(body) + p.src[end:]).decode("utf-8", "surrogatepass")
     end_row = (vnode.end_point.row if vnode is not None else key_row) + 1
     return _edit(text, key_row, end_row, key_row + 1 + body.count("\n"), segs)
 
 
 def _dedent_text(s: str) -> str:
-    lines = s.split("\n")
-    body = [ln for ln in lines if ln.strip()]
-    if not body:
-        return s
-    cut = min(len(_leading(ln)) for ln in body)
-    return "\n".join(ln[cut:] for ln in lines)
+    return "\n".join(dedent(s.split("\n")))
 
 
 def _yaml_scalar_key(key: str) -> str:
@@ -503,7 +445,7 @@ def _yaml_scalar_key(key: str) -> str:
     return json.dumps(key)
 
 
-def _yaml_add(p: _Parsed, miss: _Missing, key: Segment, content: str) -> StructureEdit:
+def _yaml_add(p: Parsed, miss: _Missing, key: Segment, content: str) -> StructureEdit:
     container = miss.container
     if container.type != "block_mapping" or isinstance(key, int):
         raise _not_found(p, miss.found + miss.missing, miss)
@@ -534,16 +476,16 @@ def _yaml_add(p: _Parsed, miss: _Missing, key: Segment, content: str) -> Structu
     )
 
 
-def _rows_delete(p: _Parsed, owner: Node) -> StructureEdit:
+def _rows_delete(p: Parsed, owner: Node) -> StructureEdit:
     start = owner.start_point.row
     end = owner.end_point.row - (
         1 if owner.end_point.column == 0 and owner.end_point.row > start else 0
     )
     lines = p.line_list()
     line = lines[start]
-    before = _encode(line)[: owner.start_point.column].decode("utf-8", "replace")
+    before = syntax.encode(line)[: owner.start_point.column].decode("utf-8", "replace")
     if before.strip() and before.strip() != "-":
-        raise _fail(
+        raise refused(
             ErrorCode.TARGET_NOT_FOUND,
             "the value shares its line with other entries; replace the enclosing value instead",
             lines=[start + 1, end + 1],
@@ -559,7 +501,7 @@ def _rows_delete(p: _Parsed, owner: Node) -> StructureEdit:
 # --------------------------------------------------------------------------- TOML
 
 
-def _toml_key_parts(p: _Parsed, key: Node) -> list[str]:
+def _toml_key_parts(p: Parsed, key: Node) -> list[str]:
     if key.type == "dotted_key":
         parts: list[str] = []
         for c in key.named_children:
@@ -568,7 +510,7 @@ def _toml_key_parts(p: _Parsed, key: Node) -> list[str]:
     return [_unquote(p.bytes_of(key))]
 
 
-def _toml_key(p: _Parsed, node: Node) -> list[str]:
+def _toml_key(p: Parsed, node: Node) -> list[str]:
     key = next((c for c in node.named_children if "key" in c.type), None)
     return _toml_key_parts(p, key) if key is not None else []
 
@@ -583,7 +525,7 @@ def _toml_pairs(node: Node) -> list[Node]:
 
 
 def _toml_walk_value(
-    p: _Parsed, pairs: list[Node], segs: list[Segment], done: list[Segment], scope: Node
+    p: Parsed, pairs: list[Node], segs: list[Segment], done: list[Segment], scope: Node
 ) -> _Hit | _Missing:
     """Resolve `segs` among `pairs` (dotted keys allowed), then into inline tables/arrays."""
     for pair in pairs:
@@ -614,7 +556,7 @@ def _toml_walk_value(
     return _Missing(scope, done, segs, keys)
 
 
-def _toml_walk(p: _Parsed, segs: list[Segment]) -> _Hit | _Missing:
+def _toml_walk(p: Parsed, segs: list[Segment]) -> _Hit | _Missing:
     root = p.tree.root_node
     tables = [c for c in root.named_children if c.type in ("table", "table_array_element")]
     best: tuple[int, Node] | None = None
@@ -650,7 +592,7 @@ def _toml_walk(p: _Parsed, segs: list[Segment]) -> _Hit | _Missing:
     return found
 
 
-def _toml_edit(p: _Parsed, segs: list[Segment], op: str, content: str | None) -> StructureEdit:
+def _toml_edit(p: Parsed, segs: list[Segment], op: str, content: str | None) -> StructureEdit:
     found = _toml_walk(p, segs)
     done = _row_ops(p, segs, op, content, found, _toml_add, "toml")
     if done is not None:
@@ -669,7 +611,7 @@ def _toml_edit(p: _Parsed, segs: list[Segment], op: str, content: str | None) ->
 
 
 def _toml_table_replace(
-    p: _Parsed, table: Node, content: str, segs: list[Segment]
+    p: Parsed, table: Node, content: str, segs: list[Segment]
 ) -> StructureEdit:
     lines = p.line_list()
     start = table.start_point.row
@@ -687,7 +629,7 @@ def _toml_bare(key: str) -> str:
     return key if re.fullmatch(r"[A-Za-z0-9_\-]+", key) else json.dumps(key)
 
 
-def _toml_add(p: _Parsed, miss: _Missing, key: Segment, content: str) -> StructureEdit:
+def _toml_add(p: Parsed, miss: _Missing, key: Segment, content: str) -> StructureEdit:
     scope = miss.container
     if isinstance(key, int) or scope.type not in ("table", "table_array_element", "document"):
         raise _not_found(p, miss.found + miss.missing, miss)
@@ -714,7 +656,7 @@ def _edit(
 ) -> StructureEdit:
     result: dict[str, Any] = {
         "lines": [start + 1, max(new_end, start + 1)],
-        "data_path": _fmt(segs),
+        "data_path": format_path(segs),
     }
     if added:
         result["added_key"] = True
@@ -723,7 +665,7 @@ def _edit(
     )
 
 
-def _read_edit(p: _Parsed, hit: _Hit) -> StructureEdit:
+def _read_edit(p: Parsed, hit: _Hit) -> StructureEdit:
     node = hit.value or hit.owner
     start, end = node.start_point.row, node.end_point.row
     return StructureEdit(
@@ -734,7 +676,7 @@ def _read_edit(p: _Parsed, hit: _Hit) -> StructureEdit:
 
 
 def _unsupported_op(op: str, language: str) -> Exception:
-    return _fail(
+    return refused(
         ErrorCode.TARGET_NOT_FOUND,
         f"`{op}` is not available for a {language} data path; use replace_structure, "
         "delete_structure or read_structure",
@@ -742,12 +684,10 @@ def _unsupported_op(op: str, language: str) -> Exception:
     )
 
 
-def _not_found(p: _Parsed, segs: list[Segment], miss: _Missing) -> Exception:
-    import difflib
-
+def _not_found(p: Parsed, segs: list[Segment], miss: _Missing) -> Exception:
     wanted = str(miss.missing[0]) if miss.missing else ""
     suggestions = difflib.get_close_matches(wanted, miss.available, n=5, cutoff=0.5)
-    found_path = _fmt(miss.found)
+    found_path = format_path(miss.found)
     lines = [miss.container.start_point.row + 1, miss.container.end_point.row + 1]
     where = f"`{found_path}` (lines {lines[0]}-{lines[1]})" if miss.found else "the document"
     hint = (
@@ -755,11 +695,11 @@ def _not_found(p: _Parsed, segs: list[Segment], miss: _Missing) -> Exception:
         if suggestions
         else (f"; available: {', '.join(miss.available[:10])}" if miss.available else "")
     )
-    return _fail(
+    return refused(
         ErrorCode.TARGET_NOT_FOUND,
-        f"no `{_fmt(miss.missing)}` in {where} of the {p.grammar.name} file{hint}",
-        data_path=_fmt(segs),
-        searched=_fmt(segs),
+        f"no `{format_path(miss.missing)}` in {where} of the {p.grammar.name} file{hint}",
+        data_path=format_path(segs),
+        searched=format_path(segs),
         parent_found={"path": found_path, "lines": lines} if miss.found else None,
         failed_segment=wanted,
         suggestions=suggestions,
@@ -783,18 +723,18 @@ def apply_data_path(
     `key` names the file for the parse cache."""
     editor = _EDITORS.get(language)
     if editor is None:
-        raise _fail(
+        raise refused(
             ErrorCode.LANGUAGE_UNSUPPORTED,
             f"TARGET_PATH works in JSON, YAML and TOML files, not {language}",
             language=language,
             supported=sorted(_EDITORS),
         )
     segs = parse_data_path(data_path)
-    p = _parse(text, _grammar(language), key or f"\x00data:{language}")
+    p = syntax.parse(text, syntax.grammar(language), key or f"\x00data:{language}")
     return editor(p, segs, operation, content)
 
 
-def _guard(p: _Parsed, segs: list[Segment], found: _Hit | _Missing) -> None:
+def _guard(p: Parsed, segs: list[Segment], found: _Hit | _Missing) -> None:
     """PARSER_FAILED when the value (or the place the walk stopped) is inside a syntax
     error: recovery may have re-nested the tree, so the path cannot be trusted there."""
     root = p.tree.root_node
@@ -808,15 +748,13 @@ def _guard(p: _Parsed, segs: list[Segment], found: _Hit | _Missing) -> None:
             node = node.parent
         if not bad:
             return
-    from lsp_server.resolve.structure import _error_nodes
-
-    errors = [[e.start_point.row + 1, e.end_point.row + 1] for e in _error_nodes(p)[:10]]
-    raise _fail(
+    errors = [[e.start_point.row + 1, e.end_point.row + 1] for e in syntax.error_nodes(p)[:10]]
+    raise refused(
         ErrorCode.PARSER_FAILED,
         f"the {p.grammar.name} file has syntax errors (lines "
-        f"{', '.join(f'{a}-{b}' for a, b in errors)}) where `{_fmt(segs)}` should be, so it "
+        f"{', '.join(f'{a}-{b}' for a, b in errors)}) where `{format_path(segs)}` should be, so it "
         "cannot be located reliably; fix the file or use a SEARCH/REPLACE block",
-        data_path=_fmt(segs),
+        data_path=format_path(segs),
         syntax_errors=errors,
     )
 

@@ -18,7 +18,6 @@ from lsp_server.linediff import NON_LSP_BREAKS
 from lsp_server.model import (
     MATCH_STRENGTH,
     ErrorCode,
-    Failure,
     Hunk,
     HunkKind,
     MatchKind,
@@ -27,15 +26,16 @@ from lsp_server.model import (
     Reindent,
 )
 from lsp_server.resolve.cache import TextCache
+from lsp_server.resolve.content_index import ContentIndex
+from lsp_server.resolve.indent import swap_prefix
 from lsp_server.resolve.ladder import (
     DEFAULT_FUZZY_THRESHOLD,
     Hints,
-    LineIndex,
     Match,
     ambiguous_error,
     locate,
 )
-from lsp_server.resolve.lazy_merge import is_placeholder_line
+from lsp_server.resolve.placeholders import is_placeholder_line
 
 
 def split_lines(text: str) -> list[str]:
@@ -80,7 +80,7 @@ def text_lines(text: str) -> list[str]:
     return body.split("\n")
 
 
-def _contents_of(text: str) -> list[str]:
+def contents_of(text: str) -> list[str]:
     """`[content(x) for x in split_lines(text)]`, without a call per line."""
     parts = text.split("\n")
     last = parts.pop()  # what follows the last newline: an unterminated line, or nothing
@@ -91,7 +91,7 @@ def _contents_of(text: str) -> list[str]:
     return parts
 
 
-def _eol_of(text: str) -> str:
+def eol_of(text: str) -> str:
     """`dominant_eol(split_lines(text))` from two counts: every "\\n" ends one line."""
     if "\r" not in text:
         return "\n"
@@ -99,10 +99,10 @@ def _eol_of(text: str) -> str:
     return "\r\n" if crlf > text.count("\n") - crlf else "\n"
 
 
-def _index_for(text: str, contents: list[str]) -> LineIndex:
-    """The LineIndex of a text's contents, handed the text itself as the joined contents
+def index_for(text: str, contents: list[str]) -> ContentIndex:
+    """The ContentIndex of a text's contents, handed the text itself as the joined contents
     when it has no CR, so an exact search needs no join."""
-    return LineIndex(contents, None if "\r" in text else text)
+    return ContentIndex(contents, None if "\r" in text else text)
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class _Prepared:
     lines: list[str] | None
     contents: list[str]
     eol: str
-    index: LineIndex
+    index: ContentIndex
 
 
 # Texts seen recently (open documents, and the results of earlier blocks of the same reply)
@@ -126,9 +126,9 @@ _PREPARED: TextCache[_Prepared] = TextCache()
 def _prepare(text: str) -> _Prepared:
     prepared = _PREPARED.get(text)
     if prepared is None:
-        contents = _contents_of(text)
+        contents = contents_of(text)
         lines = split_lines(text) if "\r" in text else None
-        prepared = _Prepared(lines, contents, _eol_of(text), _index_for(text, contents))
+        prepared = _Prepared(lines, contents, eol_of(text), index_for(text, contents))
         _PREPARED.put(text, prepared)
     return prepared
 
@@ -146,7 +146,7 @@ def _remember(text: str, ft: FileText) -> None:
     if _PREPARED.get(text) is None:
         contents = ft.contents
         lines = ft.lines if "\r" in text else None
-        prepared = _Prepared(lines, contents, _eol_of(text), _index_for(text, contents))
+        prepared = _Prepared(lines, contents, eol_of(text), index_for(text, contents))
         _PREPARED.put(text, prepared)
 
 
@@ -166,7 +166,7 @@ class FileText:
 
     _lines: list[str] | None
     eol: str
-    _index: LineIndex | None = field(default=None, repr=False)
+    _index: ContentIndex | None = field(default=None, repr=False)
     _contents: list[str] | None = field(default=None, repr=False)
     _terminated: bool = True
 
@@ -175,6 +175,11 @@ class FileText:
         p = _prepare(text)
         lines = None if p.lines is None else list(p.lines)
         return cls(lines, p.eol, p.index, list(p.contents), text.endswith("\n") or not text)
+
+    @property
+    def holds_lines(self) -> bool:
+        """Whether the lines with their endings are kept (rather than implied)."""
+        return self._lines is not None
 
     @property
     def lines(self) -> list[str]:
@@ -214,9 +219,9 @@ class FileText:
         return self._contents
 
     @property
-    def index(self) -> LineIndex:
+    def index(self) -> ContentIndex:
         if self._index is None:
-            self._index = LineIndex(self.contents)
+            self._index = ContentIndex(self.contents)
         return self._index
 
     def text(self) -> str:
@@ -268,28 +273,22 @@ class HunksResult:
     already_applied: bool
 
 
-def _fail(code: ErrorCode, message: str, **details) -> PlacementError:
-    return PlacementError(Failure(code, message, details))
-
-
 def _reindent(text: str, rule: Reindent) -> str:
+    """Patch-tool `reindent`: `rule.strip` taken off the front of every non-blank line of
+    the new text, then `rule.add` put there; REINDENT_PRECONDITION when a line lacks it."""
     lines = text_lines(text)
-    out = []
-    for i, line in enumerate(lines):
-        if not line.strip():
-            out.append(line)
-            continue
-        if rule.strip:
-            if not line.startswith(rule.strip):
-                raise _fail(
-                    ErrorCode.REINDENT_PRECONDITION,
-                    f"reindent.strip {rule.strip!r} is not a prefix of line {i + 1} of the new "
-                    f"text: {line!r}",
-                    line=i + 1,
-                    strip=rule.strip,
-                )
-            line = line[len(rule.strip) :]
-        out.append(rule.add + line)
+    out = swap_prefix(lines, rule.strip, rule.add)
+    if out is None:
+        i, line = next(
+            (i, x) for i, x in enumerate(lines) if x.strip() and not x.startswith(rule.strip)
+        )
+        raise PlacementError.of(
+            ErrorCode.REINDENT_PRECONDITION,
+            f"reindent.strip {rule.strip!r} is not a prefix of line {i + 1} of the new "
+            f"text: {line!r}",
+            line=i + 1,
+            strip=rule.strip,
+        )
     return "".join(x + "\n" for x in out) if text.endswith("\n") else "\n".join(out)
 
 
@@ -297,7 +296,7 @@ def _new_text(hunk: Hunk, clipboards: dict[str, str]) -> str:
     new = hunk.new
     if hunk.from_clipboard is not None:
         if hunk.from_clipboard not in clipboards:
-            raise _fail(
+            raise PlacementError.of(
                 ErrorCode.CLIPBOARD_MISSING,
                 f"clipboard {hunk.from_clipboard!r} is empty: no earlier patch stored it with "
                 f"toClipboard (stored: {sorted(clipboards) or 'none'})",
@@ -428,7 +427,7 @@ def _fill_elisions(ft: FileText, match: Match, old: list[str], new: list[str]) -
     while len(segments) > 1 and not any(x.strip() for x in segments[-1]):
         segments.pop()
     if len(segments) != len(match.elided) + 1:
-        raise _fail(
+        raise PlacementError.of(
             ErrorCode.MALFORMED_BLOCK,
             f"the anchor skips {len(match.elided)} region(s) with `...`, but the replacement "
             f"has {len(segments) - 1}; repeat each `...` line in the replacement where the "
@@ -489,9 +488,9 @@ def apply_hunks(
     ending (one line, or none), new lines take that file's ending, not "\n".
     """
     clipboards = clipboards if clipboards is not None else {}
-    eol = _eol_of(eol_from) if eol_from and "\n" not in text else None
+    eol = eol_of(eol_from) if eol_from and "\n" not in text else None
     if len(hunks) == 1 and not simultaneous and not inline and eol in (None, "\n"):
-        done = _single_exact(text, hunks[0], clipboards)
+        done = apply_single_exact(text, hunks[0], clipboards)
         if done is not None:
             return done
     ft = FileText.of(text)
@@ -564,11 +563,11 @@ def apply_hunks(
     )
 
 
-# `_single_exact` gives up (the line-based path decides) past this many partial hits.
+# `apply_single_exact` gives up (the line-based path decides) past this many partial hits.
 _TEXT_HITS = 4096
 
 
-def _single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> HunksResult | None:
+def apply_single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> HunksResult | None:
     """The common case without splitting the file into lines: one hunk whose old text sits
     in a LF-only file exactly once, as whole lines. Found with `str.find`, spliced as text.
 
@@ -660,14 +659,14 @@ def _apply_positional(
             if n == 0:
                 at, end = 0, 0
             else:
-                raise _fail(
+                raise PlacementError.of(
                     ErrorCode.MALFORMED_BLOCK,
                     "the block has an empty anchor and no line number: nothing says where the "
                     "new text goes",
                 )
         else:
             if not 0 <= hunk.line_hint <= n:
-                raise _fail(
+                raise PlacementError.of(
                     ErrorCode.TEXT_NOT_FOUND,
                     f"insert line {hunk.line_hint} is outside the file (it has {n} lines)",
                     line=hunk.line_hint,
@@ -711,7 +710,9 @@ def _apply_simultaneous(
                 located.append((span[0], span[1], lines, hunk, None, h_i))
                 continue
             if not hunk.old:
-                raise _fail(ErrorCode.MALFORMED_BLOCK, "a replace patch needs a non-empty oldText")
+                raise PlacementError.of(
+                    ErrorCode.MALFORMED_BLOCK, "a replace patch needs a non-empty oldText"
+                )
             if hunk.to_clipboard is not None:
                 match, _ = _place_one(ft, hunk, "", Hints(), threshold, inline)
                 clipboards[hunk.to_clipboard] = _captured(ft, match, hunk, inline)
@@ -727,7 +728,7 @@ def _apply_simultaneous(
     spans = sorted(located, key=lambda t: (t[0], t[1]))
     for a, b in zip(spans, spans[1:], strict=False):
         if b[0] < a[1] or (a[0] == a[1] == b[0] == b[1] and a[0] not in (0, n)):
-            raise _fail(
+            raise PlacementError.of(
                 ErrorCode.MALFORMED_BLOCK,
                 f"patches {a[5]} and {b[5]} touch overlapping lines ({a[0] + 1}-{a[1]} and "
                 f"{b[0] + 1}-{b[1]}); patches in one call apply to the original together",

@@ -1,29 +1,42 @@
-"""Indentation: recognise a uniform shift between a block and the file, and re-indent.
+"""Indentation, the one model every placement uses: width, style, re-indenting.
 
 Models re-indent what they quote: they drop the outer indent of a method, turn tabs into
 four spaces, or write two-space code for a four-space file. When every line of the block
 equals the file's lines once indentation is removed *and* the nesting levels agree, the
 block is the same code shifted; its replacement is then written in the file's own style
 (base indent, unit, tabs or spaces).
+
+Widths count columns with tab stops (a tab moves to the next multiple of the tab size), the
+way an editor shows them; the text ladder, the lazy merge and the structural resolver all
+measure with `width`. Two readings of a file's style exist because two questions are asked:
+`detect_unit` always answers (the unit a text ladder rung writes new levels in), while
+`style_of` says "unclear" rather than guess (the structural resolver then keeps the new
+code's own relative indentation).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import gcd
 
 TAB_WIDTH = 4
 
+# A text's indentation style: ("\t", 1) for tabs, (" ", n) for n spaces per level.
+Style = tuple[str, int]
+
 
 def indent_of(line: str) -> str:
+    """The spaces and tabs a line starts with."""
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def width(indent: str) -> int:
+def width(indent: str, tab: int = TAB_WIDTH) -> int:
+    """Columns `indent` spans, a tab moving to the next multiple of `tab`."""
     col = 0
     for ch in indent:
-        col = (col // TAB_WIDTH + 1) * TAB_WIDTH if ch == "\t" else col + 1
+        col = (col // tab + 1) * tab if ch == "\t" else col + 1
     return col
 
 
@@ -137,3 +150,144 @@ def infer_shift(
     else:
         file_unit = "\t" if "\t" in file_base else unit or detect_unit(file_lines)
     return IndentShift(ob, ou, file_base, file_unit)
+
+
+def style_of(lines: Sequence[str]) -> Style | None:
+    """The indentation style of some lines: ("\\t", 1) or (" ", unit); None if unclear.
+
+    The unit is the most common step from one line to a deeper next one, when that step
+    is 2, 3, 4 or 8 spaces.
+    """
+    tabs = spaces = 0
+    steps: Counter[int] = Counter()
+    prev = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        ws = indent_of(line)
+        if ws.startswith("\t"):
+            tabs += 1
+        elif ws:
+            spaces += 1
+            w = len(ws)
+            if w > prev:
+                steps[w - prev] += 1
+        prev = len(ws) if not ws.startswith("\t") else prev
+    if tabs == 0 and spaces == 0:
+        return None
+    if tabs > spaces:
+        return ("\t", 1)
+    for step, _count in steps.most_common():
+        if step in (2, 3, 4, 8):
+            return (" ", step)
+    return None
+
+
+def reindent(content: str, indent: str, file_style: Style | None, convert: bool) -> list[str]:
+    """Content lines re-indented so its first line sits at `indent`, relative shape kept.
+
+    New code arrives at column 0 as often as not, or at the indentation it had somewhere
+    else. Each line keeps its depth relative to the block's shallowest line; with `convert`
+    (and a known `file_style`) the relative depth is rewritten in the file's unit, so
+    two-space code lands four-space in a four-space file and spaces become tabs in a tab
+    file. Leading and trailing blank lines are dropped; blank lines inside become empty.
+    """
+    lines = content.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        return []
+    body = [ln for ln in lines if ln.strip()]
+    content_tabs = sum(1 for ln in body if indent_of(ln).startswith("\t"))
+    tab = file_style[1] if file_style and file_style[0] == " " else TAB_WIDTH
+    widths = [width(indent_of(ln), tab) for ln in body]
+    base = widths[0]
+    if min(widths) < base:
+        base = min(widths)
+    absolute = False
+    indent_w = width(indent, tab)
+    if (
+        widths[0] == 0
+        and indent_w > 0
+        and len(body) > 1
+        and all(
+            indent_of(ln).startswith(indent) and len(indent_of(ln)) > len(indent)
+            for ln in body[1:]
+        )
+        and file_style is not None
+        and min(widths[1:]) - indent_w == (file_style[1] if file_style[0] == " " else tab)
+    ):
+        absolute = True  # first line stripped, the rest copied at the file's own indentation
+    rels = [w - base for w in widths]
+    positive = [r for r in rels if r > 0]
+    unit_c = min(positive) if positive else 0
+    content_is_tabs = content_tabs > len(body) // 2
+    out: list[str] = []
+    for line in lines:
+        if not line.strip():
+            out.append("")
+            continue
+        ws = indent_of(line)
+        text = line[len(ws) :]
+        if absolute and out:
+            rel_w = width(ws, tab) - indent_w
+        else:
+            rel_w = width(ws, tab) - base
+        rel_w = max(rel_w, 0)
+        out.append(
+            indent + _relative(rel_w, unit_c, content_is_tabs, tab, file_style, convert) + text
+        )
+    return out
+
+
+def _relative(
+    rel_w: int,
+    unit_c: int,
+    content_is_tabs: bool,
+    tab: int,
+    file_style: Style | None,
+    convert: bool,
+) -> str:
+    """The indentation `rel_w` columns deep, in the file's style when converting."""
+    if rel_w == 0:
+        return ""
+    if file_style is None or not convert:
+        return (" " * rel_w) if not content_is_tabs else "\t" * (rel_w // tab) + " " * (rel_w % tab)
+    char, unit_f = file_style
+    if content_is_tabs:
+        levels, rest = divmod(rel_w, tab)
+    elif unit_c in (2, 3, 4, 8):
+        levels, rest = divmod(rel_w, unit_c)
+    else:
+        levels, rest = (0, rel_w) if char == " " else divmod(rel_w, tab)
+    if char == "\t":
+        return "\t" * levels + " " * rest
+    return " " * (levels * unit_f + rest)
+
+
+def dedent(lines: Sequence[str]) -> list[str]:
+    """The lines with the indentation their non-blank lines share removed (counted in
+    characters: a block indented with tabs loses tabs). Unchanged when all are blank."""
+    body = [ln for ln in lines if ln.strip()]
+    if not body:
+        return list(lines)
+    cut = min(len(indent_of(ln)) for ln in body)
+    return [ln[cut:] for ln in lines]
+
+
+def swap_prefix(lines: Sequence[str], old: str, new: str) -> list[str] | None:
+    """Each non-blank line with its leading `old` replaced by `new` (blank lines are kept
+    as they are); None when a non-blank line does not start with `old`."""
+    out: list[str] = []
+    for line in lines:
+        if not line.strip():
+            out.append(line)
+        elif line.startswith(old):
+            out.append(new + line[len(old) :])
+        else:
+            return None
+    return out

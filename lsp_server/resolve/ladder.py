@@ -1,12 +1,15 @@
 """The matching ladder: where in a file does a block's old text sit?
 
-Rungs run in order (DESIGN §4) and each must find exactly one place; a hint (diff line
-number, V4A `@@` anchor, search start) may pick one of several equally good places, but
-nothing ever takes "the first match". Work is done on line *contents* (no endings); the
-caller keeps each line's own ending.
+Rungs run in order, strictest first: exact, whitespace (trailing white space ignored),
+indentation (the same lines shifted uniformly), elision (`...` lines standing for skipped
+code), fuzzy (similar enough, and clearly better than any other place). Each must find
+exactly one place; a hint (diff line number, V4A `@@` anchor, search start) may pick one of
+several equally good places, but nothing ever takes "the first match", and a looser rung
+never overrides a stricter one's ambiguity. Work is done on line *contents* (no endings);
+the caller keeps each line's own ending.
 
-Speed: every rung starts from a per-text index (content → line numbers) so candidates come
-from dictionary lookups on the block's rarest line, not from scanning every window.
+Speed: every rung starts from the text's `ContentIndex` (content → line numbers), so
+candidates come from lookups on the block's rarest line, not from scanning every window.
 """
 
 from __future__ import annotations
@@ -14,14 +17,14 @@ from __future__ import annotations
 import difflib
 import itertools
 import operator
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lsp_server.model import DEFAULT_FUZZY_THRESHOLD, ErrorCode, Failure, MatchKind, PlacementError
-from lsp_server.resolve.indent import IndentShift, detect_unit, indent_of, infer_shift
-from lsp_server.resolve.lazy_merge import is_placeholder_line as is_elision_line
+from lsp_server.model import DEFAULT_FUZZY_THRESHOLD, ErrorCode, MatchKind, PlacementError
+from lsp_server.resolve.content_index import ContentIndex, candidates
+from lsp_server.resolve.indent import IndentShift, indent_of, infer_shift
+from lsp_server.resolve.placeholders import is_placeholder_line as is_elision_line
 
 FUZZY_MARGIN = 0.05  # the best window must beat the runner-up by this much
 CLOSEST_FLOOR = 0.3  # below this similarity we do not call a region "closest"
@@ -48,304 +51,29 @@ class Hints:
     start_at: int = 0  # ordered hunks: never match before this line
 
 
-class LineIndex:
-    """One text's lines, normalised and indexed lazily (content → line numbers).
-
-    Meant to be built once per text version and shared (see `resolve.cache`): every rung
-    starts from it. Nothing is computed until a rung asks. The first few lookups under a
-    normalisation search the joined text (one C-level scan each) instead of indexing every
-    line, so a text matched a few times — a file a reply edits once — never pays for a
-    table; later lookups (and the fuzzy rung, which needs line counts) build the table.
-    """
-
-    def __init__(self, lines: Sequence[str], joined: str | None = None):
-        """`joined`, when the caller has it for free, is `"\\n".join(lines)`, optionally
-        followed by one "\\n": a file's own text, when no line ends in "\\r\\n"."""
-        self.lines = lines
-        self._maps: dict[str, dict[str, list[int]]] = {}
-        self._norm: dict[str, Sequence[str]] = {}
-        self._joined: dict[str, str | None] = {} if joined is None else {"exact": joined}
-        self._searches: dict[str, int] = {}
-        self._counts: dict[str, Counter[str]] = {}
-        self._found: dict[str, dict[str, list[int]]] = {}
-        self._unit: str | None = None
-
-    @property
-    def stripped(self) -> list[str]:
-        return self.normalised("strip")
-
-    @property
-    def unit(self) -> str:
-        """The text's indent unit (`detect_unit`), once per text: the indent rung asks for
-        it once per candidate window."""
-        if self._unit is None:
-            self._unit = detect_unit(self.lines)
-        return self._unit
-
-    def normalised(self, how: str) -> Sequence[str]:
-        """Every line under normalisation `how` (the same objects where unchanged)."""
-        out = self._norm.get(how)
-        if out is None:
-            out = self.lines if how == "exact" else list(map(_NORMALISERS[how], self.lines))
-            self._norm[how] = out
-        return out
-
-    def positions(self, how: str) -> dict[str, list[int]]:
-        table = self._maps.get(how)
-        if table is None:
-            table = {}
-            get = table.get
-            for i, key in enumerate(self.normalised(how)):
-                bucket = get(key)
-                if bucket is None:
-                    table[key] = [i]
-                else:
-                    bucket.append(i)
-            self._maps[how] = table
-        return table
-
-    def count_equal_to(self, how: str, key: str) -> int:
-        """How many lines are `key` under `how`: from the table when there is one, else
-        from a `Counter` of the lines (built in C, ~4x cheaper than the table)."""
-        table = self._maps.get(how)
-        if table is not None:
-            return len(table.get(key, ()))
-        return self._counter(how).get(key, 0)
-
-    def _counter(self, how: str) -> Counter[str]:
-        counts = self._counts.get(how)
-        if counts is None:
-            counts = self._counts[how] = Counter(self.normalised(how))
-        return counts
-
-    def distinct(self, how: str) -> list[str]:
-        """Each different line under `how` once, in order of first appearance (the keys of
-        the table or of the `Counter`: both are built in that order). Code repeats itself,
-        a tenth to a half of a file's lines are different, and scoring every line
-        against a query scores each repeated one again."""
-        table = self._maps.get(how)
-        return list(table if table is not None else self._counter(how))
-
-    def lines_equal_to(self, how: str, key: str) -> Sequence[int]:
-        """Line numbers whose text under `how` is `key`, ascending: `positions(how)[key]`
-        without the table when there is none yet. Each key costs one C-level pass over the
-        lines (`list.index` from hit to hit), so a text asked about a block's ten-odd lines
-        does not pay for indexing all of them (~40 ms at 100,000 lines)."""
-        table = self._maps.get(how)
-        if table is not None:
-            return table.get(key, ())
-        found = self._found.setdefault(how, {})
-        hit = found.get(key)
-        if hit is None:
-            hit = []
-            count = self._counter(how)[key]
-            if count:
-                lines = self.normalised(how)
-                at = -1
-                for _ in range(count):
-                    at = lines.index(key, at + 1)
-                    hit.append(at)
-            found[key] = hit
-        return hit
-
-    def prefetch(self, how: str, keys: Sequence[str]) -> None:
-        """Find the lines of several keys in one pass over the lines, for `lines_equal_to`
-        to answer from: one pass per key (`list.index` from hit to hit) costs about twice
-        as much for two keys, and a block has ten."""
-        if how in self._maps:
-            return
-        found = self._found.setdefault(how, {})
-        wanted = {k for k in keys if k not in found and self.count_equal_to(how, k)}
-        if len(wanted) < 2:
-            return
-        lines = self.normalised(how)
-        hits: dict[str, list[int]] = {k: [] for k in wanted}
-        for i in itertools.compress(range(len(lines)), map(wanted.__contains__, lines)):
-            hits[lines[i]].append(i)
-        found.update(hits)
-
-    def search_first(self, how: str) -> bool:
-        """True while a lookup under `how` should scan the joined text rather than build the
-        table: no table yet, and fewer than `_SEARCHES` scans so far (a scan costs about a
-        tenth of building the table)."""
-        if how in self._maps:
-            return False
-        done = self._searches.get(how, 0)
-        self._searches[how] = done + 1
-        return done < _SEARCHES
-
-    def joined(self, how: str) -> str | None:
-        """The normalised lines joined by "\\n" (the exact one may end in one more "\\n", see
-        `__init__`), or None when a line itself holds a "\\n": then the joined text would
-        not map back to lines."""
-        if how not in self._joined:
-            lines = self.normalised(how)
-            text = "\n".join(lines)
-            ok = text.count("\n") == max(0, len(lines) - 1)
-            self._joined[how] = text if ok else None
-        return self._joined[how]
 
 
-_NORMALISERS = {
-    "exact": lambda s: s,
-    "rstrip": str.rstrip,
-    "strip": str.strip,
-}
-# Lookups per normalisation that scan the joined text before the line table is built.
-_SEARCHES = 4
-# A scan gives up (and the line table is built instead) past this many hits.
-_SEARCH_HITS = 4096
-
-
-def _not_found(message: str, details: dict) -> PlacementError:
-    return PlacementError(Failure(ErrorCode.TEXT_NOT_FOUND, message, details))
-
-
-def _candidates(index: LineIndex, old: Sequence[str], how: str) -> list[int]:
-    """Start lines where every old line equals the file line under normalisation `how`,
-    ascending."""
-    norm = _NORMALISERS[how]
-    keys = [norm(line) for line in old]
-    if index.search_first(how):
-        found = _raw_candidates(index, keys, how) if how != "exact" else None
-        if found is None:
-            found = _search_candidates(index, keys, how)
-        if found is not None:
-            return found
-    table = index.positions(how)
-    # anchor on the rarest non-blank line of the block
-    best_k, best_pos = None, None
-    for k, key in enumerate(keys):
-        if how != "exact" and key == "":
-            continue
-        pos = table.get(key)
-        if pos is None:
-            return []
-        if best_pos is None or len(pos) < len(best_pos):
-            best_k, best_pos = k, pos
-    if best_pos is None:  # block of blank lines only
-        best_k, best_pos = 0, table.get(keys[0], [])
-    lines = index.normalised(how)
-    n, total = len(old), len(lines)
-    if len(best_pos) * n > _VERIFY_CELLS:
-        # lines that repeat all over (a block of 100,000 identical lines): checking every
-        # candidate is quadratic, one pass of KMP over the lines is linear
-        return _kmp(lines, keys)
-    out = []
-    for p in best_pos:
-        s = p - best_k
-        if s < 0 or s + n > total:
-            continue
-        if all(lines[s + j] == keys[j] for j in range(n)):
-            out.append(s)
-    return out
-
-
-def _raw_candidates(index: LineIndex, keys: list[str], how: str) -> list[int] | None:
-    """`_candidates` for a whitespace rung without normalising the file: None when it
-    cannot tell (no raw text, a blank block, or too many places to look at).
-
-    A line that equals a key once trailing (or all) white space is removed contains that
-    key, so the block's longest key is looked for in the raw text (C-level finds) and only
-    the lines it is found in, and their neighbours, are normalised and compared. Normalising
-    and joining every line instead costs ~15 ms per rung at 100,000 lines, and a block on its
-    way to the fuzzy rung passes through two such rungs.
-    """
-    raw = index.joined("exact")
-    if raw is None or not any(keys):
-        return None
-    norm = _NORMALISERS[how]
-    anchor = max(range(len(keys)), key=lambda j: len(keys[j]))
-    key = keys[anchor]
-    lines, n, total = index.lines, len(keys), len(index.lines)
-    out: list[int] = []
-    hits = 0
-    line, counted = 0, 0  # `line` is the number of "\n" in raw[:counted]
-    at = raw.find(key)
-    while at >= 0:
-        hits += 1
-        if hits > _SEARCH_HITS or hits * n > _VERIFY_CELLS:
-            return None  # the table (or KMP, for a block of common lines) does this better
-        line += raw.count("\n", counted, at)
-        counted = at
-        s = line - anchor
-        if 0 <= s and s + n <= total and all(norm(lines[s + j]) == keys[j] for j in range(n)):
-            out.append(s)
-        nl = raw.find("\n", at)  # go on from the next line: each line is looked at once
-        at = raw.find(key, nl + 1) if nl >= 0 else -1
-    return out
-
-
-def _kmp(lines: Sequence[str], keys: list[str]) -> list[int]:
-    """Every start where `keys` occurs in `lines`, ascending (Knuth-Morris-Pratt)."""
-    n = len(keys)
-    fail = [0] * n
-    k = 0
-    for i in range(1, n):
-        while k and keys[i] != keys[k]:
-            k = fail[k - 1]
-        if keys[i] == keys[k]:
-            k += 1
-        fail[i] = k
-    out = []
-    k = 0
-    for i, line in enumerate(lines):
-        while k and line != keys[k]:
-            k = fail[k - 1]
-        if line == keys[k]:
-            k += 1
-            if k == n:
-                out.append(i - n + 1)
-                k = fail[k - 1]
-    return out
+def _not_found(message: str, details: dict[str, Any]) -> PlacementError:
+    return PlacementError.of(ErrorCode.TEXT_NOT_FOUND, message, **details)
 
 
 def _too_many(starts: Sequence[int], n: int, how: MatchKind) -> PlacementError:
     """Candidates past the work budget of a per-candidate check: a clear refusal, not a stall."""
     where = ", ".join(str(s + 1) for s in starts[:20])
-    return PlacementError(
-        Failure(
-            ErrorCode.TEXT_AMBIGUOUS,
-            f"once indentation is ignored the text matches {len(starts):,} places (lines "
-            f"{where}{' ...' if len(starts) > 20 else ''}), too many to compare one by one; "
-            "add surrounding lines to the anchor so it matches one place only",
-            {"lines": [s + 1 for s in starts], "match": how.value, "length": n, "unchecked": True},
-        )
+    return PlacementError.of(
+        ErrorCode.TEXT_AMBIGUOUS,
+        f"once indentation is ignored the text matches {len(starts):,} places (lines "
+        f"{where}{' ...' if len(starts) > 20 else ''}), too many to compare one by one; "
+        "add surrounding lines to the anchor so it matches one place only",
+        lines=[s + 1 for s in starts],
+        match=how.value,
+        length=n,
+        unchecked=True,
     )
 
 
-def _search_candidates(index: LineIndex, keys: list[str], how: str) -> list[int] | None:
-    """`_candidates` by scanning the joined text for the joined block: no per-line work, so a
-    text seen once needs no table. None when it cannot tell (a "\\n" inside a line, or so
-    many partial hits that the table is the better tool)."""
-    if any("\n" in key for key in keys):
-        return None
-    hay = index.joined(how)
-    if hay is None:
-        return None
-    needle = "\n".join(keys)
-    n, total, size, width = len(keys), len(index.lines), len(hay), len(needle)
-    out: list[int] = []
-    line, counted = 0, 0  # `line` is the number of "\\n" in hay[:counted]
-    at = hay.find(needle)
-    hits = 0
-    while at >= 0:
-        hits += 1
-        if hits > _SEARCH_HITS:
-            return None
-        if (at == 0 or hay[at - 1] == "\n") and (at + width == size or hay[at + width] == "\n"):
-            line += hay.count("\n", counted, at)
-            counted = at
-            if line + n <= total:
-                out.append(line)
-        # a match starts a line: resume at the next line start, not the next character (a
-        # long needle that overlaps itself would otherwise be searched for again and again)
-        nl = hay.find("\n", at)
-        at = hay.find(needle, nl + 1) if nl >= 0 else -1
-    return out
 
-
-def _pick(starts: list[int], n: int, hints: Hints, total: int, index: LineIndex) -> list[int]:
+def _pick(starts: list[int], n: int, hints: Hints, total: int, index: ContentIndex) -> list[int]:
     """Narrow equally good candidates with the hints; returns what is left (maybe several)."""
     starts = [s for s in starts if s >= hints.start_at]
     if hints.at_eof:
@@ -364,7 +92,7 @@ def _pick(starts: list[int], n: int, hints: Hints, total: int, index: LineIndex)
     return starts
 
 
-def _after_anchors(index: LineIndex, hints: Hints) -> int | None:
+def _after_anchors(index: ContentIndex, hints: Hints) -> int | None:
     """Line after the last V4A `@@` anchor, each found (stripped) after the previous one."""
     pos = hints.start_at
     table = index.positions("strip")
@@ -383,13 +111,13 @@ def _after_anchors(index: LineIndex, hints: Hints) -> int | None:
 def ambiguous_error(starts: list[int], n: int, how: MatchKind) -> PlacementError:
     where = ", ".join(str(s + 1) for s in starts[:20])
     more = f" and {len(starts) - 20} more" if len(starts) > 20 else ""
-    return PlacementError(
-        Failure(
-            ErrorCode.TEXT_AMBIGUOUS,
-            f"the text matches {len(starts)} places ({how.value} match) at lines {where}{more}; "
-            "add surrounding lines to the anchor so it matches one place only",
-            {"lines": [s + 1 for s in starts], "match": how.value, "length": n},
-        )
+    return PlacementError.of(
+        ErrorCode.TEXT_AMBIGUOUS,
+        f"the text matches {len(starts)} places ({how.value} match) at lines {where}{more}; "
+        "add surrounding lines to the anchor so it matches one place only",
+        lines=[s + 1 for s in starts],
+        match=how.value,
+        length=n,
     )
 
 
@@ -400,7 +128,7 @@ def locate(
     *,
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
     exact_only: bool = False,
-    index: LineIndex | None = None,
+    index: ContentIndex | None = None,
 ) -> Match:
     """Find the one place where `old` sits in `lines`, climbing the ladder rung by rung.
 
@@ -408,7 +136,7 @@ def locate(
     cannot separate — a looser rung must never override a stricter one's ambiguity — and
     TEXT_NOT_FOUND (with the closest region) when no rung finds anything.
     """
-    index = index or LineIndex(lines)
+    index = index or ContentIndex(lines)
     n, total = len(old), len(lines)
     if n == 0:
         raise ValueError("locate() needs at least one line; insertions are placed by the caller")
@@ -416,7 +144,7 @@ def locate(
     if not exact_only:
         rungs.append(("rstrip", MatchKind.WHITESPACE))
     for how, kind in rungs:
-        starts = _pick(_candidates(index, old, how), n, hints, total, index)
+        starts = _pick(candidates(index, old, how), n, hints, total, index)
         if len(starts) == 1:
             return Match(starts[0], starts[0] + n, kind)
         if len(starts) > 1:
@@ -426,7 +154,7 @@ def locate(
 
     starts = []
     shifts: dict[int, IndentShift] = {}
-    stripped = _pick(_candidates(index, old, "strip"), n, hints, total, index)
+    stripped = _pick(candidates(index, old, "strip"), n, hints, total, index)
     if len(stripped) > 1 and len(stripped) * n > _SHIFT_CELLS:
         raise _too_many(stripped, n, MatchKind.INDENT)
     for s in stripped:
@@ -455,25 +183,25 @@ def _split_elided(old: Sequence[str]) -> list[list[str]]:
     return pieces
 
 
-def _locate_elided(index: LineIndex, old: Sequence[str], hints: Hints, threshold: float) -> Match:
+def _locate_elided(
+    index: ContentIndex, old: Sequence[str], hints: Hints, threshold: float
+) -> Match:
     """`...` lines split the anchor: first piece unique, later pieces nearest after it."""
     pieces = _split_elided(old)
     if any(not p or not any(line.strip() for line in p) for p in pieces):
         # a leading/trailing `...` carries no position: the pieces around it must
         pieces = [p for p in pieces if any(line.strip() for line in p)]
         if not pieces:
-            raise PlacementError(
-                Failure(ErrorCode.MALFORMED_BLOCK, "the anchor has only `...` lines", {})
-            )
+            raise PlacementError.of(ErrorCode.MALFORMED_BLOCK, "the anchor has only `...` lines")
     first = locate(index.lines, pieces[0], hints, fuzzy_threshold=threshold, index=index)
     spans = [(first.start, first.end)]
     worst = first
     for piece in pieces[1:]:
         after = Hints(start_at=spans[-1][1])
         total = len(index.lines)
-        starts = _pick(_candidates(index, piece, "rstrip"), len(piece), after, total, index)
+        starts = _pick(candidates(index, piece, "rstrip"), len(piece), after, total, index)
         if not starts:
-            loose = _pick(_candidates(index, piece, "strip"), len(piece), after, total, index)
+            loose = _pick(candidates(index, piece, "strip"), len(piece), after, total, index)
             if len(loose) * len(piece) > _SHIFT_CELLS:
                 raise _too_many(loose, len(piece), MatchKind.ELISION)
             shifted = (
@@ -498,7 +226,7 @@ def _locate_elided(index: LineIndex, old: Sequence[str], hints: Hints, threshold
     )
 
 
-def _window_starts(index: LineIndex, old: Sequence[str]) -> set[int]:
+def window_starts(index: ContentIndex, old: Sequence[str]) -> set[int]:
     """Windows worth scoring: those where at least one non-trivial old line appears verbatim
     (stripped), or, failing that, where the closest line to the old's longest line sits."""
     if not index.search_first("strip"):
@@ -545,18 +273,19 @@ def _window_starts(index: LineIndex, old: Sequence[str]) -> set[int]:
 
 
 # Work budgets (candidates x block lines) past which a rung refuses rather than stalls.
-_VERIFY_CELLS = 1_000_000  # exact/whitespace candidates checked one by one (else KMP)
 _SHIFT_CELLS = 2_000_000  # indentation inferred per candidate
 _FUZZY_CELLS = 10_000_000  # fuzzy windows scored line by line
 
 # `fuzz.ratio` costs about len(a) * len(b) / 64 word operations. Past this product two lines
-# only count as equal or different: a 1 MB line scored against itself took minutes.
-_MAX_RATIO_WORK = 1 << 26  # e.g. two lines of 8,000 characters: about a millisecond
+# only count as equal or different: scoring a 1 MB line against itself would not finish in
+# any reasonable time.
+_MAX_RATIO_WORK = 1 << 26  # e.g. two lines of 8,000 characters
 _MAX_QUERY_CHARS = 2000
 
 
-# rapidfuzz's modules, bound on first use: importing them costs ~50 ms, which the server's
-# start and every exact placement would otherwise pay for a rung they may never reach.
+# rapidfuzz's modules, bound on first use: importing them is slow (benchmarks/README.md),
+# and the server's start and every exact placement would otherwise pay for a rung they may
+# never reach.
 fuzz: Any = None
 process: Any = None
 Levenshtein: Any = None
@@ -582,7 +311,7 @@ def line_ratio(a: str, b: str) -> float:
 
 
 def score_windows(
-    index: LineIndex,
+    index: ContentIndex,
     old: Sequence[str],
     starts: set[int] | None = None,
     memos: list[dict[str, float]] | None = None,
@@ -596,7 +325,7 @@ def score_windows(
     """
     n = len(old)
     if starts is None:
-        starts = _window_starts(index, old)
+        starts = window_starts(index, old)
     if len(starts) * n > _FUZZY_CELLS:
         # a long block over a repetitive file: too many look-alike windows to score in
         # bounded time, so the block only matches exactly
@@ -680,7 +409,7 @@ def _contenders(
     return out
 
 
-def _undominated(starts: list[int], old: Sequence[str], stripped: Sequence[str]) -> list[int]:
+def undominated(starts: list[int], old: Sequence[str], stripped: Sequence[str]) -> list[int]:
     """Drop windows another window beats where the two actually differ.
 
     In repetitive code (many functions built from one pattern) whole-window scores of the
@@ -730,7 +459,7 @@ def _undominated(starts: list[int], old: Sequence[str], stripped: Sequence[str])
     return out
 
 
-def _locate_fuzzy(index: LineIndex, old: Sequence[str], hints: Hints, threshold: float) -> Match:
+def _locate_fuzzy(index: ContentIndex, old: Sequence[str], hints: Hints, threshold: float) -> Match:
     n = len(old)
     memos: list[dict[str, float]] = [{} for _ in old]
     scored = [(sc, s) for sc, s in score_windows(index, old, None, memos) if s >= hints.start_at]
@@ -741,7 +470,7 @@ def _locate_fuzzy(index: LineIndex, old: Sequence[str], hints: Hints, threshold:
         rivals = [(sc, s) for sc, s in good[1:] if abs(s - best) >= max(1, n // 2)]
         if rivals and best_score - rivals[0][0] < FUZZY_MARGIN:
             tied = [best] + [s for sc, s in rivals if best_score - sc < FUZZY_MARGIN]
-            tied = _undominated(tied, old, index.stripped)
+            tied = undominated(tied, old, index.stripped)
             picked = (
                 tied if len(tied) == 1 else _pick(sorted(tied), n, hints, len(index.lines), index)
             )
@@ -769,7 +498,7 @@ def _fuzzy_shift(
 
 
 def _closest_failure(
-    index: LineIndex,
+    index: ContentIndex,
     old: Sequence[str],
     hints: Hints,
     reason: str,

@@ -951,7 +951,7 @@ TABLED_LANGUAGES: tuple[str, ...] = tuple(SPECS)
 
 _GENERIC_SUFFIXES = ("_definition", "_declaration", "_item", "_specifier", "_signature")
 # Patterns for `generic_spec` only, kept as text: `re` compiles and caches them on first
-# use, so a file in a tabled language never pays the 2 ms of compiling them.
+# use, so a file in a tabled language never pays for compiling them.
 _GENERIC_BLOCK = (
     r"^(if|elif|else|for|foreach|while|do|loop|match|switch|case|when|try|catch|with|unless"
     r"|until|repeat|lambda|closure|anonymous_function|function_expression|arrow_function"
@@ -987,10 +987,11 @@ def _normal_tag(tag: str) -> str:
     return tag.strip().lower().lstrip(".").split("{", 1)[0].split(":", 1)[0].strip()
 
 
-def _name_and_suffix(path: str) -> tuple[str, str]:
-    """`PurePosixPath(path)`'s `.name` and `.suffix`, without importing pathlib (about
-    5 ms of a cold structural edit): the last part that is not empty or `.`, and its
-    extension when the dot is neither its first nor its last character."""
+def name_and_suffix(path: str) -> tuple[str, str]:
+    """`PurePosixPath(path)`'s `.name` and `.suffix`, without importing pathlib (a
+    noticeable part of a cold structural edit, see benchmarks/README.md): the last part
+    that is not empty or `.`, and its extension when the dot is neither its first nor its
+    last character."""
     parts = [x for x in path.split("/") if x and x != "."]
     name = parts[-1] if parts else ""
     dot = name.rfind(".")
@@ -1007,7 +1008,7 @@ def language_name_for(path: str | None, hint: str | None = None) -> str | None:
     from_path: str | None = None
     suffix = ""
     if path:
-        name, suffix = _name_and_suffix(path.replace("\\", "/"))
+        name, suffix = name_and_suffix(path.replace("\\", "/"))
         from_path = EXTENSIONS.get(suffix) or EXTENSIONS.get(suffix.lower())
         if from_path is None:
             from_path = FILENAMES.get(name.lower())

@@ -82,80 +82,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lsp_server.linediff import longest_increasing
-from lsp_server.model import ErrorCode, Failure, MatchKind, PlacementError
-
-# --- placeholder lines -------------------------------------------------------------------
-
-_ELLIPSIS = re.compile(r"\.{3,}|…|\.\s\.\s\.")
-_PUNCT = re.compile(r"[()\[\]{}:;,.!?\-–—]+")
-_CODE_CHARS = re.compile(r"[\"'`,;=<>|&*/\\]")  # a bare line with these is code
-_SPREAD = re.compile(r"\.\.\.[\w$]")  # `...rest,` / `...props` is code (JS spread)
-
-# Words a placeholder phrase may use. Kept deliberately small: a comment that says more
-# than "the rest stays as it was" is a real comment, not a placeholder.
-_VOCABULARY = frozenset(
-    """
-    existing rest of the code file files unchanged same remains remain remaining stays stay
-    other others methods method imports import functions function here previous previously
-    omitted for brevity is are as before keep kept and content contents lines line class
-    classes body implementation implementations logic props properties fields members
-    component components elements styles etc more your this in unmodified untouched no
-    changes changed not shown left all everything else definitions declarations routes
-    handlers tests cases config settings setup helpers types code's snip snipped skipped
-    """.split()
+from lsp_server.model import ErrorCode, MatchKind, PlacementError
+from lsp_server.resolve.indent import swap_prefix
+from lsp_server.resolve.line_shape import (
+    definition_name,
+    indent_width,
+    is_blank,
+    is_closer,
+    is_weak,
+    lead,
+    parents,
+    similar,
 )
-_TRIGGERS = frozenset({"existing", "unchanged", "same", "rest"})
-_PYI_SUFFIXES = (".pyi",)
-
-
-def _comment_body(line: str) -> tuple[str, bool]:
-    """The text inside one layer of comment syntax, and whether there was any."""
-    s = line.strip()
-    for opener, closer in (("{/*", "*/}"), ("/*", "*/"), ("<!--", "-->"), ("(*", "*)")):
-        if s.startswith(opener) and s.endswith(closer) and len(s) >= len(opener) + len(closer):
-            return s[len(opener) : len(s) - len(closer)].strip(), True
-    for opener in ("//", "--", "#", ";", "%"):
-        if s.startswith(opener):
-            return s.lstrip(opener[0]).strip(), True
-    return s, False
-
-
-def is_placeholder_line(line: str, path: str = "") -> bool:
-    """True when `line` only says "code omitted here": `...`, `// ... existing code ...`,
-    `# rest of file unchanged`, `{/* ... */}`, `<!-- ... -->`, `(unchanged)` and the like.
-
-    The phrase, once comment syntax is removed, is an optional ellipsis, words from a small
-    vocabulary, and an optional ellipsis; it must contain an ellipsis or one of
-    existing / unchanged / same / rest. A bare `...` in a Python stub file (`.pyi`) is the
-    Ellipsis body it always is there, and `...name` is a JavaScript spread, not a
-    placeholder.
-    """
-    if len(line) > 200:
-        return False
-    body, commented = _comment_body(line)
-    if not body:
-        return False
-    if not commented:
-        if _SPREAD.match(body):
-            return False
-        if path.endswith(_PYI_SUFFIXES) and body == "...":
-            return False
-        if _CODE_CHARS.search(body):
-            return False
-    lowered = body.lower()
-    has_ellipsis = bool(_ELLIPSIS.search(lowered))
-    words = _PUNCT.sub(" ", _ELLIPSIS.sub(" ", lowered)).split()
-    if not words:
-        return has_ellipsis
-    if not all(w in _VOCABULARY for w in words):
-        return False
-    return has_ellipsis or any(w in _TRIGGERS for w in words)
-
-
-def has_placeholder(text: str, path: str = "") -> bool:
-    """True when any line of `text` is a placeholder line."""
-    return any(is_placeholder_line(line, path) for line in text.split("\n"))
-
+from lsp_server.resolve.placeholders import is_placeholder_line
 
 # --- result --------------------------------------------------------------------------------
 
@@ -192,12 +131,10 @@ def merge(original: str, snippet: str, path: str = "") -> LazyMerge:
     before = sum(is_placeholder_line(line, path) for line in o_lines)
     after = sum(is_placeholder_line(line, path) for line in merged)
     if after > before:  # by construction impossible; refuse rather than write one
-        raise PlacementError(
-            Failure(
-                ErrorCode.TEXT_NOT_FOUND,
-                "internal check failed: the merge would write a placeholder line",
-                {"path": path},
-            )
+        raise PlacementError.of(
+            ErrorCode.TEXT_NOT_FOUND,
+            "internal check failed: the merge would write a placeholder line",
+            path=path,
         )
     return LazyMerge(_join(merged, o_newline or not o_lines), MatchKind.ELISION)
 
@@ -217,107 +154,6 @@ def _join(lines: list[str], newline: bool) -> str:
     return "\n".join(lines) + ("\n" if newline else "")
 
 
-# --- line shape ---------------------------------------------------------------------------
-
-_CLOSERS = ("}", ")", "]", "</", "/>")
-_CLOSER_WORDS = frozenset({"end", "end;", "end)", "fi", "done", "esac", ">", "endif", "wend"})
-_ALNUM = re.compile(r"[A-Za-z0-9_]")
-_STRONG_MIN = 6  # fewer word characters than this: too common to anchor on (`}`, `pass`)
-_SIMILAR = 0.75
-_MAX_ROUNDS = 8  # anchor-validation rounds; each drops at least one anchor
-
-
-def _blank(line: str) -> bool:
-    return not line.strip()
-
-
-def _indent(line: str) -> int:
-    expanded = line.expandtabs(4)
-    return len(expanded) - len(expanded.lstrip())
-
-
-def _is_closer(line: str) -> bool:
-    s = line.strip()
-    return s.startswith(_CLOSERS) or s in _CLOSER_WORDS or s.split(" ", 1)[0] in _CLOSER_WORDS
-
-
-def _weak(line: str) -> bool:
-    return _is_closer(line) or len(_ALNUM.findall(line)) < _STRONG_MIN
-
-
-def _similar(a: str, b: str) -> bool:
-    """`a` reads as an edited `b`: same indentation, and the same definition name (for a
-    definition), or mostly the same text (short lines also need the same leading word:
-    `y = 3` / `y = 2`)."""
-    if _indent(a) != _indent(b) or _is_closer(a) or _is_closer(b):
-        return False
-    name, other = _definition_name(a), _definition_name(b)
-    if name is not None or other is not None:  # definitions match by name only
-        return name == other
-    ratio = difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio()
-    if ratio < _SIMILAR:
-        return False
-    if _weak(a) or _weak(b):
-        return _LEAD.match(a).group(1) == _LEAD.match(b).group(1)  # type: ignore[union-attr]
-    return True
-
-
-_LEAD = re.compile(r"\s*([^\s(=:]*)")
-
-
-def _parents(lines: Sequence[str], skip: Sequence[bool] | None = None) -> list[int | None]:
-    """For each line, its enclosing line: the nearest line above with less indentation, or
-    for a closer the nearest line above with at most its indentation (its opener).
-    Blank lines (and `skip`ped ones) have none and are never anyone's parent."""
-    out: list[int | None] = [None] * len(lines)
-    stack: list[tuple[int, int]] = []  # (indent, index), strictly increasing indents
-    for i, line in enumerate(lines):
-        if _blank(line) or (skip is not None and skip[i]):
-            continue
-        d = _indent(line)
-        while stack and stack[-1][0] > d:
-            stack.pop()
-        if _is_closer(line):
-            out[i] = stack[-1][1] if stack else None
-        if stack and stack[-1][0] == d:
-            stack.pop()
-        if not _is_closer(line):
-            out[i] = stack[-1][1] if stack else None
-        stack.append((d, i))
-    return out
-
-
-_CONTROL = frozenset(
-    """if for while switch catch return else elif with match loop do try new await yield
-    print super this self function typeof sizeof foreach unless until case when assert
-    throw raise except finally using lock fixed checked func fun fn def""".split()
-)
-_DEF_KEYWORD = re.compile(
-    r"\s*(?:[\w$]+\s+)*?(?:class|struct|interface|enum|trait|def|fn|fun|func|function|module|"
-    r"namespace|impl|object|record|protocol)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
-)
-# `name(params) {` / `name(params):` - a method; parameters never hold string literals,
-# which keeps calls such as `it("works", () => {` out
-_DEF_CALL = re.compile(
-    r"\s*(?:(?:export|default|public|private|protected|internal|static|async|override|final|"
-    r"abstract|virtual|get|set|pub(?:\([^)]*\))?|[\w$<>\[\]]+)\s+)*"
-    r"([A-Za-z_$][\w$]*)\s*\([^;\"'`]*\)\s*(?:->\s*[^{:;]+|:\s*[\w$<>\[\]|. ]+)?\s*"
-    r"(?:\{|:|=>\s*\{)\s*$"
-)
-
-
-def _definition_name(line: str) -> str | None:
-    """The name a line defines (`class Foo {`, `def foo(x):`, `  add(a, b) {`), else None."""
-    if len(line) > 300:  # the patterns are quadratic in the worst case; headers are short
-        return None
-    m = _DEF_KEYWORD.match(line)
-    if m and m.group(1) not in _CONTROL:
-        return m.group(1)
-    m = _DEF_CALL.match(line)
-    if m and m.group(1) not in _CONTROL:
-        return m.group(1)
-    return None
-
 
 # --- the merge -----------------------------------------------------------------------------
 
@@ -334,8 +170,7 @@ class _Segment:
     placed: bool = False
 
 
-def _fail(code: ErrorCode, message: str, **details: object) -> PlacementError:
-    return PlacementError(Failure(code, message, dict(details)))
+_MAX_ROUNDS = 8  # anchor-validation rounds; each drops at least one anchor
 
 
 class _Merger:
@@ -346,8 +181,8 @@ class _Merger:
         self.path = path
         self.o_key = [line.rstrip() for line in o_lines]
         self.s_key = [line.rstrip() for line in s_lines]
-        self.o_parent = _parents(o_lines)
-        self.s_parent = _parents(s_lines, placeholder)
+        self.o_parent = parents(o_lines)
+        self.s_parent = parents(s_lines, placeholder)
         self.pair_s: dict[int, int] = {}
         self.pair_o: dict[int, int] = {}
         self.segments = self._segments()
@@ -366,7 +201,7 @@ class _Merger:
             j = i
             while j < n and not self.ph[j]:
                 j += 1
-            if any(not _blank(line) for line in self.s[i:j]):
+            if any(not is_blank(line) for line in self.s[i:j]):
                 out.append(_Segment(i, j, seen_placeholder, j < n, []))
             i = j
         return out
@@ -402,7 +237,7 @@ class _Merger:
                     key.strip()
                     and s_count.get(key) == 1
                     and o_count.get(key) == 1
-                    and not _weak(key)
+                    and not is_weak(key)
                 ):
                     candidates.append((i, o_where[key], seg))
         # A unique line is only an anchor inside a matching enclosure: `return this;` of a
@@ -427,7 +262,7 @@ class _Merger:
         for seg in self.segments:
             for i in range(seg.start, seg.end):
                 key = self.s_key[i]
-                if i in self.pair_s or not key.strip() or not _weak(key):
+                if i in self.pair_s or not key.strip() or not is_weak(key):
                     continue
                 if s_count.get(key) != 1 or o_count.get(key) != 1:
                     continue
@@ -460,7 +295,7 @@ class _Merger:
             return True
         if ps in self.pair_s:
             return self.pair_s[ps] == po
-        if po is not None and po not in self.pair_o and _similar(self.s[ps], self.o[po]):
+        if po is not None and po not in self.pair_o and similar(self.s[ps], self.o[po]):
             self._pair(ps, po)
             return True
         return False
@@ -497,7 +332,7 @@ class _Merger:
             if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
                 for k in range(i2 - i1):
                     s, o = s_lo + i1 + k, o_lo + j1 + k
-                    if _blank(self.s[s]) or _blank(self.o[o]):
+                    if is_blank(self.s[s]) or is_blank(self.o[o]):
                         continue
                     if s not in self.pair_s and o not in self.pair_o:
                         self._pair(s, o)
@@ -523,9 +358,9 @@ class _Merger:
             return (o_stop < k < len(self.o)) if step < 0 else (0 <= k < o_stop)
 
         while True:
-            while o_in(o) and (_blank(self.o[o]) or o in self.pair_o):
+            while o_in(o) and (is_blank(self.o[o]) or o in self.pair_o):
                 o += step
-            while s_in(s) and _blank(self.s[s]):
+            while s_in(s) and is_blank(self.s[s]):
                 s += step
             if not o_in(o) or not s_in(s):
                 break
@@ -536,7 +371,7 @@ class _Merger:
                     found = t
                     break
                 t += step
-            if found is None and s not in self.pair_s and _similar(self.s[s], self.o[o]):
+            if found is None and s not in self.pair_s and similar(self.s[s], self.o[o]):
                 found = s
             if found is None:
                 break
@@ -596,7 +431,7 @@ class _Merger:
             first = self._first_code(seg)
             nxt = next((x for x in self.segments[idx + 1 :] if x.placed), None)
             gap_hi = nxt.b if nxt is not None else n
-            code = [k for k in range(gap_lo, gap_hi) if not _blank(self.o[k])]
+            code = [k for k in range(gap_lo, gap_hi) if not is_blank(self.o[k])]
             if not seg.after:  # a tail of new code: appended, if the file ends its block
                 header = self.s_parent[first]
                 fits = header is None or self._inside(header, code)
@@ -605,7 +440,7 @@ class _Merger:
                 fits = not code or self._ends_block(first, code, nxt)
                 at = code[-1] + 1 if code else gap_lo  # the gap's trailing blanks stay below
             if not fits:
-                raise _fail(
+                raise PlacementError.of(
                     ErrorCode.TEXT_AMBIGUOUS,
                     f"snippet lines {first + 1}-{seg.end} are new code after a placeholder, "
                     f"and nothing says where among file lines {gap_lo + 1}-{gap_hi} they go: "
@@ -623,13 +458,13 @@ class _Merger:
         line over the lines indented deeper than its restated lines (the old body of a
         method whose last line the snippet changed). The rest of the file, which the
         snippet never mentions (imports above a class, `main()` after it), is kept."""
-        depth = min(_indent(self.o[o]) for o in paired)
+        depth = min(indent_width(self.o[o]) for o in paired)
         reach = min(paired) if step < 0 else max(paired) + 1
         j = reach - 1 if step < 0 else reach
         while 0 <= j < len(self.o):
             line = self.o[j]
-            if not _blank(line):
-                if _indent(line) <= depth:
+            if not is_blank(line):
+                if indent_width(line) <= depth:
                     break
                 reach = j if step < 0 else j + 1
             j += step
@@ -639,8 +474,8 @@ class _Merger:
         """Every line of the gap is inside the block the snippet line `header` opens."""
         if header not in self.pair_s:
             return False
-        depth = _indent(self.o[self.pair_s[header]])
-        return all(_indent(self.o[k]) > depth for k in gap_code)
+        depth = indent_width(self.o[self.pair_s[header]])
+        return all(indent_width(self.o[k]) > depth for k in gap_code)
 
     def _ends_block(self, first: int, gap_code: list[int], nxt: _Segment | None) -> bool:
         """New code (first line `first`) may go at the end of a gap when the gap is the tail
@@ -649,8 +484,8 @@ class _Merger:
         header = self.s_parent[first]
         if header is None or nxt is None or not self._inside(header, gap_code):
             return False
-        depth = _indent(self.o[self.pair_s[header]])
-        return _indent(self.s[self._first_code(nxt)]) <= depth
+        depth = indent_width(self.o[self.pair_s[header]])
+        return indent_width(self.s[self._first_code(nxt)]) <= depth
 
     def _refuse_repeated(self, seg: _Segment) -> None:
         """A segment nothing anchored whose first line is in the file: which occurrence?"""
@@ -658,7 +493,7 @@ class _Merger:
         text = self.s[first].strip()
         hits = [i for i, line in enumerate(self.o) if line.strip() == text]
         if hits:
-            raise _fail(
+            raise PlacementError.of(
                 ErrorCode.TEXT_AMBIGUOUS,
                 f"snippet line {first + 1} ({text!r}) has no line that occurs once in the "
                 f"file to anchor on, and occurs at line(s) "
@@ -670,10 +505,10 @@ class _Merger:
             )
 
     def _first_code(self, seg: _Segment) -> int:
-        return next(i for i in range(seg.start, seg.end) if not _blank(self.s[i]))
+        return next(i for i in range(seg.start, seg.end) if not is_blank(self.s[i]))
 
     def _not_found(self, seg: _Segment) -> PlacementError:
-        first = next(i for i in range(seg.start, seg.end) if not _blank(self.s[i]))
+        first = next(i for i in range(seg.start, seg.end) if not is_blank(self.s[i]))
         text = self.s[first].strip()
         best, best_line = 0.0, None
         for i, line in enumerate(self.o):
@@ -690,7 +525,7 @@ class _Merger:
                 "text": self.o[best_line],
             }
             where = f"; the closest line is {best_line + 1} ({best:.0%} similar)"
-        return _fail(
+        return PlacementError.of(
             ErrorCode.TEXT_NOT_FOUND,
             f"no line of the snippet matches the file{where}: the snippet's "
             "placeholders cannot be placed; restate a few unchanged lines around each change",
@@ -703,19 +538,19 @@ class _Merger:
         defined: dict[tuple[str, int], list[int]] = {}
         for lo, hi in kept:
             for i in range(lo, hi):
-                name = _definition_name(self.o[i])
+                name = definition_name(self.o[i])
                 if name:
-                    defined.setdefault((name, _indent(self.o[i])), []).append(i)
+                    defined.setdefault((name, indent_width(self.o[i])), []).append(i)
         if not defined:
             return
         for seg in self.segments:
             for i in range(seg.start, seg.end):
-                if i in self.pair_s or _blank(self.s[i]):
+                if i in self.pair_s or is_blank(self.s[i]):
                     continue
-                name = _definition_name(self.s[i])
-                hits = defined.get((name, _indent(self.s[i]))) if name else None
+                name = definition_name(self.s[i])
+                hits = defined.get((name, indent_width(self.s[i]))) if name else None
                 if hits:
-                    raise _fail(
+                    raise PlacementError.of(
                         ErrorCode.TEXT_AMBIGUOUS,
                         f"snippet line {i + 1} defines `{name}`, which the file already defines "
                         f"at line {hits[0] + 1} in a part the snippet keeps; restate the old "
@@ -732,7 +567,7 @@ class _Merger:
         if not self.segments:
             return list(self.o)
         if not any(line.strip() for line in self.o):
-            raise _fail(
+            raise PlacementError.of(
                 ErrorCode.TEXT_NOT_FOUND,
                 "the file is empty, so the snippet's placeholders stand for nothing; send the "
                 "whole file without `...` lines",
@@ -748,7 +583,7 @@ class _Merger:
                 lo, hi = cursor, max(cursor, seg.b)
                 pieces.append(_Piece("K", self.o[lo:hi]))
                 kept.append((lo, hi))
-            code = [i for i in range(seg.start, seg.end) if not _blank(self.s[i])]
+            code = [i for i in range(seg.start, seg.end) if not is_blank(self.s[i])]
             pieces.append(
                 _Piece(
                     "C",
@@ -848,20 +683,20 @@ def _is_prefix_line(line: str) -> bool:
 def _block_end(lines: Sequence[str], header: int) -> int:
     """The last line of the block `lines[header]` opens: everything indented deeper, plus a
     closer at the header's indentation (continuing past `} else {` / `):`)."""
-    d = _indent(lines[header])
+    d = indent_width(lines[header])
     last = header
     j = header + 1
     while j < len(lines):
         line = lines[j]
-        if _blank(line):
+        if is_blank(line):
             j += 1
             continue
-        di = _indent(line)
+        di = indent_width(line)
         if di > d:
             last = j
             j += 1
             continue
-        if di == d and _is_closer(line):
+        if di == d and is_closer(line):
             last = j
             if line.rstrip().endswith(("{", ":", "(", "[")):
                 j += 1
@@ -878,7 +713,7 @@ def _restate_definition(o_lines: list[str], s_lines: list[str], path: str) -> li
         return None
     body = s_lines[nonblank[0] : nonblank[-1] + 1]
     k = 0
-    while k < len(body) and (_is_prefix_line(body[k]) or _blank(body[k])):
+    while k < len(body) and (_is_prefix_line(body[k]) or is_blank(body[k])):
         k += 1
     if k == len(body):
         return None
@@ -886,20 +721,20 @@ def _restate_definition(o_lines: list[str], s_lines: list[str], path: str) -> li
     end = _block_end(body, k)
     if end != len(body) - 1:
         return None
-    if end == k and not _definition_name(header):
+    if end == k and not definition_name(header):
         return None
     key = header.rstrip()
     hits = [i for i, line in enumerate(o_lines) if line.rstrip() == key]
     if not hits:  # the same header at another indentation: the snippet was shifted
         hits = [i for i, line in enumerate(o_lines) if line.strip() == key.strip()]
         if len(hits) == 1:
-            body = _shift(body, _lead(header), _lead(o_lines[hits[0]]))
+            body = swap_prefix(body, lead(header), lead(o_lines[hits[0]]))
             if body is None:
                 return None
     if not hits:
         return None
     if len(hits) > 1:
-        raise _fail(
+        raise PlacementError.of(
             ErrorCode.TEXT_AMBIGUOUS,
             f"the snippet restates `{header.strip()}`, which occurs in the file at lines "
             f"{', '.join(str(h + 1) for h in hits[:20])}; include its enclosing definition or "
@@ -911,28 +746,10 @@ def _restate_definition(o_lines: list[str], s_lines: list[str], path: str) -> li
     o_end = _block_end(o_lines, h)
     o_start = h
     if k > 0:  # the snippet brings its own comments / decorators: they replace the file's
-        d = _indent(o_lines[h])
+        d = indent_width(o_lines[h])
         while o_start > 0 and _is_prefix_line(o_lines[o_start - 1]):
             above = o_lines[o_start - 1]
-            if _indent(above) != d and not above.strip().startswith("*"):
+            if indent_width(above) != d and not above.strip().startswith("*"):
                 break
             o_start -= 1
     return o_lines[:o_start] + body + o_lines[o_end + 1 :]
-
-
-def _lead(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]
-
-
-def _shift(lines: list[str], old: str, new: str) -> list[str] | None:
-    """`lines` with the leading `old` indentation of each line replaced by `new`; None when
-    a non-blank line does not start with `old` (the snippet is not uniformly shifted)."""
-    out: list[str] = []
-    for line in lines:
-        if not line.strip():
-            out.append(line)
-        elif line.startswith(old):
-            out.append(new + line[len(old) :])
-        else:
-            return None
-    return out

@@ -27,11 +27,12 @@ from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
 from lsp_server.model import Hunk, HunkKind, MatchKind, PlacementError
-from lsp_server.resolve import cache, hunks, ladder
+from lsp_server.resolve import cache, content_index, hunks, ladder
+from lsp_server.resolve.content_index import ContentIndex, candidates
 from lsp_server.resolve.indent import infer_shift
-from lsp_server.resolve.ladder import LineIndex, locate
+from lsp_server.resolve.ladder import locate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 LINES = [
     "", " ", "a", "a ", " a", "  a", "\ta", "b", "b\t", "  b", "}", "  }", "    }", "x = 1",
@@ -70,40 +71,40 @@ def file_and_block(draw):
 def test_candidates_search_table_and_filetext_index_agree(data, how):
     lines, old = data
     expected = ref_candidates(lines, old, how)
-    fresh = LineIndex(lines)
-    assert ladder._candidates(fresh, old, how) == expected  # first lookups scan the text
-    for _ in range(ladder._SEARCHES + 1):  # then the line table takes over
-        assert ladder._candidates(fresh, old, how) == expected
-    assert fresh._maps.get(how) is not None
+    fresh = ContentIndex(lines)
+    assert candidates(fresh, old, how) == expected  # first lookups scan the text
+    for _ in range(content_index.SEARCHES + 1):  # then the line table takes over
+        assert candidates(fresh, old, how) == expected
+    assert fresh.has_table(how)
     text = "".join(x + "\n" for x in lines)
-    ft_index = hunks._index_for(text, hunks._contents_of(text))  # joined text = the file
-    assert ladder._candidates(ft_index, old, how) == expected
+    ft_index = hunks.index_for(text, hunks.contents_of(text))  # joined text = the file
+    assert candidates(ft_index, old, how) == expected
 
 
 @settings(max_examples=200, deadline=None)
 @given(lines_st, st.lists(st.sampled_from(LINES), min_size=1, max_size=4))
 def test_search_never_disagrees_with_table(lines, old):
-    index = LineIndex(lines)
+    index = ContentIndex(lines)
     for how in NORMS:
         keys = [NORMS[how](x) for x in old]
-        found = ladder._search_candidates(index, keys, how)
+        found = content_index.search_candidates(index, keys, how)
         assert found is None or found == ref_candidates(lines, old, how)
         if how != "exact":  # the whitespace rungs' scan of the raw text, for the first lookups
-            raw = ladder._raw_candidates(index, keys, how)
+            raw = content_index.raw_candidates(index, keys, how)
             assert raw is None or raw == ref_candidates(lines, old, how)
 
 
 def test_search_gives_up_on_too_many_hits_and_table_answers():
-    lines = ["a"] * (ladder._SEARCH_HITS + 10)
-    index = LineIndex(lines)
-    assert ladder._search_candidates(index, ["a"], "exact") is None
-    assert ladder._candidates(LineIndex(lines), ["a", "a"], "exact") == list(range(len(lines) - 1))
+    lines = ["a"] * (content_index.SEARCH_HITS + 10)
+    index = ContentIndex(lines)
+    assert content_index.search_candidates(index, ["a"], "exact") is None
+    assert candidates(ContentIndex(lines), ["a", "a"], "exact") == list(range(len(lines) - 1))
 
 
 def test_lines_holding_newlines_fall_back_to_the_table():
     lines = ["a\nb", "a", "b"]
-    assert ladder._candidates(LineIndex(lines), ["a", "b"], "exact") == [1]
-    assert ladder._candidates(LineIndex(lines), ["a\nb"], "exact") == [0]
+    assert candidates(ContentIndex(lines), ["a", "b"], "exact") == [1]
+    assert candidates(ContentIndex(lines), ["a\nb"], "exact") == [0]
 
 
 def ref_similarity(old: list[str], window: list[str]) -> float:
@@ -121,7 +122,7 @@ def test_fuzzy_scores_and_best_window_match_direct_scoring(data):
     n = len(old)
     if len(lines) < n:
         return
-    index = LineIndex(lines)
+    index = ContentIndex(lines)
     starts = set(range(len(lines) - n + 1))
     fast = ladder.score_windows(index, old, starts)
     slow = sorted(((ref_similarity(old, lines[s : s + n]), s) for s in starts),
@@ -142,7 +143,7 @@ def test_window_set_is_every_window_sharing_an_informative_line(data):
     }
     if not expected:
         return  # the fallback (closest lines by rapidfuzz) is not a fast path
-    assert ladder._window_starts(LineIndex(lines), old) == expected
+    assert ladder.window_starts(ContentIndex(lines), old) == expected
 
 
 def few_rewritten(old: list[str], window: list[str]) -> bool:
@@ -222,8 +223,8 @@ texts_st = st.lists(st.sampled_from(["a", "b ", "", "\r", "x\ty", "\f"]), max_si
 @given(texts_st)
 def test_text_preparation_matches_line_by_line_definitions(text):
     lines = hunks.split_lines(text)
-    assert hunks._contents_of(text) == [hunks.content(x) for x in lines]
-    assert hunks._eol_of(text) == hunks.dominant_eol(lines)
+    assert hunks.contents_of(text) == [hunks.content(x) for x in lines]
+    assert hunks.eol_of(text) == hunks.dominant_eol(lines)
     ft = hunks.FileText.of(text)
     assert ft.lines == lines and ft.text() == text
 
@@ -261,7 +262,7 @@ def test_cached_text_places_exactly_like_a_fresh_one(data, eol):
     cache.clear_all()
     fresh = _placed(text, hunk)
     assert _placed(text, hunk) == fresh  # the text (and its result) now come from the cache
-    for _ in range(ladder._SEARCHES + 1):
+    for _ in range(content_index.SEARCHES + 1):
         assert _placed(text, hunk) == fresh  # ... and once the index has built its tables
     cache.clear_all()
 
@@ -291,14 +292,14 @@ def test_single_exact_text_path_equals_the_line_path(data, new_lines, final_nl, 
             return str(err.failure.code), err.failure.details.get("hunk")
 
     fast = outcome()
-    with patch.object(hunks, "_single_exact", lambda *_: None):
+    with patch.object(hunks, "apply_single_exact", lambda *_: None):
         assert outcome() == fast
 
 
 def test_kept_unterminated_last_line_gets_an_ending_when_lines_follow_it():
     # the line path used to glue the kept "a" to the blank line added after it
     hunk = Hunk("a", "a\n\n")
-    with patch.object(hunks, "_single_exact", lambda *_: None):
+    with patch.object(hunks, "apply_single_exact", lambda *_: None):
         assert hunks.apply_hunks("x\na", [hunk]).text == "x\na\n\n"
     assert hunks.apply_hunks("x\na", [hunk]).text == "x\na\n\n"
 
@@ -336,22 +337,22 @@ def test_benchmark_quick_run_writes_valid_json(tmp_path):
 @given(lines_st, st.lists(st.sampled_from(LINES), min_size=1, max_size=6))
 def test_lookups_without_the_line_table_agree_with_it(lines, old):
     """The fuzzy rung's first lookups (Counter + list scans) give what the table gives."""
-    cold, indexed = LineIndex(lines), LineIndex(lines)
+    cold, indexed = ContentIndex(lines), ContentIndex(lines)
     table = indexed.positions("strip")
     for key in {x.strip() for x in old + lines}:
         expected = table.get(key, [])
         assert list(cold.lines_equal_to("strip", key)) == expected
         assert cold.count_equal_to("strip", key) == len(expected)
-    assert "strip" not in cold._maps  # answered without building the table
+    assert not cold.has_table("strip")  # answered without building the table
     assert cold.distinct("strip") == indexed.distinct("strip") == list(dict.fromkeys(table))
-    fetched = LineIndex(lines)  # several keys found in one pass, then asked one by one
+    fetched = ContentIndex(lines)  # several keys found in one pass, then asked one by one
     keys = sorted({x.strip() for x in old + lines})
     fetched.prefetch("strip", keys[::2])
     for key in keys:
         assert list(fetched.lines_equal_to("strip", key)) == table.get(key, [])
-    assert "strip" not in fetched._maps
+    assert not fetched.has_table("strip")
     if len(lines) >= len(old):
-        assert ladder._window_starts(LineIndex(lines), old) == ladder._window_starts(indexed, old)
+        assert ladder.window_starts(ContentIndex(lines), old) == ladder.window_starts(indexed, old)
 
 
 # lines much alike (more than 8 different ones score over 50 against each other), repeated
@@ -383,7 +384,7 @@ def test_windows_near_the_closest_texts_when_no_line_is_shared(lines, old):
         for p, x in enumerate(lines)
         if x.strip() in closest and 0 <= p - longest <= len(lines) - len(old)
     }
-    assert ladder._window_starts(LineIndex(lines), old) == expected
+    assert ladder.window_starts(ContentIndex(lines), old) == expected
 
 
 def _undominated_reference(starts, old, stripped):
@@ -420,7 +421,7 @@ def test_look_alike_pruning_keeps_exactly_the_undominated_windows(windows, block
         starts.append(len(stripped))
         stripped += [f"def f_{words[0]}():", f"return {words[1]} + {words[2]}", "}"]
     old = [f"def f_{block[0]}():", f"    return {block[1]} + {block[2]}", "}"]
-    assert ladder._undominated(starts, old, stripped) == _undominated_reference(
+    assert ladder.undominated(starts, old, stripped) == _undominated_reference(
         starts, old, stripped
     )
 
@@ -433,7 +434,7 @@ _SPLICE_LINES = ["q\n", "  s\n", "\n", "a\rb\n", "r\r\n", "t", "u\r"]
 def _built(ft: hunks.FileText) -> hunks.FileText:
     """The same file text with its line list built (the path every text took before)."""
     twin = hunks.FileText(list(ft.lines), ft.eol, None, list(ft.contents))
-    assert twin._lines is not None
+    assert twin.holds_lines
     return twin
 
 
@@ -445,7 +446,7 @@ def test_lines_implied_by_contents_splice_like_a_line_list(text, data):
     new lines keep that possible (plain "\\n" endings) or not ("\\r\\n", an unterminated
     line that does not end the file)."""
     ft = hunks.FileText.of(text)
-    assert ft._lines is None
+    assert not ft.holds_lines
     twin = _built(hunks.FileText.of(text))
     for _ in range(4):
         n = ft.size
@@ -499,7 +500,7 @@ def test_placing_hunks_without_a_line_list_gives_what_a_line_list_gives(data, dr
         except PlacementError as err:
             return str(err.failure.code), err.failure.details.get("hunk")
 
-    with patch.object(hunks, "_single_exact", lambda *_: None):
+    with patch.object(hunks, "apply_single_exact", lambda *_: None):
         implied = outcome()
         real_of = hunks.FileText.of.__func__
         with patch.object(hunks.FileText, "of", classmethod(lambda c, t: _built(real_of(c, t)))):

@@ -1,9 +1,7 @@
 """Structure operations: insert, delete, move (within and across files), text replacement
-inside a structure, read and outline; checks after an edit; the parse cache."""
+inside a structure, read; checks after an edit."""
 
 from __future__ import annotations
-
-import random
 
 import pytest
 from hypothesis import given, settings
@@ -14,31 +12,12 @@ from lsp_server.resolve import structure
 from lsp_server.resolve.structure import (
     apply_structure,
     insert_code,
-    list_structures,
     remove_structure,
     structural_warnings,
-    syntax_errors,
-    warm,
 )
+from lsp_server.resolve.syntax import syntax_errors
 
-PY = """import os
-
-
-def a():
-    return 1
-
-
-def b():
-    return 2
-
-
-class C:
-    def m1(self):
-        pass
-
-    def m2(self):
-        pass
-"""
+from .samples import PY
 
 
 def op(
@@ -260,33 +239,13 @@ def test_cross_file_move_with_remove_and_insert() -> None:
     assert rng == [7, 11]
 
 
-# ----------------------------------------------------------------------------- read / outline
+# ----------------------------------------------------------------------------- read
 
 
 def test_read_structure_operation_leaves_text_alone() -> None:
     edit = op(PY, ["C"], "read_structure")
     assert edit.text == PY
     assert edit.result["lines"] == [12, 17]
-
-
-def test_outline_is_nested_with_kinds_and_lines() -> None:
-    outline = list_structures(PY, "m.py")
-    assert [(i["kind"], i["name"], i["start_line"], i["end_line"]) for i in outline] == [
-        ("function", "a", 4, 5),
-        ("function", "b", 8, 9),
-        ("class", "C", 12, 17),
-    ]
-    assert [(c["kind"], c["name"]) for c in outline[2]["children"]] == [
-        ("method", "m1"),
-        ("method", "m2"),
-    ]
-
-
-def test_outline_leaves_out_local_variables() -> None:
-    py = "LIMIT = 3\n\n\ndef f():\n    local = 1\n    return local\n"
-    names = [i["name"] for i in list_structures(py, "a.py")]
-    assert names == ["LIMIT", "f"]
-    assert list_structures(py, "a.py")[1]["children"] == []
 
 
 # ----------------------------------------------------------------------------- checks
@@ -334,40 +293,6 @@ def test_clean_edit_has_no_warnings() -> None:
 def test_files_without_a_grammar_have_no_checks() -> None:
     assert structural_warnings("x", "y", "notes.xyz") == []
     assert syntax_errors("x", "notes.xyz") == []
-
-
-# ----------------------------------------------------------------------------- cache
-
-
-def test_warm_then_edit_reuses_and_updates_the_cached_tree() -> None:
-    structure.forget("cache.py")
-    warm(PY, "cache.py")
-    key = ("python", "cache.py")
-    first = structure._CACHE[key]
-    assert first.items is not None  # indexed ahead of time
-    edited = PY.replace("return 2", "return 22")
-    new = apply_structure(edited, "cache.py", Target(node=("b",)), "def b():\n    return 3\n").text
-    assert new == PY.replace("return 2", "return 3")
-    assert structure._CACHE[key].text == edited
-    structure.forget("cache.py")
-    assert key not in structure._CACHE
-
-
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10_000))
-def test_incremental_reparse_agrees_with_a_fresh_parse(seed: int) -> None:
-    rng = random.Random(seed)
-    text = PY
-    warm(text, "inc.py")
-    for _ in range(3):
-        pos = rng.randrange(len(text))
-        cut = rng.randrange(0, 6)
-        insert = rng.choice(["", "x", "\n", "    pass\n", "é", "def q():\n    return 0\n"])
-        text = text[:pos] + insert + text[pos + cut :]
-        incremental = structure._parse(text, structure._grammar("python"), "inc.py")
-        fresh = structure._grammar("python").parser.parse(text.encode("utf-8"))
-        assert str(incremental.tree.root_node) == str(fresh.root_node)
-    structure.forget("inc.py")
 
 
 # ----------------------------------------------------------------------------- robustness

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_server.model import Target
-from lsp_server.resolve.data_paths import parse_data_path
+from lsp_server.resolve.data_path_syntax import parse_data_path
 from lsp_server.resolve.structure import apply_structure, read_structure
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lsp_server.model import ErrorCode, PlacementError, Target
-from lsp_server.resolve import structure
+from lsp_server.resolve import syntax
 from lsp_server.resolve.structure import apply_structure, read_structure
 
 PY = """class UserAuth:
@@ -118,7 +118,7 @@ def test_name_swallowed_by_an_error_region_is_parser_failed_not_not_found() -> N
 
 
 def test_grammar_that_cannot_load_is_parser_failed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(structure, "language_for", lambda path, hint=None: "no_such_grammar")
+    monkeypatch.setattr(syntax, "language_for", lambda path, hint=None: "no_such_grammar")
     err = fail("a.weird", "x\n", Target(node=("f",)))
     assert err.failure.code is ErrorCode.PARSER_FAILED
     assert err.failure.details["language"] == "no_such_grammar"

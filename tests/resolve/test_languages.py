@@ -7,18 +7,17 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import PurePosixPath
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lsp_server.model import Action, EditBlock, Format, MatchKind, Target
 from lsp_server.resolve import languages as L
-from lsp_server.resolve.structure import (
-    apply_structure,
-    language_for,
-    list_structures,
-    resolve_structural,
-    supported_languages,
-)
+from lsp_server.resolve import outline, syntax
+from lsp_server.resolve.structure import apply_structure
+from lsp_server.resolve.syntax import language_for, supported_languages
 
 
 def _replace(path: str, text: str, levels: list[str], content: str) -> str:
@@ -444,7 +443,7 @@ def test_every_tabled_node_type_exists_in_its_grammar(name: str) -> None:
     assert missing == []
 
 
-def test_resolve_structural_entry_point_reports_a_structural_placement() -> None:
+def test_a_structural_block_reports_a_structural_placement() -> None:
     text = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
     block = EditBlock(
         format=Format.STRUCTURAL,
@@ -455,7 +454,9 @@ def test_resolve_structural_entry_point_reports_a_structural_placement() -> None
         content="def b():\n    return 3\n",
         language="python",
     )
-    new, placement = resolve_structural(text, "m.py", block)
+    assert block.target is not None
+    edit = apply_structure(text, "m.py", block.target, block.content, block.language)
+    new, placement = edit.text, edit.placement
     assert new == "def a():\n    return 1\n\n\ndef b():\n    return 3\n"
     assert placement.match is MatchKind.STRUCTURAL
     assert (placement.start_line, placement.end_line, placement.new_end_line) == (4, 6, 6)
@@ -472,15 +473,8 @@ GENERIC = [
 @pytest.mark.parametrize("path,source,name", GENERIC, ids=[g[0] for g in GENERIC])
 def test_generic_rule_finds_named_definitions(path: str, source: str, name: str) -> None:
     assert language_for(path) not in L.SPECS
-    names: list[str] = []
-
-    def walk(items: list[dict]) -> None:
-        for item in items:
-            names.append(item["name"])
-            walk(item["children"])
-
-    walk(list_structures(source, path))
-    assert name in names
+    p = syntax.parse(source, syntax.grammar_for(path, None), path)
+    assert name in [item.name for item in outline.index(p)]
 
 
 def test_generic_rule_replaces_a_solidity_function() -> None:
@@ -497,6 +491,23 @@ def test_language_for_uses_path_first_and_fence_tag_for_unknown_or_ambiguous() -
     assert language_for("Dockerfile") == "dockerfile"
     assert language_for("x.unknown") is None
     assert language_for(None, "text") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["", ".", "..", "a", "b.py", ".bashrc", "x.tar.gz", "Dockerfile", "a.b"]),
+        max_size=5,
+    ),
+    st.booleans(),
+    st.booleans(),
+)
+def test_file_names_and_extensions_are_read_like_pathlib(
+    parts: list[str], absolute: bool, trailing: bool
+) -> None:
+    path = ("/" if absolute else "") + "/".join(parts) + ("/" if trailing else "")
+    p = PurePosixPath(path)
+    assert L.name_and_suffix(path) == (p.name, p.suffix)
 
 
 def test_pack_offers_every_tabled_language() -> None:

@@ -4,13 +4,23 @@ is re-indented into it."""
 from __future__ import annotations
 
 import keyword
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsp_server.model import Target
+from lsp_server.model import PlacementError, Target
+from lsp_server.resolve import outline, syntax, targets
+from lsp_server.resolve.outcome import StructureEdit
 from lsp_server.resolve.structure import apply_structure, read_structure
+from lsp_server.resolve.syntax import Parsed
+
+from .samples import LANGS, describe, fresh, random_edit, random_levels, source_file
 
 
 def replace(path: str, text: str, levels: list[str], content: str) -> str:
@@ -550,3 +560,82 @@ def test_html_elements_by_tag_id_class_or_opening_tag() -> None:
     for level in ("div#main", "#main", ".card", "div.card", '<div id="main" class="card">'):
         assert lines_of("a.html", html, [level]) == [[2, 4]], level
     assert lines_of("a.html", html, ["div", "p"]) == [[3, 3]]
+
+
+# ----------------------------------------------------------------------------- fast paths
+
+
+@contextmanager
+def _whole_index_only() -> Iterator[None]:
+    """Resolution as it was before the fast paths: every lookup walks the whole index."""
+    # without a name search, the first level is looked for depth by depth from the
+    # top-level structures, and owned structures come from the whole index
+    with mock.patch.object(outline, "named", lambda *a, **k: None):
+        yield
+
+
+def _outcome(fn: Callable[[], Any]) -> Any:
+    try:
+        return ("ok", fn())
+    except PlacementError as err:
+        return ("error", err.failure.code, err.failure.message, err.failure.details)
+
+
+def _resolved(p: Parsed, levels: list[str]) -> Any:
+    found, matched = targets.resolve_path(p, levels)
+    return [describe(i) for i in found], matched
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    lang=st.sampled_from(sorted(LANGS)),
+    seed=st.integers(0, 10**9),
+    units=st.integers(1, 14),
+    edits=st.integers(0, 2),
+)
+def test_resolving_by_name_agrees_with_resolving_on_the_whole_index(
+    lang: str, seed: int, units: int, edits: int
+) -> None:
+    r = random.Random(seed)
+    text = source_file(lang, r, units)
+    for _ in range(edits):
+        text = random_edit(text, r)
+    for _ in range(4):
+        levels = random_levels(lang, r)
+        fast = _outcome(lambda: _resolved(fresh(lang, text), levels))  # noqa: B023
+        with _whole_index_only():
+            slow = _outcome(lambda: _resolved(fresh(lang, text), levels))  # noqa: B023
+        assert fast == slow, levels
+
+
+@settings(max_examples=40, deadline=None)
+@given(lang=st.sampled_from(sorted(LANGS)), seed=st.integers(0, 10**9))
+def test_a_document_being_edited_gets_the_edits_a_fresh_parse_gets(lang: str, seed: int) -> None:
+    """The cached, incrementally re-parsed, lazily indexed document against a fresh,
+    fully indexed parse of each version, for every operation that edits in place."""
+    r = random.Random(seed)
+    ext = LANGS[lang][0]
+    doc, ref = f"doc_{seed}.{ext}", f"ref_{seed}.{ext}"
+    text = source_file(lang, r, r.randint(2, 10))
+    ops = ["replace_structure", "insert_after_structure", "delete_structure", "read_structure"]
+    try:
+        for _ in range(5):
+            text = random_edit(text, r) if r.random() < 0.7 else text
+            target = Target(node=tuple(random_levels(lang, r)), operation=r.choice(ops))
+            code = LANGS[lang][1](r)
+            fast = _outcome(
+                lambda: _edit_values(apply_structure(text, doc, target, code))  # noqa: B023
+            )
+            with _whole_index_only():
+                syntax.forget(ref)
+                slow = _outcome(
+                    lambda: _edit_values(apply_structure(text, ref, target, code))  # noqa: B023
+                )
+            assert fast == slow, target
+    finally:
+        syntax.forget(doc)
+        syntax.forget(ref)
+
+
+def _edit_values(edit: StructureEdit) -> Any:
+    return edit.text, edit.placement, edit.result

@@ -1,0 +1,121 @@
+"""The shape of a line of code, as the lazy merge reads it: blank, how deep, a closer, a
+definition, and which line encloses it.
+
+Nothing here parses a language: indentation and a few patterns common to most languages
+are enough to tell `return this;` inside a new method from the one inside an old method.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+
+from lsp_server.resolve.indent import width
+
+_CLOSERS = ("}", ")", "]", "</", "/>")
+_CLOSER_WORDS = frozenset({"end", "end;", "end)", "fi", "done", "esac", ">", "endif", "wend"})
+_ALNUM = re.compile(r"[A-Za-z0-9_]")
+_STRONG_MIN = 6  # fewer word characters than this: too common to anchor on (`}`, `pass`)
+_SIMILAR = 0.75
+
+
+def is_blank(line: str) -> bool:
+    """Nothing but whitespace: never an anchor, never anyone's enclosing line."""
+    return not line.strip()
+
+
+def lead(line: str) -> str:
+    """The whitespace a line starts with (any white space, not only spaces and tabs)."""
+    return line[: len(line) - len(line.lstrip())]
+
+
+def indent_width(line: str) -> int:
+    """The columns of a line's leading whitespace, measured by `indent.width` (a tab moves
+    to the next tab stop)."""
+    return width(lead(line))
+
+
+def is_closer(line: str) -> bool:
+    """`}`, `)`, `</div>`, `end`, `fi`...: the line closes a block some line above opened."""
+    s = line.strip()
+    return s.startswith(_CLOSERS) or s in _CLOSER_WORDS or s.split(" ", 1)[0] in _CLOSER_WORDS
+
+
+def is_weak(line: str) -> bool:
+    """Too common to anchor on: a closer, or fewer word characters than `_STRONG_MIN`."""
+    return is_closer(line) or len(_ALNUM.findall(line)) < _STRONG_MIN
+
+
+def similar(a: str, b: str) -> bool:
+    """`a` reads as an edited `b`: same indentation, and the same definition name (for a
+    definition), or mostly the same text (short lines also need the same leading word:
+    `y = 3` / `y = 2`)."""
+    if indent_width(a) != indent_width(b) or is_closer(a) or is_closer(b):
+        return False
+    name, other = definition_name(a), definition_name(b)
+    if name is not None or other is not None:  # definitions match by name only
+        return name == other
+    ratio = difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio()
+    if ratio < _SIMILAR:
+        return False
+    if is_weak(a) or is_weak(b):
+        return _LEAD.match(a).group(1) == _LEAD.match(b).group(1)  # type: ignore[union-attr]
+    return True
+
+
+_LEAD = re.compile(r"\s*([^\s(=:]*)")
+
+
+def parents(lines: Sequence[str], skip: Sequence[bool] | None = None) -> list[int | None]:
+    """For each line, its enclosing line: the nearest line above with less indentation, or
+    for a closer the nearest line above with at most its indentation (its opener).
+    Blank lines (and `skip`ped ones) have none and are never anyone's parent."""
+    out: list[int | None] = [None] * len(lines)
+    stack: list[tuple[int, int]] = []  # (indent, index), strictly increasing indents
+    for i, line in enumerate(lines):
+        if is_blank(line) or (skip is not None and skip[i]):
+            continue
+        d = indent_width(line)
+        while stack and stack[-1][0] > d:
+            stack.pop()
+        if is_closer(line):
+            out[i] = stack[-1][1] if stack else None
+        if stack and stack[-1][0] == d:
+            stack.pop()
+        if not is_closer(line):
+            out[i] = stack[-1][1] if stack else None
+        stack.append((d, i))
+    return out
+
+
+_CONTROL = frozenset(
+    """if for while switch catch return else elif with match loop do try new await yield
+    print super this self function typeof sizeof foreach unless until case when assert
+    throw raise except finally using lock fixed checked func fun fn def""".split()
+)
+_DEF_KEYWORD = re.compile(
+    r"\s*(?:[\w$]+\s+)*?(?:class|struct|interface|enum|trait|def|fn|fun|func|function|module|"
+    r"namespace|impl|object|record|protocol)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
+)
+# `name(params) {` / `name(params):` - a method; parameters never hold string literals,
+# which keeps calls such as `it("works", () => {` out
+_DEF_CALL = re.compile(
+    r"\s*(?:(?:export|default|public|private|protected|internal|static|async|override|final|"
+    r"abstract|virtual|get|set|pub(?:\([^)]*\))?|[\w$<>\[\]]+)\s+)*"
+    r"([A-Za-z_$][\w$]*)\s*\([^;\"'`]*\)\s*(?:->\s*[^{:;]+|:\s*[\w$<>\[\]|. ]+)?\s*"
+    r"(?:\{|:|=>\s*\{)\s*$"
+)
+
+
+def definition_name(line: str) -> str | None:
+    """The name a line defines (`class Foo {`, `def foo(x):`, `  add(a, b) {`), else None."""
+    if len(line) > 300:  # the patterns are quadratic in the worst case; headers are short
+        return None
+    m = _DEF_KEYWORD.match(line)
+    if m and m.group(1) not in _CONTROL:
+        return m.group(1)
+    m = _DEF_CALL.match(line)
+    if m and m.group(1) not in _CONTROL:
+        return m.group(1)
+    return None

@@ -1,0 +1,81 @@
+"""Placeholder lines: the lines a model writes instead of code it left out.
+
+`// ... existing code ...`, `# rest of file unchanged`, `{/* ... */}`: a placeholder stands
+for code that stays as it is. The lazy merge keeps the file's code where one stands (and
+never writes one into a file); the text ladder reads one inside a search block as an
+elision (`...` between two anchors).
+"""
+
+from __future__ import annotations
+
+import re
+
+_ELLIPSIS = re.compile(r"\.{3,}|…|\.\s\.\s\.")
+_PUNCT = re.compile(r"[()\[\]{}:;,.!?\-–—]+")
+_CODE_CHARS = re.compile(r"[\"'`,;=<>|&*/\\]")  # a bare line with these is code
+_SPREAD = re.compile(r"\.\.\.[\w$]")  # `...rest,` / `...props` is code (JS spread)
+
+# Words a placeholder phrase may use. Kept deliberately small: a comment that says more
+# than "the rest stays as it was" is a real comment, not a placeholder.
+_VOCABULARY = frozenset(
+    """
+    existing rest of the code file files unchanged same remains remain remaining stays stay
+    other others methods method imports import functions function here previous previously
+    omitted for brevity is are as before keep kept and content contents lines line class
+    classes body implementation implementations logic props properties fields members
+    component components elements styles etc more your this in unmodified untouched no
+    changes changed not shown left all everything else definitions declarations routes
+    handlers tests cases config settings setup helpers types code's snip snipped skipped
+    """.split()
+)
+_TRIGGERS = frozenset({"existing", "unchanged", "same", "rest"})
+_PYI_SUFFIXES = (".pyi",)
+
+
+def _comment_body(line: str) -> tuple[str, bool]:
+    """The text inside one layer of comment syntax, and whether there was any."""
+    s = line.strip()
+    for opener, closer in (("{/*", "*/}"), ("/*", "*/"), ("<!--", "-->"), ("(*", "*)")):
+        if s.startswith(opener) and s.endswith(closer) and len(s) >= len(opener) + len(closer):
+            return s[len(opener) : len(s) - len(closer)].strip(), True
+    for opener in ("//", "--", "#", ";", "%"):
+        if s.startswith(opener):
+            return s.lstrip(opener[0]).strip(), True
+    return s, False
+
+
+def is_placeholder_line(line: str, path: str = "") -> bool:
+    """True when `line` only says "code omitted here": `...`, `// ... existing code ...`,
+    `# rest of file unchanged`, `{/* ... */}`, `<!-- ... -->`, `(unchanged)` and the like.
+
+    The phrase, once comment syntax is removed, is an optional ellipsis, words from a small
+    vocabulary, and an optional ellipsis; it must contain an ellipsis or one of
+    existing / unchanged / same / rest. A bare `...` in a Python stub file (`.pyi`) is the
+    Ellipsis body it always is there, and `...name` is a JavaScript spread, not a
+    placeholder.
+    """
+    if len(line) > 200:
+        return False
+    body, commented = _comment_body(line)
+    if not body:
+        return False
+    if not commented:
+        if _SPREAD.match(body):
+            return False
+        if path.endswith(_PYI_SUFFIXES) and body == "...":
+            return False
+        if _CODE_CHARS.search(body):
+            return False
+    lowered = body.lower()
+    has_ellipsis = bool(_ELLIPSIS.search(lowered))
+    words = _PUNCT.sub(" ", _ELLIPSIS.sub(" ", lowered)).split()
+    if not words:
+        return has_ellipsis
+    if not all(w in _VOCABULARY for w in words):
+        return False
+    return has_ellipsis or any(w in _TRIGGERS for w in words)
+
+
+def has_placeholder(text: str, path: str = "") -> bool:
+    """True when any line of `text` is a placeholder line."""
+    return any(is_placeholder_line(line, path) for line in text.split("\n"))
