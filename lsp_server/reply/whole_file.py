@@ -22,13 +22,25 @@ never writing a placeholder line.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format
 from lsp_server.reply.common import (
+    UNMISTAKABLE,
+    VERBATIM,
     Fence,
+    MarkerLine,
     blocks_per_fence,
     clean_path,
+    dedent_indented_fences,
+    edit_marker,
+    find_fences,
+    find_marker,
+    is_document,
     looks_like_file_path,
     normalise_text,
     path_from_info,
@@ -91,25 +103,58 @@ def _path_comment(line: str) -> str | None:
 
 
 def find_blocks(lines: list[str]) -> list[EditBlock]:
-    """Every fenced block in `lines` that a path introduces, as a LAZY whole-file block."""
+    """Every fenced block in `lines` that a path introduces, as a LAZY whole-file block; a
+    fence holding a line shaped like an edit marker is a MALFORMED_BLOCK instead."""
     return blocks_per_fence(lines, _block)
 
 
-def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
+@dataclass(frozen=True)
+class _Head:
+    """What a fence says about itself: its language, its path and the reply line (0-based)
+    the block starts on, and how many body lines the header takes (a path comment)."""
+
+    language: str | None
+    path: str | None
+    start: int
+    skip: int
+
+
+def _head(lines: list[str], fence: Fence, floor: int) -> _Head:
     language, info_path = _info(fence.info)
-    if language in NOT_FILES:
-        return None
     stop = fence.end if fence.end is not None else len(lines)
-    body = lines[fence.start + 1 : stop]
+    first = lines[fence.start + 1] if fence.start + 1 < stop else None
     before, before_line = _path_before(lines, fence, floor)
-    first_line_path = _path_comment(body[0]) if body else None
+    first_line_path = _path_comment(first) if first is not None else None
     path = before or info_path or first_line_path
-    if path is None:
+    skip = 1 if first_line_path is not None and first_line_path == path else 0
+    return _Head(language, path, before_line if before is not None else fence.start, skip)
+
+
+def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
+    head = _head(lines, fence, floor)
+    path, language = head.path, head.language
+    stop = fence.end if fence.end is not None else len(lines)
+    writable = path is not None and language not in NOT_FILES
+    marker = find_marker(
+        lines,
+        fence.start + 1 + head.skip,
+        stop,
+        VERBATIM if writable else UNMISTAKABLE,
+        is_document(path, language),
+    )
+    span = (head.start + 1, (fence.end if fence.end is not None else len(lines) - 1) + 1)
+    if marker is not None:
+        # never a whole file: a broken edit (or a known format this fence does not complete)
+        return EditBlock(
+            marker.format,
+            path,
+            span,
+            language=language,
+            error=marker.failure(marker.index + 1, "a fenced block"),
+        )
+    if not writable:
         return None
-    if first_line_path is not None and first_line_path == path:
-        body = body[1:]
-    start = before_line if before is not None else fence.start
-    span = (start + 1, (fence.end if fence.end is not None else len(lines) - 1) + 1)
+    body = lines[fence.start + 1 + head.skip : stop]
     error = None
     if fence.end is None:
         error = Failure(
@@ -127,3 +172,62 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
         language=language,
         error=error,
     )
+
+
+def stray_markers(lines: list[str], blocks: Sequence[EditBlock]) -> list[EditBlock]:
+    """Marker-shaped lines that `blocks` (everything the finders kept) leave unclaimed inside
+    a fence they claim only in part, as MALFORMED_BLOCK blocks: a well-formed block followed
+    by a botched one in the same fence must not leave the botched one silently unread.
+
+    A fence no block touches was `find_blocks`' to judge; a fence claimed whole is done.
+    Unclaimed marker lines with no claimed line between them form one block, named for the
+    first of them and for the path of the block before them (else the fence's own)."""
+    if not blocks:
+        return []
+    ordered = sorted(blocks, key=lambda b: b.reply_lines)
+    starts = [b.reply_lines[0] for b in ordered]
+    reach = list(itertools.accumulate((b.reply_lines[1] for b in ordered), max))
+
+    def claim(k: int) -> EditBlock | None:
+        """The block starting last at or before 0-based line `k`, when a block holds `k`."""
+        i = bisect.bisect_right(starts, k + 1) - 1
+        return ordered[i] if i >= 0 and reach[i] >= k + 1 else None
+
+    lines = dedent_indented_fences(lines)
+    out: list[EditBlock] = []
+    floor = -1
+    for fence in find_fences(lines):
+        stop = fence.end if fence.end is not None else len(lines)
+        held = [claim(k) for k in range(fence.start, stop + (fence.end is not None))]
+        if any(b is not None for b in held) and any(b is None for b in held):
+            head = _head(lines, fence, floor)
+            document = is_document(head.path, head.language)
+            path, group = head.path, []
+            for k in range(fence.start + 1, stop):
+                block = held[k - fence.start]
+                if block is not None:
+                    path = block.path or path
+                    out.extend(_stray(group, path, head.language))
+                    group = []
+                    continue
+                marker = edit_marker(lines, k, document)
+                if marker is not None:
+                    group.append(marker)
+            out.extend(_stray(group, path, head.language))
+        floor = fence.end if fence.end is not None else len(lines)
+    return out
+
+
+def _stray(group: list[MarkerLine], path: str | None, language: str | None) -> list[EditBlock]:
+    if not group:
+        return []
+    first = group[0]
+    return [
+        EditBlock(
+            first.format,
+            path,
+            (first.index + 1, group[-1].index + 1),
+            language=language,
+            error=first.failure(first.index + 1, "a fenced block no edit format completes"),
+        )
+    ]
