@@ -125,7 +125,8 @@ def normalise_text(lines: list[str]) -> str:
 # only when it contains "." or "/"), the first other line ends the walk; prefer a candidate
 # containing ".". We differ on purpose: marker lines, prose and a bare word ending in ":"
 # ("Changes:") are never taken for a path, indented fences are walked over like flush ones,
-# and a path in an info string (```python src/a.py) is read as the path alone.
+# blank lines are skipped without counting (an empty line after the opening fence must not
+# hide the path), and a path in an info string (```python src/a.py) is read as the path alone.
 
 _XML_FENCE = re.compile(r"<(?:sourcecode|source|codeblock|code|pre)(?:[ \t][^>]*)?>")
 _XML_FENCE_END = re.compile(r"</(?:sourcecode|source|codeblock|code|pre)>")
@@ -194,7 +195,15 @@ def path_above(
     candidates: list[tuple[str, int]] = []
     fences: list[int] = []  # fence lines walked over, nearest first
     language: str | None = None
-    for k in range(marker - 1, max(floor, marker - 1 - reach), -1):
+    nearest = marker  # the first line above the marker that is not blank
+    k = marker
+    for _ in range(reach):
+        k -= 1
+        while k > floor and not lines[k].strip():
+            k -= 1  # blank lines between the path, the fence and the marker are only layout
+        if k <= floor:
+            break
+        nearest = min(nearest, k)
         line = lines[k]
         if any(p.fullmatch(line.strip()) for p in markers):
             break
@@ -215,10 +224,10 @@ def path_above(
                 candidates.append((p, k))
         break
     if not candidates:
-        start = fences[0] if fences and fences[0] == marker - 1 else marker
+        start = fences[0] if fences and fences[0] == nearest else marker
         return PathAbove(None, start, language if start < marker else None)
     path, k = next((c for c in candidates if "." in c[0]), candidates[0])
-    if k == marker - 1 and not fences and k - 1 > floor:
+    if k == nearest and not fences and k - 1 > floor:
         info = fence_info(lines[k - 1])
         if info:  # a path as the first line inside a fence: the opener belongs to the block
             return PathAbove(path, k - 1, _language(info))

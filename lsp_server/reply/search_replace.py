@@ -29,7 +29,15 @@ import re
 from dataclasses import dataclass
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk, OnExists
-from lsp_server.reply.common import is_fence_end, normalise_text, path_above
+from lsp_server.reply.common import (
+    SECTION,
+    MarkerLine,
+    edit_marker,
+    is_document,
+    is_fence_end,
+    normalise_text,
+    path_above,
+)
 
 SEARCH, DIVIDER, REPLACE = "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"
 
@@ -221,6 +229,25 @@ def failure(raw: RawBlock) -> Failure | None:
             ErrorCode.MALFORMED_BLOCK,
             f"{where}: no file path; put the path alone on the line before the opening fence",
         )
+    marker = added_marker(raw)
+    if marker is not None:
+        divider = raw.divider if raw.divider is not None else raw.marker
+        return marker.failure(divider + 2 + marker.index, "the new text")
+    return None
+
+
+def added_marker(raw: RawBlock) -> MarkerLine | None:
+    """The first line the new-text section adds (it is not among the old lines) that is shaped
+    like an edit marker: `+++++++ REPLACE` or `<<<< EDIT` there is a botched block, and
+    writing it into the file would be a wrong write reported as a success."""
+    kept = set(raw.original)
+    document = is_document(raw.path, raw.language)
+    for k, line in enumerate(raw.updated):
+        if line in kept:
+            continue
+        marker = edit_marker(raw.updated, k, document)
+        if marker is not None and marker.kind in SECTION:
+            return marker
     return None
 
 
