@@ -297,8 +297,21 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
                     old_p,
                 )
         return EditBlock(Format.UNIFIED_DIFF, old_p, span, Action.DELETE), i
+    changing = [raw for raw in raws if raw.changed]
+    renaming = old_p != new_p and prefixed
+    if not changing and not renaming:
+        first = raws[0].header + 1
+        what = "the hunk has no" if len(raws) == 1 else f"none of its {len(raws)} hunks has"
+        return fail(
+            _malformed(
+                f"line {first}: {what} '+' or '-' lines, so the diff changes nothing",
+                line=first,
+            ),
+            old_p,
+        )
     hunks: list[Hunk] = []
-    for raw in raws:
+    # a hunk of context lines only changes nothing: it is left out, and the rest placed
+    for raw in changing:
         hunk = _to_hunk(raw)
         if isinstance(hunk, Failure):
             return fail(hunk, old_p)
@@ -434,10 +447,6 @@ def _parse_hunk(lines: list[str], h: int, marker: str | None) -> _RawHunk:
                 "starts with ' ' for context, '-' for removed or '+' for added)",
                 line=h + 1,
             )
-    elif not raw.changed:
-        raw.error = _malformed(
-            f"{where}: the hunk has no '+' or '-' lines, so it changes nothing", line=h + 1
-        )
     return raw
 
 
