@@ -356,12 +356,13 @@ class MarkerKind(StrEnum):
     DIFF = "diff"  # unified-diff headers: `diff --git`, `--- a/x` / `+++ b/x`, `@@ ... @@`
 
 
-# Which kinds matter where. Everything, for a fenced body written as it stands. In the lines a
-# SEARCH/REPLACE or EDIT section adds, diff-shaped lines are ordinary content (a patch file or
-# a Markdown example is edited that way). A fence with no path is never written, so only the
+# Which kinds matter where. Everything, for a fenced body written as it stands. In the new
+# text of a SEARCH/REPLACE or EDIT section, diff and V4A lines are ordinary content (a patch
+# file or a Markdown example is edited that way; only lines starting with `<`, `=` or `>` are
+# those formats' own business). A fence with no path is never written, so only the
 # unmistakable kinds make it a broken edit rather than a code sample.
 VERBATIM = frozenset(MarkerKind)
-SECTION = frozenset(MarkerKind) - {MarkerKind.DIFF}
+SECTION = frozenset({MarkerKind.BLOCK, MarkerKind.CONFLICT, MarkerKind.DIVIDER})
 UNMISTAKABLE = frozenset({MarkerKind.BLOCK, MarkerKind.PATCH})
 
 _MARK_CHARS = r"[<>=+\-|]"

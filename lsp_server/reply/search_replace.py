@@ -237,14 +237,12 @@ def failure(raw: RawBlock) -> Failure | None:
 
 
 def added_marker(raw: RawBlock) -> MarkerLine | None:
-    """The first line the new-text section adds (it is not among the old lines) that is shaped
-    like an edit marker: `+++++++ REPLACE` or `<<<< EDIT` there is a botched block, and
-    writing it into the file would be a wrong write reported as a success."""
-    kept = set(raw.original)
+    """The first line of the new-text section shaped like an edit marker: `+++++++ REPLACE`
+    or `<<<< EDIT` there is a botched block, and writing it would be a wrong write reported
+    as a success. Not even a line the old text has too: when the block is placed loosely the
+    file need not have it, so the new text would bring it in."""
     document = is_document(raw.path, raw.language)
-    for k, line in enumerate(raw.updated):
-        if line in kept:
-            continue
+    for k in range(len(raw.updated)):
         marker = edit_marker(raw.updated, k, document)
         if marker is not None and marker.kind in SECTION:
             return marker

@@ -133,18 +133,15 @@ def _head(lines: list[str], fence: Fence, floor: int) -> _Head:
 def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
     head = _head(lines, fence, floor)
     path, language = head.path, head.language
+    if path is None or language in NOT_FILES:
+        return None  # a code sample, not an edit (`stray_markers` reads its marker lines)
     stop = fence.end if fence.end is not None else len(lines)
-    writable = path is not None and language not in NOT_FILES
-    marker = find_marker(
-        lines,
-        fence.start + 1 + head.skip,
-        stop,
-        VERBATIM if writable else UNMISTAKABLE,
-        is_document(path, language),
-    )
     span = (head.start + 1, (fence.end if fence.end is not None else len(lines) - 1) + 1)
+    marker = find_marker(
+        lines, fence.start + 1 + head.skip, stop, VERBATIM, is_document(path, language)
+    )
     if marker is not None:
-        # never a whole file: a broken edit (or a known format this fence does not complete)
+        # never a whole file: a broken edit, or one a known format did not read
         return EditBlock(
             marker.format,
             path,
@@ -152,8 +149,6 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
             language=language,
             error=marker.failure(marker.index + 1, "a fenced block"),
         )
-    if not writable:
-        return None
     body = lines[fence.start + 1 + head.skip : stop]
     error = None
     if fence.end is None:
@@ -175,15 +170,17 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
 
 
 def stray_markers(lines: list[str], blocks: Sequence[EditBlock]) -> list[EditBlock]:
-    """Marker-shaped lines that `blocks` (everything the finders kept) leave unclaimed inside
-    a fence they claim only in part, as MALFORMED_BLOCK blocks: a well-formed block followed
-    by a botched one in the same fence must not leave the botched one silently unread.
+    """Marker-shaped lines inside fences that none of `blocks` (everything the finders kept)
+    holds, as MALFORMED_BLOCK blocks, so that no botched edit goes silently unread:
 
-    A fence no block touches was `find_blocks`' to judge; a fence claimed whole is done.
-    Unclaimed marker lines with no claimed line between them form one block, named for the
-    first of them and for the path of the block before them (else the fence's own)."""
-    if not blocks:
-        return []
+    * in a fence the blocks hold in part (a well-formed block, then a botched one), every
+      marker-shaped line the blocks leave;
+    * in a fence no block holds (it has no path, or is a shell or diff sample), only the
+      unmistakable ones, SEARCH/REPLACE/EDIT-style markers and V4A headers: a merge conflict
+      or a diff shown as an example is not an edit.
+
+    Marker lines with no held line between them form one block, named for the first of them
+    and for the path of the block before them (else the fence's own)."""
     ordered = sorted(blocks, key=lambda b: b.reply_lines)
     starts = [b.reply_lines[0] for b in ordered]
     reach = list(itertools.accumulate((b.reply_lines[1] for b in ordered), max))
@@ -199,7 +196,8 @@ def stray_markers(lines: list[str], blocks: Sequence[EditBlock]) -> list[EditBlo
     for fence in find_fences(lines):
         stop = fence.end if fence.end is not None else len(lines)
         held = [claim(k) for k in range(fence.start, stop + (fence.end is not None))]
-        if any(b is not None for b in held) and any(b is None for b in held):
+        if any(b is None for b in held):
+            kinds = VERBATIM if any(b is not None for b in held) else UNMISTAKABLE
             head = _head(lines, fence, floor)
             document = is_document(head.path, head.language)
             path, group = head.path, []
@@ -211,7 +209,7 @@ def stray_markers(lines: list[str], blocks: Sequence[EditBlock]) -> list[EditBlo
                     group = []
                     continue
                 marker = edit_marker(lines, k, document)
-                if marker is not None:
+                if marker is not None and marker.kind in kinds:
                     group.append(marker)
             out.extend(_stray(group, path, head.language))
         floor = fence.end if fence.end is not None else len(lines)
