@@ -124,7 +124,9 @@ def _head(lines: list[str], fence: Fence, floor: int) -> _Head:
     stop = fence.end if fence.end is not None else len(lines)
     first = lines[fence.start + 1] if fence.start + 1 < stop else None
     before, before_line = _path_before(lines, fence, floor)
-    first_line_path = _path_comment(first) if first is not None else None
+    # `--- a/x.py` reads as a path behind a `--` comment; a marker-shaped line is no header
+    header = first is not None and edit_marker(lines, fence.start + 1) is None
+    first_line_path = _path_comment(first) if header and first is not None else None
     path = before or info_path or first_line_path
     skip = 1 if first_line_path is not None and first_line_path == path else 0
     return _Head(language, path, before_line if before is not None else fence.start, skip)
