@@ -8,7 +8,7 @@ colon). These helpers read all of them one way.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -55,19 +55,47 @@ def is_fence_close(line: str, marker: str) -> bool:
 def find_fences(lines: list[str]) -> list[Fence]:
     """All top-level fences, in order. An unclosed fence runs to the end (end=None)."""
     out: list[Fence] = []
+    candidates = line_starts(_FENCE_CANDIDATE, lines)
+    n = len(candidates)
     i = 0
-    n = len(lines)
     while i < n:
-        m = _FENCE.match(lines[i])
+        m = _FENCE.match(lines[candidates[i]])
         if not m:
             i += 1
             continue
         marker, info = m.group("fence"), m.group("info")
         j = i + 1
-        while j < n and not is_fence_close(lines[j], marker):
+        while j < n and not is_fence_close(lines[candidates[j]], marker):
             j += 1
-        out.append(Fence(i, j if j < n else None, marker, info.strip()))
+        end = candidates[j] if j < n else None
+        out.append(Fence(candidates[i], end, marker, info.strip()))
         i = j + 1
+    return out
+
+
+# A line that may open or close a fence: only whitespace before a run of ``` or ~~~. Searched
+# as "\n" + pattern over "\n" + the joined lines: a literal first character lets the regex
+# engine skip to each line start, where `^` with MULTILINE is tried at every character.
+_FENCE_CANDIDATE = re.compile(r"\n[^\S\n]*[`~]{3}")
+
+
+def line_starts(
+    pattern: re.Pattern[str], lines: Sequence[str], start: int = 0, stop: int | None = None
+) -> list[int]:
+    """Indexes of the lines in `lines[start:stop]` where `pattern` (which begins with "\n")
+    matches at the line's start: one search over the joined text instead of a Python loop
+    (a reply can be 1 MB, and every finder looks for fences). Lines holding a newline of
+    their own (never so from `parse_reply`) are looked at one by one."""
+    stop = len(lines) if stop is None else stop
+    text = "\n" + "\n".join(lines[start:stop])
+    if text.count("\n") != max(stop - start, 1):
+        return [k for k in range(start, stop) if pattern.match("\n" + lines[k])]
+    out: list[int] = []
+    k, pos = start - 1, 0
+    for m in pattern.finditer(text):
+        k += text.count("\n", pos, m.start() + 1)
+        pos = m.start() + 1
+        out.append(k)
     return out
 
 
@@ -234,6 +262,9 @@ def path_above(
     return PathAbove(path, k, language)
 
 
+_INDENTED_FENCE = re.compile(r"\n[ \t][^\S\n]*(?:```|~~~)")
+
+
 def dedent_indented_fences(
     lines: list[str], opens: Callable[[list[str]], bool] | None = None
 ) -> list[str]:
@@ -245,7 +276,7 @@ def dedent_indented_fences(
     counts: a diff or V4A patch of a Markdown file has context lines such as ` ```sh` that
     look like an indented fence, and dedenting what follows them would break the patch."""
     out = lines
-    if not any(line[:1] in (" ", "\t") and line.lstrip()[:3] in ("```", "~~~") for line in lines):
+    if not _INDENTED_FENCE.search("\n" + "\n".join(lines)):
         return out
     for f in find_fences(lines):
         m = fence_open(lines[f.start])
@@ -369,8 +400,8 @@ _MARK_CHARS = r"[<>=+\-|]"
 _MARK_WORDS = r"(?:SEARCH|REPLACE|ORIGINAL|UPDATED|EDIT(?:[ \t]+END)?)"
 # single quantifiers around a literal word, matched from the line's start: linear
 _BLOCK_MARKER = re.compile(
-    rf"(?i:{_MARK_CHARS}{{3,}}[ \t]*(?P<w1>{_MARK_WORDS})[ \t]*{_MARK_CHARS}*:?"
-    rf"|(?P<w2>{_MARK_WORDS})[ \t]*{_MARK_CHARS}{{3,}})"
+    rf"(?i:{_MARK_CHARS}{{3,}}[ \t]*(?P<w1>{_MARK_WORDS})[ \t]*{_MARK_CHARS}*:?)"
+    rf"|(?P<w2>{_MARK_WORDS})[ \t]*{_MARK_CHARS}{{3,}}"
 )
 _CONFLICT_MARKER = re.compile(r"(?:<{7}|>{7}|\|{7})(?:[ \t].*)?")
 _DIVIDER_MARKER = re.compile(r"={5,9}")
@@ -378,7 +409,13 @@ _HUNK_HEADER = re.compile(r"@@(?:[ \t].*)?")
 _PATCH_HEADER = re.compile(
     r"\*\*\* (?:Begin Patch|End Patch|End of File|Move to:|(?:Add|Update|Delete) File:)"
 )
-_MARKER_STARTS = frozenset("<>=+-|*@dSREOUsreou")  # a cheap first test on long bodies
+_MARKER_STARTS = frozenset("<>=+-|*@dSROUE")  # a cheap first test
+# The lines `edit_marker` may accept, found in a whole body at once (see `line_starts`): a
+# run, `*** `, `@@`, `diff --git` or a marker word first (upper case only, as `_BLOCK_MARKER`
+# has it there).
+_CANDIDATE = re.compile(
+    r"\n[^\S\n]*(?:[<>=+\-|*@]|diff --git |SEARCH|REPLACE|ORIGINAL|UPDATED|EDIT)"
+)
 # Formats whose headings are underlined with `=`: there a lone `=======` is a heading.
 _DOCUMENT_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".rest", ".txt", ".adoc", ".org")
 _DOCUMENT_LANGUAGES = frozenset(
@@ -470,6 +507,17 @@ def _is_diff_line(lines: Sequence[str], k: int, s: str) -> bool:
     return False
 
 
+def markers_in(
+    lines: Sequence[str], start: int, stop: int, document: bool = False
+) -> Iterator[MarkerLine]:
+    """Every line in `lines[start:stop]` shaped like an edit marker, in order. One regex over
+    the joined lines picks the few candidates (a fenced body can be most of a 1 MB reply)."""
+    for k in line_starts(_CANDIDATE, lines, start, stop):
+        marker = edit_marker(lines, k, document)
+        if marker is not None:
+            yield marker
+
+
 def find_marker(
     lines: Sequence[str],
     start: int,
@@ -478,8 +526,4 @@ def find_marker(
     document: bool = False,
 ) -> MarkerLine | None:
     """The first line in `lines[start:stop]` shaped like an edit marker of one of `kinds`."""
-    for k in range(start, stop):
-        marker = edit_marker(lines, k, document)
-        if marker is not None and marker.kind in kinds:
-            return marker
-    return None
+    return next((m for m in markers_in(lines, start, stop, document) if m.kind in kinds), None)

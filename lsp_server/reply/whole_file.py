@@ -42,6 +42,7 @@ from lsp_server.reply.common import (
     find_marker,
     is_document,
     looks_like_file_path,
+    markers_in,
     normalise_text,
     path_from_info,
     strip_comment_marker,
@@ -186,36 +187,48 @@ def stray_markers(lines: list[str], blocks: Sequence[EditBlock]) -> list[EditBlo
     ordered = sorted(blocks, key=lambda b: b.reply_lines)
     starts = [b.reply_lines[0] for b in ordered]
     reach = list(itertools.accumulate((b.reply_lines[1] for b in ordered), max))
-
-    def claim(k: int) -> EditBlock | None:
-        """The block starting last at or before 0-based line `k`, when a block holds `k`."""
-        i = bisect.bisect_right(starts, k + 1) - 1
-        return ordered[i] if i >= 0 and reach[i] >= k + 1 else None
-
     lines = dedent_indented_fences(lines)
     out: list[EditBlock] = []
     floor = -1
     for fence in find_fences(lines):
         stop = fence.end if fence.end is not None else len(lines)
-        held = [claim(k) for k in range(fence.start, stop + (fence.end is not None))]
-        if any(b is None for b in held):
-            kinds = VERBATIM if any(b is not None for b in held) else UNMISTAKABLE
+        first, last = fence.start + 1, (fence.end if fence.end is not None else len(lines) - 1) + 1
+        # the blocks touching the fence (1-based lines first..last), in order
+        lo = bisect.bisect_left(reach, first)
+        hi = bisect.bisect_right(starts, last)
+        touching = [b for b in ordered[lo:hi] if b.reply_lines[1] >= first]
+        free = _free_runs(fence.start + 2, stop, touching)  # body lines no block holds
+        if free:
             head = _head(lines, fence, floor)
+            kinds = VERBATIM if touching else UNMISTAKABLE
             document = is_document(head.path, head.language)
-            path, group = head.path, []
-            for k in range(fence.start + 1, stop):
-                block = held[k - fence.start]
-                if block is not None:
-                    path = block.path or path
-                    out.extend(_stray(group, path, head.language))
-                    group = []
-                    continue
-                marker = edit_marker(lines, k, document)
-                if marker is not None and marker.kind in kinds:
-                    group.append(marker)
-            out.extend(_stray(group, path, head.language))
+            for run_lo, run_hi in free:
+                before = [b.path for b in touching if b.reply_lines[1] < run_lo and b.path]
+                path = before[-1] if before else head.path
+                group = [
+                    m
+                    for m in markers_in(lines, run_lo - 1, run_hi, document)
+                    if m.kind in kinds
+                ]
+                out.extend(_stray(group, path, head.language))
         floor = fence.end if fence.end is not None else len(lines)
     return out
+
+
+def _free_runs(lo: int, hi: int, blocks: list[EditBlock]) -> list[tuple[int, int]]:
+    """The runs of 1-based lines in [lo, hi] that none of `blocks` (sorted) holds."""
+    runs: list[tuple[int, int]] = []
+    at = lo
+    for b in blocks:
+        start, end = b.reply_lines
+        if start > at:
+            runs.append((at, min(start - 1, hi)))
+        at = max(at, end + 1)
+        if at > hi:
+            break
+    if at <= hi:
+        runs.append((at, hi))
+    return [(a, z) for a, z in runs if a <= z]
 
 
 def _stray(group: list[MarkerLine], path: str | None, language: str | None) -> list[EditBlock]:

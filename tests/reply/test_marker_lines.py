@@ -34,10 +34,15 @@ from lsp_server.reply.common import (
     SECTION,
     UNMISTAKABLE,
     VERBATIM,
+    Fence,
     MarkerKind,
     edit_marker,
+    fence_open,
+    find_fences,
     find_marker,
     is_document,
+    is_fence_close,
+    markers_in,
 )
 from lsp_server.workspace import relative_path
 
@@ -148,6 +153,42 @@ def test_a_long_line_is_classified_in_linear_time():
     assert kind("<" * 200_000 + " SEARCHX") is None
     assert kind("<" * 200_000 + " SEARCH") == "block"
     assert kind("=" * 200_000) is None
+
+
+# --- one search over the joined lines finds what a loop over the lines finds -----------------
+
+PIECES = st.sampled_from(
+    ["```", "````", "~~~", "```python a.py", "  ```", "\u00a0```", "\x0c~~~", "`` `", "x"]
+    + ["<<<<<<< SEARCH", "\t=======", "SEARCH >>>>>>>", "search >>>>", "@@", "diff --git a b"]
+    + ["  ------- SEARCH", "\u2028>>>>>>> REPLACE", "", " ", "a\nb", "*** End Patch"]
+)
+
+
+def fences_one_by_one(lines: list[str]) -> list[Fence]:
+    out: list[Fence] = []
+    i = 0
+    while i < len(lines):
+        m = fence_open(lines[i])
+        if not m:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and not is_fence_close(lines[j], m.group("fence")):
+            j += 1
+        end = j if j < len(lines) else None
+        out.append(Fence(i, end, m.group("fence"), m.group("info").strip()))
+        i = j + 1
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(PIECES, st.text(max_size=6)), max_size=30), st.data())
+def test_searching_the_joined_lines_equals_a_loop_over_them(lines, data):
+    assert find_fences(lines) == fences_one_by_one(lines)
+    start = data.draw(st.integers(0, len(lines)))
+    stop = data.draw(st.integers(start, len(lines)))
+    found = [m.index for m in markers_in(lines, start, stop)]
+    assert found == [k for k in range(start, stop) if edit_marker(lines, k) is not None]
 
 
 # --- the property -----------------------------------------------------------------------------
