@@ -17,7 +17,9 @@ three lines up (see `common.path_above`); sections taken verbatim; a second `===
 the REPLACE section like `>>>>>>> REPLACE` does; a block without a path reuses the previous
 one's. Where aider gives up on the whole reply at the first broken block, we report that
 block as MALFORMED_BLOCK and keep going: a SEARCH marker always starts a new block, so one
-missing divider cannot swallow the blocks after it.
+missing divider cannot swallow the blocks after it. Nor do we write a new-text section holding
+a line shaped like a block, conflict or divider marker (`+++++++ REPLACE`, `<<<<<<< HEAD`):
+such a block is MALFORMED_BLOCK naming the line (see `added_marker`).
 
 `scan` returns the raw result (texts, line numbers, what went wrong) so tests can render it
 in other tools' terms; `find_blocks` turns it into EditBlocks.

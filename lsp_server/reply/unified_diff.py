@@ -12,6 +12,9 @@ consulted only where the content alone cannot tell:
 * whether a line without a prefix followed by more hunk lines is prose or a context line
   that lost its space (which fails the block rather than silently dropping the rest).
 
+A hunk of context lines only changes nothing; it is left out and the diff's other hunks are
+placed (a diff none of whose hunks changes anything is refused: it cannot be what was meant).
+
 One block per file in the diff, spanning its header and hunks; a fence around the whole
 diff is added to the first and last block's lines so diagnostics cover what a person sees.
 """

@@ -18,6 +18,11 @@ and diffs (other finders read diffs). Paths must look like files (an extension o
 slash), so prose such as "Here is the code:" never names one. The block's action is LAZY:
 the plan creates a missing file, and merges into an existing one (`resolve.lazy_merge`),
 never writing a placeholder line.
+
+A fence holding a line shaped like an edit marker (`------- SEARCH`, `<<<<<<<<<<< SEARCH`, a
+lone `=======`, `--- a/x`, `*** Update File:`, ... see `common.edit_marker`) is never a whole
+file: the model meant an edit, and if no known format read it, it is MALFORMED_BLOCK naming
+that line. `stray_markers` applies the same rule to the fences the finders read only in part.
 """
 
 from __future__ import annotations
