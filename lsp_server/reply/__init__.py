@@ -101,6 +101,7 @@ def parse_reply(text: str) -> ParsedReply:
         # claim after each finder so one format's own blocks never shadow each other
         claimed = _union(b.reply_lines for b in found)
         starts = [lo for lo, _ in claimed]
+    found.extend(whole_file.stray_markers(lines, found))
     found.sort(key=lambda b: b.reply_lines)
     blocks = tuple(dataclasses.replace(b, index=i) for i, b in enumerate(found))
     if not blocks:

@@ -8,10 +8,11 @@ colon). These helpers read all of them one way.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
-from lsp_server.model import EditBlock
+from lsp_server.model import EditBlock, ErrorCode, Failure, Format
 
 # ``` or ~~~ (3+), optionally indented, then an info string. Linear: no nested quantifiers.
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
@@ -54,19 +55,47 @@ def is_fence_close(line: str, marker: str) -> bool:
 def find_fences(lines: list[str]) -> list[Fence]:
     """All top-level fences, in order. An unclosed fence runs to the end (end=None)."""
     out: list[Fence] = []
+    candidates = line_starts(_FENCE_CANDIDATE, lines)
+    n = len(candidates)
     i = 0
-    n = len(lines)
     while i < n:
-        m = _FENCE.match(lines[i])
+        m = _FENCE.match(lines[candidates[i]])
         if not m:
             i += 1
             continue
         marker, info = m.group("fence"), m.group("info")
         j = i + 1
-        while j < n and not is_fence_close(lines[j], marker):
+        while j < n and not is_fence_close(lines[candidates[j]], marker):
             j += 1
-        out.append(Fence(i, j if j < n else None, marker, info.strip()))
+        end = candidates[j] if j < n else None
+        out.append(Fence(candidates[i], end, marker, info.strip()))
         i = j + 1
+    return out
+
+
+# A line that may open or close a fence: only whitespace before a run of ``` or ~~~. Searched
+# as "\n" + pattern over "\n" + the joined lines: a literal first character lets the regex
+# engine skip to each line start, where `^` with MULTILINE is tried at every character.
+_FENCE_CANDIDATE = re.compile(r"\n[^\S\n]*[`~]{3}")
+
+
+def line_starts(
+    pattern: re.Pattern[str], lines: Sequence[str], start: int = 0, stop: int | None = None
+) -> list[int]:
+    """Indexes of the lines in `lines[start:stop]` where `pattern` (which begins with "\n")
+    matches at the line's start: one search over the joined text instead of a Python loop
+    (a reply can be 1 MB, and every finder looks for fences). Lines holding a newline of
+    their own (never so from `parse_reply`) are looked at one by one."""
+    stop = len(lines) if stop is None else stop
+    text = "\n" + "\n".join(lines[start:stop])
+    if text.count("\n") != max(stop - start, 1):
+        return [k for k in range(start, stop) if pattern.match("\n" + lines[k])]
+    out: list[int] = []
+    k, pos = start - 1, 0
+    for m in pattern.finditer(text):
+        k += text.count("\n", pos, m.start() + 1)
+        pos = m.start() + 1
+        out.append(k)
     return out
 
 
@@ -124,7 +153,8 @@ def normalise_text(lines: list[str]) -> str:
 # only when it contains "." or "/"), the first other line ends the walk; prefer a candidate
 # containing ".". We differ on purpose: marker lines, prose and a bare word ending in ":"
 # ("Changes:") are never taken for a path, indented fences are walked over like flush ones,
-# and a path in an info string (```python src/a.py) is read as the path alone.
+# blank lines are skipped without counting (an empty line after the opening fence must not
+# hide the path), and a path in an info string (```python src/a.py) is read as the path alone.
 
 _XML_FENCE = re.compile(r"<(?:sourcecode|source|codeblock|code|pre)(?:[ \t][^>]*)?>")
 _XML_FENCE_END = re.compile(r"</(?:sourcecode|source|codeblock|code|pre)>")
@@ -193,7 +223,15 @@ def path_above(
     candidates: list[tuple[str, int]] = []
     fences: list[int] = []  # fence lines walked over, nearest first
     language: str | None = None
-    for k in range(marker - 1, max(floor, marker - 1 - reach), -1):
+    nearest = marker  # the first line above the marker that is not blank
+    k = marker
+    for _ in range(reach):
+        k -= 1
+        while k > floor and not lines[k].strip():
+            k -= 1  # blank lines between the path, the fence and the marker are only layout
+        if k <= floor:
+            break
+        nearest = min(nearest, k)
         line = lines[k]
         if any(p.fullmatch(line.strip()) for p in markers):
             break
@@ -214,14 +252,17 @@ def path_above(
                 candidates.append((p, k))
         break
     if not candidates:
-        start = fences[0] if fences and fences[0] == marker - 1 else marker
+        start = fences[0] if fences and fences[0] == nearest else marker
         return PathAbove(None, start, language if start < marker else None)
     path, k = next((c for c in candidates if "." in c[0]), candidates[0])
-    if k == marker - 1 and not fences and k - 1 > floor:
+    if k == nearest and not fences and k - 1 > floor:
         info = fence_info(lines[k - 1])
         if info:  # a path as the first line inside a fence: the opener belongs to the block
             return PathAbove(path, k - 1, _language(info))
     return PathAbove(path, k, language)
+
+
+_INDENTED_FENCE = re.compile(r"\n[ \t][^\S\n]*(?:```|~~~)")
 
 
 def dedent_indented_fences(
@@ -235,7 +276,7 @@ def dedent_indented_fences(
     counts: a diff or V4A patch of a Markdown file has context lines such as ` ```sh` that
     look like an indented fence, and dedenting what follows them would break the patch."""
     out = lines
-    if not any(line[:1] in (" ", "\t") and line.lstrip()[:3] in ("```", "~~~") for line in lines):
+    if not _INDENTED_FENCE.search("\n" + "\n".join(lines)):
         return out
     for f in find_fences(lines):
         m = fence_open(lines[f.start])
@@ -326,3 +367,163 @@ def blocks_per_fence(
         if block is not None:
             out.append(block)
     return out
+
+
+# --- Lines shaped like edit markers ------------------------------------------------------------
+#
+# A reply line such as `------- SEARCH`, `<<<<<<<<<<< SEARCH` or `*** Update File: a.py` says
+# the model meant an edit, whether or not its format is one we read. Text we write verbatim
+# (a whole-file body, a structural body, the lines a REPLACE section adds) must never carry
+# such a line into a file: a block holding one is either a well-formed block of a known
+# format, parsed as that, or refused as MALFORMED_BLOCK naming the line. One classifier
+# decides what is marker-shaped; each caller chooses which kinds matter where it writes.
+
+
+class MarkerKind(StrEnum):
+    BLOCK = "block"  # SEARCH/REPLACE/EDIT markers: any run of < = > + - and the word
+    PATCH = "patch"  # V4A `*** Begin Patch`, `*** Update File:`, ...
+    CONFLICT = "conflict"  # merge-conflict markers `<<<<<<< HEAD`, `>>>>>>> main`
+    DIVIDER = "divider"  # a lone `=======`, the SEARCH/REPLACE divider
+    DIFF = "diff"  # unified-diff headers: `diff --git`, `--- a/x` / `+++ b/x`, `@@ ... @@`
+
+
+# Which kinds matter where. Everything, for a fenced body written as it stands. In the new
+# text of a SEARCH/REPLACE or EDIT section, diff and V4A lines are ordinary content (a patch
+# file or a Markdown example is edited that way; only lines starting with `<`, `=` or `>` are
+# those formats' own business). A fence with no path is never written, so only the
+# unmistakable kinds make it a broken edit rather than a code sample.
+VERBATIM = frozenset(MarkerKind)
+SECTION = frozenset({MarkerKind.BLOCK, MarkerKind.CONFLICT, MarkerKind.DIVIDER})
+UNMISTAKABLE = frozenset({MarkerKind.BLOCK, MarkerKind.PATCH})
+
+_MARK_CHARS = r"[<>=+\-|]"
+_MARK_WORDS = r"(?:SEARCH|REPLACE|ORIGINAL|UPDATED|EDIT(?:[ \t]+END)?)"
+# single quantifiers around a literal word, matched from the line's start: linear
+_BLOCK_MARKER = re.compile(
+    rf"(?i:{_MARK_CHARS}{{3,}}[ \t]*(?P<w1>{_MARK_WORDS})[ \t]*{_MARK_CHARS}*:?)"
+    rf"|(?P<w2>{_MARK_WORDS})[ \t]*{_MARK_CHARS}{{3,}}"
+)
+_CONFLICT_MARKER = re.compile(r"(?:<{7}|>{7}|\|{7})(?:[ \t].*)?")
+_DIVIDER_MARKER = re.compile(r"={5,9}")
+_HUNK_HEADER = re.compile(r"@@(?:[ \t].*)?")
+_PATCH_HEADER = re.compile(
+    r"\*\*\* (?:Begin Patch|End Patch|End of File|Move to:|(?:Add|Update|Delete) File:)"
+)
+_MARKER_STARTS = frozenset("<>=+-|*@dSROUE")  # a cheap first test
+# The lines `edit_marker` may accept, found in a whole body at once (see `line_starts`): a
+# run, `*** `, `@@`, `diff --git` or a marker word first (upper case only, as `_BLOCK_MARKER`
+# has it there).
+_CANDIDATE = re.compile(
+    r"\n[^\S\n]*(?:[<>=+\-|*@]|diff --git |SEARCH|REPLACE|ORIGINAL|UPDATED|EDIT)"
+)
+# Formats whose headings are underlined with `=`: there a lone `=======` is a heading.
+_DOCUMENT_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".rest", ".txt", ".adoc", ".org")
+_DOCUMENT_LANGUAGES = frozenset(
+    {"markdown", "md", "mdx", "rst", "restructuredtext", "text", "txt", "plaintext", "adoc"}
+)
+
+
+@dataclass(frozen=True)
+class MarkerLine:
+    """A line shaped like an edit marker: its kind, the format it belongs to, its index in the
+    lines it was found in, and its text (stripped)."""
+
+    kind: MarkerKind
+    format: Format
+    index: int
+    text: str
+
+    def failure(self, reply_line: int, what: str) -> Failure:
+        """MALFORMED_BLOCK naming this line; `what` says which text it was found in."""
+        shown = self.text if len(self.text) <= 80 else self.text[:77] + "..."
+        return Failure(
+            ErrorCode.MALFORMED_BLOCK,
+            f"reply line {reply_line}: `{shown}` in {what} is shaped like an edit marker, "
+            f"so the block is not written as it stands; {_MARKER_HINTS[self.format]}",
+            {"line": reply_line, "text": self.text, "marker": str(self.kind)},
+        )
+
+
+_MARKER_HINTS = {
+    Format.SEARCH_REPLACE: "a SEARCH/REPLACE block is `<<<<<<< SEARCH`, the old lines, "
+    "`=======`, the new lines, `>>>>>>> REPLACE` (5 to 9 of `<`, `=`, `>`), each marker alone "
+    "on its line",
+    Format.EDIT: "an EDIT block is `<<<< EDIT`, the old lines, `==== REPLACE`, the new lines, "
+    "`>>>> EDIT END`, each marker alone on its line",
+    Format.UNIFIED_DIFF: "a unified diff is `--- a/path`, `+++ b/path`, then `@@` hunks whose "
+    "lines start with ' ', '-' or '+'",
+    Format.APPLY_PATCH: "a V4A patch is `*** Begin Patch`, `*** Update File: path` (or Add / "
+    "Delete), `@@` chunks, `*** End Patch`",
+}
+
+
+def is_document(path: str | None, language: str | None) -> bool:
+    """Is the text a document format (Markdown, reStructuredText, plain text, ...) where a
+    line of `=` underlines a heading rather than dividing a SEARCH/REPLACE block?"""
+    if language and language.lower() in _DOCUMENT_LANGUAGES:
+        return True
+    return bool(path) and path.lower().endswith(_DOCUMENT_SUFFIXES)
+
+
+def edit_marker(lines: Sequence[str], k: int, document: bool = False) -> MarkerLine | None:
+    """What edit marker `lines[k]` is shaped like, or None. `document`: a lone `=======` is a
+    heading underline there (see `is_document`), not a divider."""
+    s = lines[k].strip()
+    if len(s) < 2 or s[0] not in _MARKER_STARTS:
+        return None
+    m = _BLOCK_MARKER.fullmatch(s)
+    if m:
+        word = m.group("w1") or m.group("w2")
+        # `=== Search ===` may be a heading in prose; with `<` or `>` any case is a marker
+        if word.isupper() or "<" in s or ">" in s:
+            word = word.upper()
+            edit = word.startswith("EDIT") or (s.startswith("====") and s[4] != "=")
+            fmt = Format.EDIT if edit else Format.SEARCH_REPLACE
+            return MarkerLine(MarkerKind.BLOCK, fmt, k, s)
+    if _CONFLICT_MARKER.fullmatch(s):
+        return MarkerLine(MarkerKind.CONFLICT, Format.SEARCH_REPLACE, k, s)
+    if _DIVIDER_MARKER.fullmatch(s):
+        return None if document else MarkerLine(MarkerKind.DIVIDER, Format.SEARCH_REPLACE, k, s)
+    if _PATCH_HEADER.match(s):
+        return MarkerLine(MarkerKind.PATCH, Format.APPLY_PATCH, k, s)
+    if _is_diff_line(lines, k, s):
+        # `@@ def f():` is a V4A chunk header; `@@ -1 +1 @@` and `@@ ... @@` a diff's
+        v4a = s.startswith("@@") and not (s.startswith("@@ -") or s.endswith("@@"))
+        return MarkerLine(MarkerKind.DIFF, Format.APPLY_PATCH if v4a else Format.UNIFIED_DIFF, k, s)
+    return None
+
+
+def _is_diff_line(lines: Sequence[str], k: int, s: str) -> bool:
+    """A unified-diff header line: `diff --git`, a hunk header, `--- a/x` / `+++ b/x`, or a
+    `--- x` / `+++ y` pair (the pair is how a diff is told from a `---` rule or comment)."""
+    if s.startswith("diff --git ") or _HUNK_HEADER.fullmatch(s):
+        return True
+    if s.startswith(("--- a/", "+++ b/")) and len(s) > 6 and not s[6].isspace():
+        return True
+    if s.startswith("--- "):
+        return k + 1 < len(lines) and lines[k + 1].strip().startswith("+++ ")
+    if s.startswith("+++ "):
+        return k > 0 and lines[k - 1].strip().startswith("--- ")
+    return False
+
+
+def markers_in(
+    lines: Sequence[str], start: int, stop: int, document: bool = False
+) -> Iterator[MarkerLine]:
+    """Every line in `lines[start:stop]` shaped like an edit marker, in order. One regex over
+    the joined lines picks the few candidates (a fenced body can be most of a 1 MB reply)."""
+    for k in line_starts(_CANDIDATE, lines, start, stop):
+        marker = edit_marker(lines, k, document)
+        if marker is not None:
+            yield marker
+
+
+def find_marker(
+    lines: Sequence[str],
+    start: int,
+    stop: int,
+    kinds: frozenset[MarkerKind] = VERBATIM,
+    document: bool = False,
+) -> MarkerLine | None:
+    """The first line in `lines[start:stop]` shaped like an edit marker of one of `kinds`."""
+    return next((m for m in markers_in(lines, start, stop, document) if m.kind in kinds), None)

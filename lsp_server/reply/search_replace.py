@@ -17,7 +17,9 @@ three lines up (see `common.path_above`); sections taken verbatim; a second `===
 the REPLACE section like `>>>>>>> REPLACE` does; a block without a path reuses the previous
 one's. Where aider gives up on the whole reply at the first broken block, we report that
 block as MALFORMED_BLOCK and keep going: a SEARCH marker always starts a new block, so one
-missing divider cannot swallow the blocks after it.
+missing divider cannot swallow the blocks after it. Nor do we write a new-text section holding
+a line shaped like a block, conflict or divider marker (`+++++++ REPLACE`, `<<<<<<< HEAD`):
+such a block is MALFORMED_BLOCK naming the line (see `added_marker`).
 
 `scan` returns the raw result (texts, line numbers, what went wrong) so tests can render it
 in other tools' terms; `find_blocks` turns it into EditBlocks.
@@ -29,7 +31,15 @@ import re
 from dataclasses import dataclass
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk, OnExists
-from lsp_server.reply.common import is_fence_end, normalise_text, path_above
+from lsp_server.reply.common import (
+    SECTION,
+    MarkerLine,
+    edit_marker,
+    is_document,
+    is_fence_end,
+    normalise_text,
+    path_above,
+)
 
 SEARCH, DIVIDER, REPLACE = "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"
 
@@ -221,6 +231,23 @@ def failure(raw: RawBlock) -> Failure | None:
             ErrorCode.MALFORMED_BLOCK,
             f"{where}: no file path; put the path alone on the line before the opening fence",
         )
+    marker = added_marker(raw)
+    if marker is not None:
+        divider = raw.divider if raw.divider is not None else raw.marker
+        return marker.failure(divider + 2 + marker.index, "the new text")
+    return None
+
+
+def added_marker(raw: RawBlock) -> MarkerLine | None:
+    """The first line of the new-text section shaped like an edit marker: `+++++++ REPLACE`
+    or `<<<< EDIT` there is a botched block, and writing it would be a wrong write reported
+    as a success. Not even a line the old text has too: when the block is placed loosely the
+    file need not have it, so the new text would bring it in."""
+    document = is_document(raw.path, raw.language)
+    for k in range(len(raw.updated)):
+        marker = edit_marker(raw.updated, k, document)
+        if marker is not None and marker.kind in SECTION:
+            return marker
     return None
 
 

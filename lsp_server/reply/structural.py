@@ -27,9 +27,12 @@ import re
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Target
 from lsp_server.reply.common import (
+    VERBATIM,
     Fence,
     blocks_per_fence,
     clean_path,
+    find_marker,
+    is_document,
     looks_like_file_path,
     normalise_text,
     split_levels,
@@ -144,9 +147,15 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
     path = path or before
     start = before_line if before is not None else fence.start
     end = fence.end if fence.end is not None else len(lines) - 1
-    content_lines = body[k:]
-    while content_lines and not content_lines[0].strip():
-        content_lines = content_lines[1:]
+    first = k
+    while first < len(body) and not body[first].strip():
+        first += 1
+    content_lines = body[first:]
+    language = fence.language.lower() if fence.language and "." not in fence.language else None
+    body_start = fence.start + 1 + first  # the content's first line, 0-based in `lines`
+    marker = find_marker(
+        lines, body_start, body_start + len(content_lines), VERBATIM, is_document(path, language)
+    )
     error = None
     if fence.end is None:
         error = Failure(
@@ -162,6 +171,8 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
             "(put `FILE: path/to/file` first in the block, before `TARGET_NODE:`)",
             {"line": fence.start + 1},
         )
+    elif marker is not None:
+        error = marker.failure(marker.index + 1, "the new code of a structural block")
     return EditBlock(
         Format.STRUCTURAL,
         path,
@@ -169,6 +180,6 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
         action=Action.STRUCTURAL,
         content=normalise_text(content_lines),
         target=Target(node=tuple(levels), data_path=data_path),
-        language=fence.language.lower() if fence.language and "." not in fence.language else None,
+        language=language,
         error=error,
     )

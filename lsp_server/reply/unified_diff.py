@@ -12,6 +12,9 @@ consulted only where the content alone cannot tell:
 * whether a line without a prefix followed by more hunk lines is prose or a context line
   that lost its space (which fails the block rather than silently dropping the rest).
 
+A hunk of context lines only changes nothing; it is left out and the diff's other hunks are
+placed (a diff none of whose hunks changes anything is refused: it cannot be what was meant).
+
 One block per file in the diff, spanning its header and hunks; a fence around the whole
 diff is added to the first and last block's lines so diagnostics cover what a person sees.
 """
@@ -297,8 +300,21 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
                     old_p,
                 )
         return EditBlock(Format.UNIFIED_DIFF, old_p, span, Action.DELETE), i
+    changing = [raw for raw in raws if raw.changed]
+    renaming = old_p != new_p and prefixed
+    if not changing and not renaming:
+        first = raws[0].header + 1
+        what = "the hunk has no" if len(raws) == 1 else f"none of its {len(raws)} hunks has"
+        return fail(
+            _malformed(
+                f"line {first}: {what} '+' or '-' lines, so the diff changes nothing",
+                line=first,
+            ),
+            old_p,
+        )
     hunks: list[Hunk] = []
-    for raw in raws:
+    # a hunk of context lines only changes nothing: it is left out, and the rest placed
+    for raw in changing:
         hunk = _to_hunk(raw)
         if isinstance(hunk, Failure):
             return fail(hunk, old_p)
@@ -434,10 +450,6 @@ def _parse_hunk(lines: list[str], h: int, marker: str | None) -> _RawHunk:
                 "starts with ' ' for context, '-' for removed or '+' for added)",
                 line=h + 1,
             )
-    elif not raw.changed:
-        raw.error = _malformed(
-            f"{where}: the hunk has no '+' or '-' lines, so it changes nothing", line=h + 1
-        )
     return raw
 
 

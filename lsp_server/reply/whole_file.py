@@ -18,18 +18,36 @@ and diffs (other finders read diffs). Paths must look like files (an extension o
 slash), so prose such as "Here is the code:" never names one. The block's action is LAZY:
 the plan creates a missing file, and merges into an existing one (`resolve.lazy_merge`),
 never writing a placeholder line.
+
+A fence holding a line shaped like an edit marker (`------- SEARCH`, `<<<<<<<<<<< SEARCH`, a
+lone `=======`, `--- a/x`, `*** Update File:`, ... see `common.edit_marker`) is never a whole
+file: the model meant an edit, and if no known format read it, it is MALFORMED_BLOCK naming
+that line. `stray_markers` applies the same rule to the fences the finders read only in part.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format
 from lsp_server.reply.common import (
+    UNMISTAKABLE,
+    VERBATIM,
     Fence,
+    MarkerLine,
     blocks_per_fence,
     clean_path,
+    dedent_indented_fences,
+    edit_marker,
+    find_fences,
+    find_marker,
+    is_document,
     looks_like_file_path,
+    markers_in,
     normalise_text,
     path_from_info,
     strip_comment_marker,
@@ -91,25 +109,55 @@ def _path_comment(line: str) -> str | None:
 
 
 def find_blocks(lines: list[str]) -> list[EditBlock]:
-    """Every fenced block in `lines` that a path introduces, as a LAZY whole-file block."""
+    """Every fenced block in `lines` that a path introduces, as a LAZY whole-file block; a
+    fence holding a line shaped like an edit marker is a MALFORMED_BLOCK instead."""
     return blocks_per_fence(lines, _block)
 
 
-def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
+@dataclass(frozen=True)
+class _Head:
+    """What a fence says about itself: its language, its path and the reply line (0-based)
+    the block starts on, and how many body lines the header takes (a path comment)."""
+
+    language: str | None
+    path: str | None
+    start: int
+    skip: int
+
+
+def _head(lines: list[str], fence: Fence, floor: int) -> _Head:
     language, info_path = _info(fence.info)
-    if language in NOT_FILES:
-        return None
     stop = fence.end if fence.end is not None else len(lines)
-    body = lines[fence.start + 1 : stop]
+    first = lines[fence.start + 1] if fence.start + 1 < stop else None
     before, before_line = _path_before(lines, fence, floor)
-    first_line_path = _path_comment(body[0]) if body else None
+    # `--- a/x.py` reads as a path behind a `--` comment; a marker-shaped line is no header
+    header = first is not None and edit_marker(lines, fence.start + 1) is None
+    first_line_path = _path_comment(first) if header and first is not None else None
     path = before or info_path or first_line_path
-    if path is None:
-        return None
-    if first_line_path is not None and first_line_path == path:
-        body = body[1:]
-    start = before_line if before is not None else fence.start
-    span = (start + 1, (fence.end if fence.end is not None else len(lines) - 1) + 1)
+    skip = 1 if first_line_path is not None and first_line_path == path else 0
+    return _Head(language, path, before_line if before is not None else fence.start, skip)
+
+
+def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
+    head = _head(lines, fence, floor)
+    path, language = head.path, head.language
+    if path is None or language in NOT_FILES:
+        return None  # a code sample, not an edit (`stray_markers` reads its marker lines)
+    stop = fence.end if fence.end is not None else len(lines)
+    span = (head.start + 1, (fence.end if fence.end is not None else len(lines) - 1) + 1)
+    marker = find_marker(
+        lines, fence.start + 1 + head.skip, stop, VERBATIM, is_document(path, language)
+    )
+    if marker is not None:
+        # never a whole file: a broken edit, or one a known format did not read
+        return EditBlock(
+            marker.format,
+            path,
+            span,
+            language=language,
+            error=marker.failure(marker.index + 1, "a fenced block"),
+        )
+    body = lines[fence.start + 1 + head.skip : stop]
     error = None
     if fence.end is None:
         error = Failure(
@@ -127,3 +175,77 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
         language=language,
         error=error,
     )
+
+
+def stray_markers(lines: list[str], blocks: Sequence[EditBlock]) -> list[EditBlock]:
+    """Marker-shaped lines inside fences that none of `blocks` (everything the finders kept)
+    holds, as MALFORMED_BLOCK blocks, so that no botched edit goes silently unread:
+
+    * in a fence the blocks hold in part (a well-formed block, then a botched one), every
+      marker-shaped line the blocks leave;
+    * in a fence no block holds (it has no path, or is a shell or diff sample), only the
+      unmistakable ones, SEARCH/REPLACE/EDIT-style markers and V4A headers: a merge conflict
+      or a diff shown as an example is not an edit.
+
+    Marker lines with no held line between them form one block, named for the first of them
+    and for the path of the block before them (else the fence's own)."""
+    ordered = sorted(blocks, key=lambda b: b.reply_lines)
+    starts = [b.reply_lines[0] for b in ordered]
+    reach = list(itertools.accumulate((b.reply_lines[1] for b in ordered), max))
+    lines = dedent_indented_fences(lines)
+    out: list[EditBlock] = []
+    floor = -1
+    for fence in find_fences(lines):
+        stop = fence.end if fence.end is not None else len(lines)
+        first, last = fence.start + 1, (fence.end if fence.end is not None else len(lines) - 1) + 1
+        # the blocks touching the fence (1-based lines first..last), in order
+        lo = bisect.bisect_left(reach, first)
+        hi = bisect.bisect_right(starts, last)
+        touching = [b for b in ordered[lo:hi] if b.reply_lines[1] >= first]
+        free = _free_runs(fence.start + 2, stop, touching)  # body lines no block holds
+        if free:
+            head = _head(lines, fence, floor)
+            kinds = VERBATIM if touching else UNMISTAKABLE
+            document = is_document(head.path, head.language)
+            for run_lo, run_hi in free:
+                before = [b.path for b in touching if b.reply_lines[1] < run_lo and b.path]
+                path = before[-1] if before else head.path
+                group = [
+                    m
+                    for m in markers_in(lines, run_lo - 1, run_hi, document)
+                    if m.kind in kinds
+                ]
+                out.extend(_stray(group, path, head.language))
+        floor = fence.end if fence.end is not None else len(lines)
+    return out
+
+
+def _free_runs(lo: int, hi: int, blocks: list[EditBlock]) -> list[tuple[int, int]]:
+    """The runs of 1-based lines in [lo, hi] that none of `blocks` (sorted) holds."""
+    runs: list[tuple[int, int]] = []
+    at = lo
+    for b in blocks:
+        start, end = b.reply_lines
+        if start > at:
+            runs.append((at, min(start - 1, hi)))
+        at = max(at, end + 1)
+        if at > hi:
+            break
+    if at <= hi:
+        runs.append((at, hi))
+    return [(a, z) for a, z in runs if a <= z]
+
+
+def _stray(group: list[MarkerLine], path: str | None, language: str | None) -> list[EditBlock]:
+    if not group:
+        return []
+    first = group[0]
+    return [
+        EditBlock(
+            first.format,
+            path,
+            (first.index + 1, group[-1].index + 1),
+            language=language,
+            error=first.failure(first.index + 1, "a fenced block no edit format completes"),
+        )
+    ]
