@@ -52,10 +52,12 @@ from lsp_server.edits import (
     UTF16,
     BuiltEdit,
     EditCapabilities,
-    LineIndex,
     build_workspace_edit,
     diff_offsets,
     split_lsp_lines,
+)
+from lsp_server.edits import (
+    PositionIndex as LineIndex,
 )
 from lsp_server.model import (
     DEFAULT_FUZZY_THRESHOLD,

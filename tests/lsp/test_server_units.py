@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from lsp_server.edits import LineIndex
+from lsp_server.edits import PositionIndex as LineIndex
 from lsp_server.model import (
     BlockOutcome,
     EditBlock,
