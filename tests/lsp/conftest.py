@@ -46,6 +46,28 @@ def fixed_converter():
     return converter
 
 
+# --- replies and edits --------------------------------------------------------------------------
+
+
+def sr(path: str, search: str, replace: str) -> str:
+    """A SEARCH/REPLACE block as a model writes it."""
+    return f"{path}\n```\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n"
+
+
+def whole(text: str) -> types.Range:
+    lines = text.split("\n")
+    return types.Range(
+        start=types.Position(line=0, character=0),
+        end=types.Position(line=len(lines) - 1, character=len(lines[-1])),
+    )
+
+
+def only_text_edits(params: types.ApplyWorkspaceEditParams) -> list[types.TextDocumentEdit]:
+    return [
+        op for op in params.edit.document_changes or [] if isinstance(op, types.TextDocumentEdit)
+    ]
+
+
 # --- an independent applier ----------------------------------------------------------------------
 
 
