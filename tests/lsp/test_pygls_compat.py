@@ -1,4 +1,8 @@
-"""The changes lsp/pygls_compat.py makes to pygls, each seen working through a real client."""
+"""The changes lsp/pygls_compat.py makes to pygls: each one in-process, against a server whose
+transport is a list, and the first ones also through a real client.
+
+The numbers are those of the module's docstring.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,166 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
+from lsp_server.lsp.commands import request_cancelled
+from lsp_server.lsp.server import create_server
+from lsp_server.lsp.session import LlmPatchServer
+
 from .conftest import EditorClient, only_text_edits, sr
+
+
+class Wire:
+    """The server's transport: every message it sends, decoded."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict] = []
+
+    def write(self, data: bytes) -> None:
+        self.sent.append(json.loads(data))
+
+    def close(self) -> None:
+        pass
+
+    def answer(self, msg_id: object) -> dict:
+        return next(m for m in self.sent if m.get("id") == msg_id and "method" not in m)
+
+
+def connected() -> tuple[LlmPatchServer, Wire]:
+    """A fresh server, initialised, that writes to a `Wire`."""
+    ls = create_server()
+    wire = Wire()
+    ls.protocol.set_writer(wire, include_headers=False)
+    params = {"processId": None, "rootUri": None, "capabilities": {}}
+    ls.protocol.handle_message(
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+    )
+    assert "result" in wire.answer(0)
+    return ls, wire
+
+
+def request(ls: LlmPatchServer, msg_id: object, method: str, params: object = None) -> None:
+    ls.protocol.handle_message({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+
+
+def notify(ls: LlmPatchServer, method: str, params: object) -> None:
+    ls.protocol.handle_message({"jsonrpc": "2.0", "method": method, "params": params})
+
+
+def test_1_incremental_changes_split_lines_the_lsp_way():
+    ls, _ = connected()
+    uri = "file:///ws/sep.py"
+    text = "doc = 'a\u2028b'\n\x0c\ncount = 1\r\nlast\r"
+    item = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+    notify(ls, "textDocument/didOpen", {"textDocument": item})
+    change = {"range": {"start": {"line": 2, "character": 8}, "end": {"line": 3, "character": 0}}}
+    notify(
+        ls,
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [
+                {**change, "text": "5\n"},
+                {"text": "whole\n"},
+                {**change, "text": ""},
+            ],
+        },
+    )
+    # the third change applies to the text the second left (one line: nothing to remove)
+    assert ls.workspace.text_documents[uri].source == "whole\n"
+    notify(
+        ls,
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": text}]},
+    )
+    notify(
+        ls,
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 4}, "contentChanges": [{**change, "text": "5\n"}]},
+    )
+    doc = ls.workspace.text_documents[uri]
+    assert (doc.source, doc.version) == ("doc = 'a\u2028b'\n\x0c\ncount = 5\nlast\r", 4)
+
+
+def test_2_a_change_to_a_document_that_is_not_open_is_ignored():
+    ls, wire = connected()
+    before = len(wire.sent)
+    notify(
+        ls,
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": "file:///never.md", "version": 3},
+            "contentChanges": [{"text": "x"}],
+        },
+    )
+    assert wire.sent[before:] == []  # no error shown to the user
+
+
+def test_3_only_the_top_level_object_is_a_message():
+    ls, wire = connected()
+    original = {"jsonrpc": "2.0", "id": "nested"}
+    assert ls.protocol.structure_message(original) is original
+    arg = {"original": "a\n", "updated": "b\n", "path": "x.txt", "meta": {"jsonrpc": "2.0"}}
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "workspace/executeCommand",
+            "params": {"command": "llmPatch.buildDiff", "arguments": [arg]},
+        }
+    )
+    # pygls's reader decodes with `structure_message` as the object hook
+    ls.protocol.handle_message(json.loads(body, object_hook=ls.protocol.structure_message))
+    assert "-a\n+b\n" in wire.answer(5)["result"]["diff"]
+
+
+def test_4_a_request_that_cannot_be_read_is_answered():
+    ls, wire = connected()
+    request(ls, 7, "textDocument/hover", {"textDocument": {"uri": 5}, "position": "nowhere"})
+    error = wire.answer(7)["error"]
+    assert error["code"] == JsonRpcInvalidParams.CODE
+    assert "invalid parameters for textDocument/hover" in error["message"]
+    notify(ls, "textDocument/didOpen", {"textDocument": 5})  # a notification: nothing to answer
+    assert [m for m in wire.sent if m.get("id") not in (0, 7)] == []
+
+
+async def test_5_shutdown_cancels_the_pending_requests_and_answers():
+    ls, wire = connected()
+    release = asyncio.Event()
+
+    @ls.command("test.wait")
+    async def wait(ls: LlmPatchServer, *args: object) -> str:
+        await release.wait()
+        return "done"
+
+    for n in (1, 2):
+        request(ls, n, "workspace/executeCommand", {"command": "test.wait", "arguments": []})
+    await asyncio.sleep(0)
+    request(ls, 3, "shutdown")
+    await asyncio.sleep(0)
+    assert wire.answer(3) == {"jsonrpc": "2.0", "id": 3, "result": None}
+    for n in (1, 2):
+        assert wire.answer(n)["error"]["code"] == types.LSPErrorCodes.RequestCancelled.value
+    assert ls.stopping
+    release.set()
+
+
+async def test_6_a_command_sees_the_client_cancel_it():
+    ls, wire = connected()
+    seen = asyncio.Event()
+
+    @ls.command("test.loop")
+    async def loop(ls: LlmPatchServer, *args: object) -> None:
+        cancelled = request_cancelled(ls)
+        while not cancelled():
+            await asyncio.sleep(0.01)
+        seen.set()
+
+    request(ls, "c1", "workspace/executeCommand", {"command": "test.loop", "arguments": []})
+    await asyncio.sleep(0.05)
+    assert not seen.is_set()
+    notify(ls, "$/cancelRequest", {"id": "c1"})
+    await asyncio.wait_for(seen.wait(), 5)
+    assert ls.protocol.was_cancelled("c1")
+    assert wire.answer("c1")["error"]["code"] == types.LSPErrorCodes.RequestCancelled.value
 
 
 async def test_incremental_sync_breaks_lines_only_where_the_client_does(
