@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -21,9 +21,6 @@ from lsp_server.edits import PositionIndex
 from lsp_server.lines import LineMap
 from lsp_server.model import EditBlock, ErrorCode, ParsedReply, PlacementError, Plan
 from lsp_server.workspace import DiskWorkspace
-
-if TYPE_CHECKING:
-    from lsp_server.plan import PlanOptions
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -78,24 +75,33 @@ def block_paths(block: EditBlock) -> set[str]:
     return {p for p in (block.path, block.move_to) if p}
 
 
+def parse(text: str) -> ParsedReply:
+    """The reply's blocks (the engine's parser, loaded on first use: see `place`)."""
+    from lsp_server.reply import parse_reply
+
+    return parse_reply(text)
+
+
 def place(
     source: ReplySource,
     parsed: ParsedReply,
     root: Path,
     open_texts: dict[str, tuple[str, int]],
     uris: dict[str, str],
-    options: PlanOptions,
+    *,
+    atomic: bool,
+    fuzzy_threshold: float,
     encoding: str,
     cancelled: Callable[[], bool],
-    *,
     related: bool = True,
     retries: bool = False,
 ) -> Analysis:
     """Plan a parsed reply against `root`, open documents first (runs in a worker thread)."""
     # the engine loads on first use (or when the session warms it), not with the server:
     # the editor waits for the `initialize` answer, which does not need it
-    from lsp_server.plan import fuzzy_retries, plan_reply
+    from lsp_server.plan import PlanOptions, fuzzy_retries, plan_reply
 
+    options = PlanOptions(atomic=atomic, fuzzy_threshold=fuzzy_threshold)
     ws = DiskWorkspace(root, open_texts.get)
     plan = plan_reply(parsed, ws, options, cancelled)
     rel = related_information(plan, ws, root, uris, encoding) if related else {}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import functools
 import hashlib
 import logging
 import os
@@ -34,7 +35,7 @@ from pygls.workspace import TextDocument
 
 from lsp_server import __version__
 from lsp_server.edits import UTF16, EditCapabilities, PositionIndex
-from lsp_server.lsp.analysis import LRU, Analysis, ReplySource, place
+from lsp_server.lsp.analysis import LRU, Analysis, ReplySource, parse, place
 from lsp_server.lsp.progress import NoProgress, Progress
 from lsp_server.lsp.pygls_compat import Protocol
 from lsp_server.lsp.settings import Settings
@@ -243,9 +244,7 @@ class LlmPatchServer(LanguageServer):
         key = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
         parsed = self.parses.get(key)
         if parsed is None:
-            from lsp_server.reply import parse_reply  # the engine: see analysis.place
-
-            parsed = parse_reply(text)
+            parsed = parse(text)
             self.parses.put(key, parsed)
         return parsed
 
@@ -262,18 +261,13 @@ class LlmPatchServer(LanguageServer):
         retries: bool = False,
     ) -> Analysis:
         """Parse (unless given) and place a reply in a worker thread, on frozen document copies."""
-        from lsp_server.plan import PlanOptions  # the engine: see analysis.place
-        from lsp_server.reply import parse_reply
-
         loop = asyncio.get_running_loop()
         if parsed is None:
-            parsed = await loop.run_in_executor(self.thread_pool, parse_reply, source.text)
+            parsed = await loop.run_in_executor(self.thread_pool, parse, source.text)
         root = self.root_for(source.uri)
         texts, uris = self.overlay(root)
-        threshold = (
-            fuzzy_threshold if fuzzy_threshold is not None else self.settings.fuzzy_threshold
-        )
-        options = PlanOptions(atomic=atomic, fuzzy_threshold=threshold)
+        if fuzzy_threshold is None:
+            fuzzy_threshold = self.settings.fuzzy_threshold
         given = cancelled or (lambda: False)
 
         def check() -> bool:
@@ -281,21 +275,20 @@ class LlmPatchServer(LanguageServer):
 
         if isinstance(progress, Progress):
             check = progress.wrap(check, len(parsed.blocks))
-
-        def work() -> Analysis:
-            return place(
-                source,
-                parsed,
-                root,
-                texts,
-                uris,
-                options,
-                self.encoding,
-                check,
-                related=related,
-                retries=retries,
-            )
-
+        work = functools.partial(
+            place,
+            source,
+            parsed,
+            root,
+            texts,
+            uris,
+            atomic=atomic,
+            fuzzy_threshold=fuzzy_threshold,
+            encoding=self.encoding,
+            cancelled=check,
+            related=related,
+            retries=retries,
+        )
         return await loop.run_in_executor(self.thread_pool, work)
 
     def plan_key(self, source: ReplySource) -> tuple:
