@@ -25,6 +25,7 @@ from lsp_server.model import Cancelled, EditBlock, ErrorCode
 logger = logging.getLogger("lsp_server")
 
 SOURCE = "llm-patch"  # the `source` of every diagnostic this server publishes
+WARNING = types.DiagnosticSeverity.Warning
 # How often a request follows a reply that keeps changing under it before giving up.
 FOLLOW_CHANGES = 3
 
@@ -190,15 +191,8 @@ def build_diagnostics(analysis: Analysis, index: PositionIndex) -> list[types.Di
     if plan.failure is not None:
         if plan.failure.code is not ErrorCode.NO_EDIT_BLOCKS:
             line = analysis.source.line_offset
-            out.append(
-                types.Diagnostic(
-                    range=index.line_range(line, line),
-                    message=plan.failure.message,
-                    severity=types.DiagnosticSeverity.Warning,
-                    code=str(plan.failure.code),
-                    source=SOURCE,
-                )
-            )
+            rng = index.line_range(line, line)
+            out.append(_diagnostic(rng, WARNING, plan.failure.code, plan.failure.message))
         return out
     blocks = {o.block.index: o.block for o in plan.outcomes}
     for outcome in plan.outcomes:
@@ -207,14 +201,13 @@ def build_diagnostics(analysis: Analysis, index: PositionIndex) -> list[types.Di
             continue
         block = outcome.block
         out.append(
-            types.Diagnostic(
-                range=block_range(analysis, block, index),
-                message=failure.message,
-                severity=types.DiagnosticSeverity.Error,
-                code=str(failure.code),
-                source=SOURCE,
-                related_information=analysis.related.get(block.index) or None,
+            _diagnostic(
+                block_range(analysis, block, index),
+                types.DiagnosticSeverity.Error,
+                failure.code,
+                failure.message,
                 data=_failure_data(analysis, block, failure.code, failure.details),
+                related=analysis.related.get(block.index) or None,
             )
         )
     for warning in plan.warnings:
@@ -223,17 +216,29 @@ def build_diagnostics(analysis: Analysis, index: PositionIndex) -> list[types.Di
         else:  # a file's warning sits on the first block that edits the file
             targets = [b for b in blocks.values() if warning.path in block_paths(b)][:1]
         for block in targets:
-            out.append(
-                types.Diagnostic(
-                    range=block_range(analysis, block, index),
-                    message=warning.message,
-                    severity=types.DiagnosticSeverity.Warning,
-                    code=str(warning.type),
-                    source=SOURCE,
-                    data={"block": block.index, "code": str(warning.type)},
-                )
-            )
+            rng = block_range(analysis, block, index)
+            data = {"block": block.index, "code": str(warning.type)}
+            out.append(_diagnostic(rng, WARNING, warning.type, warning.message, data=data))
     return out
+
+
+def _diagnostic(
+    rng: types.Range,
+    severity: types.DiagnosticSeverity,
+    code: str,
+    message: str,
+    data: dict[str, Any] | None = None,
+    related: list[types.DiagnosticRelatedInformation] | None = None,
+) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=rng,
+        message=message,
+        severity=severity,
+        code=str(code),
+        source=SOURCE,
+        related_information=related,
+        data=data,
+    )
 
 
 def _failure_data(

@@ -11,10 +11,8 @@ from lsp_server.lsp.analysis import Analysis, ReplySource
 from lsp_server.lsp.diagnostics import build_diagnostics
 from lsp_server.model import (
     BlockOutcome,
-    EditBlock,
     ErrorCode,
     Failure,
-    Format,
     MatchKind,
     ParsedReply,
     Plan,
@@ -23,14 +21,10 @@ from lsp_server.model import (
     WarningType,
 )
 
-from .conftest import EditorClient, sr
+from .conftest import EditorClient, edit_block, sr
 
 R = types.Range
 P = types.Position
-
-
-def _block(index=0, path="a.py", lines=(1, 8), hunks=()) -> EditBlock:
-    return EditBlock(Format.SEARCH_REPLACE, path, lines, hunks=hunks, index=index)
 
 
 async def test_failing_block_gets_a_diagnostic_that_clears_when_fixed(
@@ -97,11 +91,11 @@ async def test_closing_a_reply_clears_its_diagnostics(client: EditorClient, ws: 
 def test_diagnostics_sit_on_the_block_lines_of_the_selection():
     reply = "prose\n" * 20
     failed = BlockOutcome(
-        _block(index=1, lines=(3, 5)),
+        edit_block(index=1, lines=(3, 5)),
         Status.FAILED,
         failure=Failure(ErrorCode.TEXT_AMBIGUOUS, "block 1: matches 2 places", {"lines": [1, 9]}),
     )
-    placed = BlockOutcome(_block(index=0, lines=(1, 2)), Status.VALIDATED, MatchKind.EXACT)
+    placed = BlockOutcome(edit_block(index=0, lines=(1, 2)), Status.VALIDATED, MatchKind.EXACT)
     plan = Plan(
         (placed, failed),
         (),

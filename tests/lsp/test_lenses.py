@@ -9,20 +9,14 @@ from lsprotocol import types
 from lsp_server.lsp.lenses import lens_title
 from lsp_server.model import (
     BlockOutcome,
-    EditBlock,
     ErrorCode,
     Failure,
-    Format,
     MatchKind,
     Placement,
     Status,
 )
 
-from .conftest import EditorClient, sr
-
-
-def _block(index=0, path="a.py", lines=(1, 8), hunks=()) -> EditBlock:
-    return EditBlock(Format.SEARCH_REPLACE, path, lines, hunks=hunks, index=index)
+from .conftest import EditorClient, edit_block, sr
 
 
 async def test_code_lenses_say_where_each_block_lands(client: EditorClient, ws: Path):
@@ -43,19 +37,21 @@ async def test_code_lenses_say_where_each_block_lands(client: EditorClient, ws: 
 
 def test_lens_titles():
     placed = BlockOutcome(
-        _block(),
+        edit_block(),
         Status.VALIDATED,
         MatchKind.EXACT,
         placements=(Placement(41, 43, MatchKind.EXACT),),
     )
     fuzzy = BlockOutcome(
-        _block(),
+        edit_block(),
         Status.VALIDATED,
         MatchKind.FUZZY,
         placements=(Placement(0, 1, MatchKind.FUZZY),),
         score=0.83,
     )
-    failed = BlockOutcome(_block(), Status.FAILED, failure=Failure(ErrorCode.TEXT_NOT_FOUND, "no"))
+    failed = BlockOutcome(
+        edit_block(), Status.FAILED, failure=Failure(ErrorCode.TEXT_NOT_FOUND, "no")
+    )
     assert lens_title(placed) == "✓ a.py:42 (exact)"
     assert lens_title(fuzzy) == "✓ a.py:1 (fuzzy 83%)"
     assert lens_title(failed) == "✗ TEXT_NOT_FOUND"
