@@ -156,6 +156,14 @@ class BuiltEdit:
         return not self.files
 
 
+# The client capability (`resourceOperations`) each file action needs.
+_RESOURCE_OPERATIONS = {
+    FileAction.CREATE: "create",
+    FileAction.DELETE: "delete",
+    FileAction.RENAME: "rename",
+}
+
+
 def needs_confirmation(match: MatchKind | None, *, confirm_fuzzy: bool, preview: bool) -> bool:
     """Anything short of a certain match asks first (when allowed to); preview asks always."""
     if preview:
@@ -303,36 +311,28 @@ def build_workspace_edit(
                 unsupported.append(change)
             continue
 
+        operation = _RESOURCE_OPERATIONS.get(change.action)
+        if operation is not None and (
+            operation not in caps.resource_operations
+            or (change.action is FileAction.RENAME and change.new_path is None)
+        ):
+            unsupported.append(change)
+            continue
         if change.action is FileAction.MODIFY:
             doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
         elif change.action is FileAction.CREATE:
-            if "create" not in caps.resource_operations:
-                unsupported.append(change)
-                continue
+            created = types.CreateFileOptions(ignore_if_exists=True)
             doc_changes.append(
-                types.CreateFile(
-                    uri=uri,
-                    options=types.CreateFileOptions(ignore_if_exists=True),
-                    annotation_id=file_annotation(change),
-                )
+                types.CreateFile(uri=uri, options=created, annotation_id=file_annotation(change))
             )
             if new != old:
                 doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
         elif change.action is FileAction.DELETE:
-            if "delete" not in caps.resource_operations:
-                unsupported.append(change)
-                continue
+            deleted = types.DeleteFileOptions(ignore_if_not_exists=True)
             doc_changes.append(
-                types.DeleteFile(
-                    uri=uri,
-                    options=types.DeleteFileOptions(ignore_if_not_exists=True),
-                    annotation_id=file_annotation(change),
-                )
+                types.DeleteFile(uri=uri, options=deleted, annotation_id=file_annotation(change))
             )
-        elif change.action is FileAction.RENAME:
-            if "rename" not in caps.resource_operations or change.new_path is None:
-                unsupported.append(change)
-                continue
+        elif change.action is FileAction.RENAME and change.new_path is not None:
             # edit under the old name first: that document's version is the one we read
             if new != old:
                 doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
