@@ -132,9 +132,9 @@ def run(quick: bool, sections: list[str], log=print) -> dict[str, Any]:
 
 def _lsp(cfg: dict[str, Any], log) -> dict[str, Any]:
     try:
-        import lsp_server.server  # noqa: F401
+        import lsp_server.lsp.server  # noqa: F401
     except ImportError as err:
-        return {"skipped": f"lsp_server.server is not importable: {err}"}
+        return {"skipped": f"lsp_server.lsp.server is not importable: {err}"}
     from benchmarks import bench_lsp
 
     return bench_lsp.run(

@@ -22,11 +22,11 @@ started=$SECONDS
 
 # ---- the server both halves test against ---------------------------------------------------
 if [ -z "${LLM_PATCH_SERVER:-}" ]; then
-  if [ -x "$REPO/.venv/bin/python" ] && "$REPO/.venv/bin/python" -c 'import lsp_server.server' 2>/dev/null; then
+  if [ -x "$REPO/.venv/bin/python" ] && "$REPO/.venv/bin/python" -c 'import lsp_server.lsp.server' 2>/dev/null; then
     LLM_PATCH_SERVER="[\"$REPO/.venv/bin/python\", \"-m\", \"lsp_server\"]"
   elif command -v llm-patch >/dev/null; then
     LLM_PATCH_SERVER="[\"$(command -v llm-patch)\", \"serve\"]"
-  elif python3 -c 'import lsp_server.server' 2>/dev/null; then
+  elif python3 -c 'import lsp_server.lsp.server' 2>/dev/null; then
     LLM_PATCH_SERVER="[\"$(command -v python3)\", \"-m\", \"lsp_server\"]"
   fi
 fi

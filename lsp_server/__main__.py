@@ -1,13 +1,10 @@
-"""`python -m lsp_server`: the language server on stdio (same options as `llm-patch serve`)."""
+"""`python -m lsp_server`: the language server, with the options of `llm-patch serve`."""
 
 from __future__ import annotations
 
 import sys
 
-from lsp_server import startup
+from lsp_server.cli import run
 
 if __name__ == "__main__":
-    startup.begin()  # before pygls imports lsprotocol: see startup's docstring
-    from lsp_server.server import serve_main
-
-    raise SystemExit(serve_main(sys.argv[1:]))
+    raise SystemExit(run(["serve", *sys.argv[1:]]))

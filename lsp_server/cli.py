@@ -1,8 +1,11 @@
-"""`llm-patch apply | check | serve` — the terminal and script face of the same core.
+"""`llm-patch apply | check | serve`: the terminal and script face of the same core.
 
-Exit codes (DESIGN §5): 0 every block placed (and written unless a dry run), 1 at least
-one block failed (nothing written unless --partial), 2 usage error or unreadable reply
-(missing, or not UTF-8 text: refused rather than read with replacement characters).
+Every subcommand's arguments are parsed here, once; `serve` hands them to the language
+server (`lsp_server.lsp.server.serve`).
+
+Exit codes: 0 every block placed (and written unless a dry run), 1 at least one block
+failed (nothing written unless --partial), 2 usage error or unreadable reply (missing, or
+not UTF-8 text: refused rather than read with replacement characters).
 """
 
 from __future__ import annotations
@@ -12,12 +15,18 @@ import json
 import sys
 from pathlib import Path
 
+from lsp_server import startup
+from lsp_server.lsp.settings import LOG_LEVELS
 from lsp_server.model import ErrorCode, Failure, PlacementError, Plan
-from lsp_server.plan import PlanOptions, plan_reply
-from lsp_server.reply import decode_reply, parse_reply
 from lsp_server.report import render_human, report_json
 from lsp_server.workspace import DiskWorkspace
-from lsp_server.writer import WriteError, write_plan
+
+
+def _host_port(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"wants HOST:PORT, got {value!r}")
+    return host or "127.0.0.1", int(port)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,14 +59,12 @@ def _parser() -> argparse.ArgumentParser:
     sv = sub.add_parser("serve", help="run the language server")
     g = sv.add_mutually_exclusive_group()
     g.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (default)")
-    g.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port")
+    g.add_argument("--tcp", metavar="HOST:PORT", type=_host_port, help="listen on a TCP port")
+    sv.add_argument("--log-file", help="also write the server log to this file")
+    sv.add_argument(
+        "--log-level", default="warning", choices=list(LOG_LEVELS), help="level for --log-file"
+    )
     return p
-
-
-def _read_reply(arg: str) -> str:
-    if arg == "-":
-        return decode_reply(sys.stdin.buffer.read(), "stdin")
-    return decode_reply(Path(arg).read_bytes(), arg)
 
 
 def run(argv: list[str]) -> int:
@@ -66,18 +73,30 @@ def run(argv: list[str]) -> int:
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
     if args.command == "serve":
-        from lsp_server import startup
-
         startup.begin()  # before pygls imports lsprotocol: see startup's docstring
-        from lsp_server.server import serve_main
+        from lsp_server.lsp.server import serve  # pygls: only now, after startup.begin
 
-        return serve_main(argv[1:])
+        return serve(args.tcp, args.log_file, args.log_level)
+    return _place(args)
+
+
+def _place(args: argparse.Namespace) -> int:
+    """`apply` and `check`."""
+    # the engine loads here rather than with this module: `serve` parses its arguments
+    # here too, and answers the editor's `initialize` before it needs the engine
+    from lsp_server.plan import PlanOptions, plan_reply
+    from lsp_server.reply import decode_reply, parse_reply
+    from lsp_server.writer import WriteError, write_plan
+
     root = Path(args.root)
     if not root.is_dir():
         print(f"llm-patch: --root {args.root} is not a folder", file=sys.stderr)
         return 2
     try:
-        text = _read_reply(args.reply)
+        if args.reply == "-":
+            text = decode_reply(sys.stdin.buffer.read(), "stdin")
+        else:
+            text = decode_reply(Path(args.reply).read_bytes(), args.reply)
     except OSError as err:
         print(f"llm-patch: cannot read {args.reply}: {err.strerror or err}", file=sys.stderr)
         return 2

@@ -15,14 +15,13 @@ edit never starts or ends between the "\\r" and "\\n" of one line ending.
 from __future__ import annotations
 
 import bisect
-import itertools
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from lsprotocol import types
 
 from lsp_server.linediff import diff_offsets, split_lsp_lines
+from lsp_server.lines import LineMap, lsp_line_starts, strip_ending
 from lsp_server.model import MATCH_STRENGTH, BlockOutcome, FileAction, FileChange, MatchKind, Plan
 
 UTF8 = "utf-8"
@@ -53,17 +52,14 @@ def _prefix_for_units(line: str, count: int, encoding: str) -> int:
     return len(line)
 
 
-class LineIndex:
+class PositionIndex:
     """Offsets (code points into the text) ↔ LSP positions, for one text and one encoding."""
 
     def __init__(self, text: str, encoding: str = UTF16):
         self.text = text
         self.encoding = encoding
         self.lines = split_lsp_lines(text)
-        starts = list(itertools.accumulate(map(len, self.lines), initial=0))
-        if self.lines and not _ends_with_eol(self.lines[-1]):
-            starts.pop()  # the unterminated last line has no successor
-        self.starts = starts
+        self.starts = lsp_line_starts(self.lines)
 
     @property
     def line_count(self) -> int:
@@ -73,7 +69,7 @@ class LineIndex:
         """Line `line` without its ending ("" past the end)."""
         if line < 0 or line >= len(self.lines):
             return ""
-        return _strip_eol(self.lines[line])
+        return strip_ending(self.lines[line])
 
     def position(self, offset: int) -> types.Position:
         offset = max(0, min(offset, len(self.text)))
@@ -101,21 +97,9 @@ class LineIndex:
         )
 
 
-def _ends_with_eol(line: str) -> bool:
-    return line.endswith(("\n", "\r"))
-
-
-def _strip_eol(line: str) -> str:
-    if line.endswith("\r\n"):
-        return line[:-2]
-    if line.endswith(("\n", "\r")):
-        return line[:-1]
-    return line
-
-
 def text_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit]:
     """The minimal `TextEdit`s (positions in `encoding`, against `old`) that give `new`."""
-    index = LineIndex(old, encoding)
+    index = PositionIndex(old, encoding)
     return [
         types.TextEdit(
             range=types.Range(start=index.position(e.start), end=index.position(e.end)),
@@ -123,27 +107,6 @@ def text_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit
         )
         for e in diff_offsets(old, new)
     ]
-
-
-def apply_text_edits(
-    text: str, edits: Iterable[types.TextEdit | types.AnnotatedTextEdit], encoding: str = UTF16
-) -> str:
-    """Apply edits that all refer to `text` (LSP semantics); used by checks and tests."""
-    index = LineIndex(text, encoding)
-    spans = sorted(
-        ((index.offset(e.range.start), index.offset(e.range.end), e.new_text) for e in edits),
-        key=lambda s: (s[0], s[1]),
-    )
-    out: list[str] = []
-    pos = 0
-    for start, end, new_text in spans:
-        if start < pos:
-            raise ValueError("overlapping text edits")
-        out.append(text[pos:start])
-        out.append(new_text)
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)
 
 
 # --- what the client can take -------------------------------------------------------------
@@ -191,6 +154,14 @@ class BuiltEdit:
     @property
     def empty(self) -> bool:
         return not self.files
+
+
+# The client capability (`resourceOperations`) each file action needs.
+_RESOURCE_OPERATIONS = {
+    FileAction.CREATE: "create",
+    FileAction.DELETE: "delete",
+    FileAction.RENAME: "rename",
+}
 
 
 def needs_confirmation(match: MatchKind | None, *, confirm_fuzzy: bool, preview: bool) -> bool:
@@ -257,19 +228,6 @@ def _owner(
     return _weakest(hits) if hits else _weakest(outcomes)
 
 
-def _newline_line_of(text: str, lsp_index: LineIndex) -> Callable[[int], int]:
-    """LSP line → the core's line number (the core splits on "\\n" only)."""
-    if "\r" not in text.replace("\r\n", ""):
-        return lambda line: line
-    nl_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-
-    def convert(line: int) -> int:
-        offset = lsp_index.starts[min(line, len(lsp_index.starts) - 1)]
-        return bisect.bisect_right(nl_starts, offset) - 1
-
-    return convert
-
-
 def build_workspace_edit(
     plan: Plan,
     caps: EditCapabilities,
@@ -307,11 +265,11 @@ def build_workspace_edit(
 
     def edits_for(change: FileChange, old: str, new: str) -> list:
         nonlocal count
-        index = LineIndex(old, caps.encoding)
+        index = PositionIndex(old, caps.encoding)
         offsets = diff_offsets(old, new, index.lines)
         count += len(offsets)
         outcomes = [by_index[i] for i in change.blocks if i in by_index]
-        core_line_of = _newline_line_of(old, index)
+        core_line_of = LineMap(old, index.starts).core_line
         out: list = []
         for e in offsets:
             rng = types.Range(start=index.position(e.start), end=index.position(e.end))
@@ -353,36 +311,28 @@ def build_workspace_edit(
                 unsupported.append(change)
             continue
 
+        operation = _RESOURCE_OPERATIONS.get(change.action)
+        if operation is not None and (
+            operation not in caps.resource_operations
+            or (change.action is FileAction.RENAME and change.new_path is None)
+        ):
+            unsupported.append(change)
+            continue
         if change.action is FileAction.MODIFY:
             doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
         elif change.action is FileAction.CREATE:
-            if "create" not in caps.resource_operations:
-                unsupported.append(change)
-                continue
+            created = types.CreateFileOptions(ignore_if_exists=True)
             doc_changes.append(
-                types.CreateFile(
-                    uri=uri,
-                    options=types.CreateFileOptions(ignore_if_exists=True),
-                    annotation_id=file_annotation(change),
-                )
+                types.CreateFile(uri=uri, options=created, annotation_id=file_annotation(change))
             )
             if new != old:
                 doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
         elif change.action is FileAction.DELETE:
-            if "delete" not in caps.resource_operations:
-                unsupported.append(change)
-                continue
+            deleted = types.DeleteFileOptions(ignore_if_not_exists=True)
             doc_changes.append(
-                types.DeleteFile(
-                    uri=uri,
-                    options=types.DeleteFileOptions(ignore_if_not_exists=True),
-                    annotation_id=file_annotation(change),
-                )
+                types.DeleteFile(uri=uri, options=deleted, annotation_id=file_annotation(change))
             )
-        elif change.action is FileAction.RENAME:
-            if "rename" not in caps.resource_operations or change.new_path is None:
-                unsupported.append(change)
-                continue
+        elif change.action is FileAction.RENAME and change.new_path is not None:
             # edit under the old name first: that document's version is the one we read
             if new != old:
                 doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))

@@ -350,3 +350,32 @@ def _range(start: int, stop: int) -> str:
     if length == 0:
         return f"{start},0"
     return f"{start + 1},{length}"
+
+
+def edit_present(old: str, new: str, now: str) -> bool:
+    """Is the change old → new in `now`, even if the user has typed elsewhere since?
+
+    Each changed region of `new`, widened to whole lines plus one line of context on each
+    side, must appear in `now`. A client that skipped the edit (Neovim does so silently for
+    a stale version) leaves at least one of them missing. "\\r\\n" and "\\n" count as the
+    same ending: an editor may have normalised them.
+    """
+    old, new, now = (t.replace("\r\n", "\n") for t in (old, new, now))
+    if now == new:
+        return True
+    if now == old:
+        return False
+    delta = 0
+    for edit in diff_offsets(old, new):
+        start = edit.start + delta
+        end = start + len(edit.text)
+        delta += len(edit.text) - (edit.end - edit.start)
+        line_start = new.rfind("\n", 0, start) + 1
+        lo = new.rfind("\n", 0, line_start - 1) + 1 if line_start > 0 else 0
+        line_end = new.find("\n", end)
+        after = new.find("\n", line_end + 1) if line_end != -1 else -1
+        hi = after + 1 if after != -1 else len(new)
+        fragment = new[lo:hi]
+        if fragment and fragment not in now:
+            return False
+    return True

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from lsp_server.lines import to_lf
 from lsp_server.model import (
     DEFAULT_FUZZY_THRESHOLD,
     Action,
@@ -37,7 +38,7 @@ from lsp_server.model import (
     WarningType,
 )
 from lsp_server.resolve import lazy_merge, placeholders
-from lsp_server.resolve.hunks import apply_hunks, content, rebuild, split_lines
+from lsp_server.resolve.hunks import apply_hunks, rebuild, split_lines
 from lsp_server.workspace import SnapshotSource
 
 MAX_BLOCK_BYTES = 1_000_000
@@ -124,25 +125,21 @@ class _State:
         self.clipboards = clips
 
 
-def _fail(code: ErrorCode, message: str, **details) -> PlacementError:
-    return PlacementError(Failure(code, message, details))
-
-
 def _missing(path: str, what: str, snap: Snapshot | None = None) -> PlacementError:
     if snap is not None and snap.is_dir:
-        return _fail(
+        return PlacementError.of(
             ErrorCode.FILE_NOT_FOUND,
             f"{path} is a directory, not a file; {what}",
             path=path,
             is_dir=True,
         )
-    return _fail(ErrorCode.FILE_NOT_FOUND, f"{path} does not exist; {what}", path=path)
+    return PlacementError.of(ErrorCode.FILE_NOT_FOUND, f"{path} does not exist; {what}", path=path)
 
 
 def _check_size(block: EditBlock) -> None:
     size = len(block.content or "") + sum(len(h.old) + len(h.new) for h in block.hunks)
     if size > MAX_BLOCK_BYTES:
-        raise _fail(
+        raise PlacementError.of(
             ErrorCode.CONTENT_TOO_LARGE,
             f"the block carries {size:,} characters; the limit is {MAX_BLOCK_BYTES:,}. "
             "Split it into smaller edits.",
@@ -162,7 +159,7 @@ def _check_unicode(block: EditBlock) -> None:
             text.encode("utf-8")
         except UnicodeEncodeError as err:
             line = text.count("\n", 0, err.start) + 1
-            raise _fail(
+            raise PlacementError.of(
                 ErrorCode.MALFORMED_BLOCK,
                 f"the block's text is not valid Unicode: a lone surrogate "
                 f"U+{ord(text[err.start]):04X} on its line {line}",
@@ -188,7 +185,7 @@ def _refuse_partial_rewrite(key: str, old: str, new: str) -> None:
         return
     kept = len(old_lines & {x.strip() for x in new.split("\n") if x.strip()}) / len(old_lines)
     if kept < 0.5:
-        raise _fail(
+        raise PlacementError.of(
             ErrorCode.TEXT_NOT_FOUND,
             f"the block shares only {kept:.0%} of {key}'s lines and marks nothing as kept, so "
             "it reads as a snippet, not the whole file; nothing in it anchors to the file. "
@@ -203,7 +200,7 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
     if block.error is not None:
         raise PlacementError(block.error)
     if not block.path:
-        raise _fail(ErrorCode.MALFORMED_BLOCK, "the block names no file")
+        raise PlacementError.of(ErrorCode.MALFORMED_BLOCK, "the block names no file")
     _check_size(block)
     _check_unicode(block)
     key, f = state.get(block.path)
@@ -229,7 +226,7 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
             if f.text == _to_file_endings(block.content or "", f.text):
                 f.blocks.append(block.index)
                 return BlockOutcome(block, Status.VALIDATED, MatchKind.CREATE, already_applied=True)
-            raise _fail(
+            raise PlacementError.of(
                 ErrorCode.FILE_EXISTS,
                 f"{key} already exists and is not empty; an empty SEARCH/EDIT section "
                 "creates a new file — quote the text to replace instead",
@@ -253,7 +250,7 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
         )
 
     if action is Action.LAZY:
-        old_lf = "".join(content(x) + "\n" for x in split_lines(f.text))
+        old_lf = to_lf(f.text)
         merged = lazy_merge.merge(old_lf, block.content or "", key)
         if merged.match is MatchKind.OVERWRITE:
             _refuse_partial_rewrite(key, old_lf, block.content or "")
@@ -263,9 +260,10 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
         return BlockOutcome(block, Status.VALIDATED, merged.match, already_applied=already)
 
     if action is Action.STRUCTURAL:
+        # tree-sitter loads with it: only for the first reply that needs it
         from lsp_server.resolve import structure
 
-        old_lf = "".join(content(x) + "\n" for x in split_lines(f.text))
+        old_lf = to_lf(f.text)
         target = block.target or Target()
         if target.operation == "read_structure":
             found = structure.read_structure(old_lf, key, target, block.language)
@@ -336,16 +334,18 @@ def _move_across_files(
     levels: list[str],
 ) -> BlockOutcome:
     """A structure moved into another file: cut here, insert there, both in this plan."""
-    from lsp_server.resolve import structure
+    from lsp_server.resolve import structure  # tree-sitter: see _resolve_block
 
     where = _MOVE_WHERE.get(target.operation)
     if where is None:
-        raise _fail(ErrorCode.MALFORMED_BLOCK, f"unknown operation {target.operation!r}")
+        raise PlacementError.of(
+            ErrorCode.MALFORMED_BLOCK, f"unknown operation {target.operation!r}"
+        )
     dkey, d = state.get(dest)
     if d.text is None:
         raise _missing(dkey, "the destination of a move must exist", d.snap)
     cut_text, code, src_lines = structure.remove_structure(old_lf, key, target, block.language)
-    d_lf = "".join(content(x) + "\n" for x in split_lines(d.text))
+    d_lf = to_lf(d.text)
     new_dest, dest_lines = structure.insert_code(
         d_lf, dkey, code, where, levels or None, block.language
     )
@@ -389,7 +389,7 @@ def _syntax_warning(key: str, old: str, new: str) -> PlanWarning | None:
     often a further full parse, is left alone. Otherwise the old text is parsed from the
     new one's tree.
     """
-    from lsp_server.resolve import syntax
+    from lsp_server.resolve import syntax  # tree-sitter: see _resolve_block
 
     language = syntax.language_for(key)
     if language is None:
@@ -563,4 +563,41 @@ def _changes(state: _State) -> list[FileChange]:
                 blocks=tuple(f.blocks),
             )
         )
+    return out
+
+
+# The least similarity at which a failed block's closest region is worth a second try.
+RETRY_FLOOR = 0.5
+
+
+def fuzzy_retries(
+    plan: Plan,
+    source: SnapshotSource,
+    options: PlanOptions,
+    cancelled: Callable[[], bool] | None = None,
+) -> dict[int, float]:
+    """The failed blocks a looser fuzzy threshold would place: block index → that threshold.
+
+    A block whose closest region is at least `RETRY_FLOOR` similar (but under the threshold
+    it was planned with) is planned again, alone, with the threshold just under its
+    similarity; only those that then place are returned. An editor offers "apply at the
+    closest match" for exactly these, so the offer never fails when taken.
+    """
+    out: dict[int, float] = {}
+    for outcome in plan.outcomes:
+        failure = outcome.failure
+        if failure is None or failure.code is not ErrorCode.TEXT_NOT_FOUND:
+            continue
+        closest = failure.details.get("closest")
+        sim = closest.get("similarity") if isinstance(closest, dict) else None
+        if not isinstance(sim, int | float) or not RETRY_FLOOR <= sim < options.fuzzy_threshold:
+            continue
+        threshold = max(RETRY_FLOOR, float(sim) - 0.001)
+        looser = PlanOptions(atomic=False, fuzzy_threshold=threshold)
+        try:
+            again = plan_reply(ParsedReply((outcome.block,)), source, looser, cancelled)
+        except Cancelled:
+            break
+        if again.outcomes and again.outcomes[0].placed:
+            out[outcome.block.index] = threshold
     return out

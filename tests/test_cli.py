@@ -1,4 +1,4 @@
-"""The CLI contract of DESIGN §5: exit codes, JSON report, human output, writes."""
+"""The CLI contract: exit codes, JSON report, human output, writes."""
 
 from __future__ import annotations
 

@@ -150,7 +150,7 @@ from lsp_server import startup, codecache
 startup.begin()
 from lsprotocol import types
 from pygls.protocol import default_converter
-import lsp_server.server as server
+import lsp_server.lsp.server as server
 startup.finish()
 conv = default_converter()
 p = types.Position(line=1, character=2)

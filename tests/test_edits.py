@@ -20,8 +20,7 @@ from lsp_server.edits import (
     UTF16,
     UTF32,
     EditCapabilities,
-    LineIndex,
-    apply_text_edits,
+    PositionIndex,
     build_workspace_edit,
     diff_offsets,
     split_lsp_lines,
@@ -128,6 +127,25 @@ def related(draw):
     return old, "".join(lines)
 
 
+def apply_text_edits(text: str, edits: list[types.TextEdit], encoding: str = UTF16) -> str:
+    """Apply edits that all refer to `text` (LSP semantics), mapping positions back with the
+    library's own `PositionIndex.offset`: the edits must survive that round trip too."""
+    index = PositionIndex(text, encoding)
+    spans = sorted(
+        ((index.offset(e.range.start), index.offset(e.range.end), e.new_text) for e in edits),
+        key=lambda s: (s[0], s[1]),
+    )
+    out: list[str] = []
+    pos = 0
+    for start, end, new_text in spans:
+        assert start >= pos, "overlapping text edits"
+        out.append(text[pos:start])
+        out.append(new_text)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
 # --- properties -------------------------------------------------------------------------------
 
 
@@ -156,7 +174,7 @@ def test_identical_texts_need_no_edit(text):
 @settings(max_examples=200, deadline=None)
 @given(TEXT, st.sampled_from(ENCODINGS))
 def test_offset_position_round_trip(text, encoding):
-    index = LineIndex(text, encoding)
+    index = PositionIndex(text, encoding)
     for offset in range(len(text) + 1):
         if 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n":
             continue  # not a position a client can name
@@ -222,7 +240,7 @@ def test_ending_change_only():
 
 def test_lone_cr_and_line_separator_are_respected():
     old = "a\rb\u2028c\nd"
-    index = LineIndex(old)
+    index = PositionIndex(old)
     assert index.line_count == 3
     assert index.position(old.index("c")) == types.Position(line=1, character=2)
     new = "a\rb\u2028C\nd"
@@ -248,10 +266,10 @@ def test_edits_never_touch():
 
 
 def test_line_range_covers_whole_lines_in_units():
-    index = LineIndex("😀😀\nabc\n", UTF16)
+    index = PositionIndex("😀😀\nabc\n", UTF16)
     rng = index.line_range(0, 0)
     assert rng.end == types.Position(line=0, character=4)
-    assert LineIndex("😀😀\nabc\n", UTF8).line_range(0, 1).end == types.Position(
+    assert PositionIndex("😀😀\nabc\n", UTF8).line_range(0, 1).end == types.Position(
         line=1, character=3
     )
 

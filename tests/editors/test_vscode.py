@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server import server
+from lsp_server.lsp import settings
 
 REPO = Path(__file__).resolve().parents[2]
 VSCODE = REPO / "editors" / "vscode"
@@ -30,9 +30,9 @@ PROPERTIES = MANIFEST["contributes"]["configuration"]["properties"]
 
 def _server_defaults() -> dict[str, object]:
     """Each camelCase setting the server reads → its default, as JSON would carry it."""
-    defaults = server.Settings()
+    defaults = settings.Settings()
     out: dict[str, object] = {}
-    for key, (field_name, _check) in server._SETTING_KEYS.items():
+    for key, (field_name, _check) in settings.SETTING_KEYS.items():
         value = getattr(defaults, field_name)
         out[key] = list(value) if isinstance(value, tuple) else value
     return out
@@ -52,19 +52,19 @@ def test_every_server_setting_is_contributed_with_the_servers_default() -> None:
 
 def test_enum_settings_offer_exactly_what_the_server_accepts() -> None:
     assert PROPERTIES["llmPatch.mode"]["enum"] == ["unrestricted", "restricted"]
-    assert set(PROPERTIES["llmPatch.logLevel"]["enum"]) == set(server._LOG_LEVELS)
+    assert set(PROPERTIES["llmPatch.logLevel"]["enum"]) == set(settings.LOG_LEVELS)
     # Every accepted value passes the server's own validation.
     for mode in PROPERTIES["llmPatch.mode"]["enum"]:
-        merged, problems = server.Settings().merged({"llmPatch": {"mode": mode}})
+        merged, problems = settings.Settings().merged({"llmPatch": {"mode": mode}})
         assert not problems and merged.mode == mode
 
 
 def test_settings_sent_as_initialization_options_are_accepted() -> None:
     # The shape the extension sends: {"llmPatch": {...every contributed default...}}.
     options = {"llmPatch": _server_defaults()}
-    merged, problems = server.Settings().merged(options)
+    merged, problems = settings.Settings().merged(options)
     assert problems == []
-    assert dataclasses.asdict(merged) == dataclasses.asdict(server.Settings())
+    assert dataclasses.asdict(merged) == dataclasses.asdict(settings.Settings())
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

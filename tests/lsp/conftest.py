@@ -28,6 +28,8 @@ from pygls.uris import from_fs_path, to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
+from lsp_server.model import EditBlock, Format
+
 CLIENTS = ["visual-studio-code", "neovim@v0.10.0", "neovim@v0.11.0"]
 SERVER = [sys.executable, "-m", "lsp_server"]
 
@@ -44,6 +46,33 @@ def fixed_converter():
 
     converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # noqa: UP007
     return converter
+
+
+# --- replies and edits --------------------------------------------------------------------------
+
+
+def sr(path: str, search: str, replace: str) -> str:
+    """A SEARCH/REPLACE block as a model writes it."""
+    return f"{path}\n```\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n"
+
+
+def whole(text: str) -> types.Range:
+    lines = text.split("\n")
+    return types.Range(
+        start=types.Position(line=0, character=0),
+        end=types.Position(line=len(lines) - 1, character=len(lines[-1])),
+    )
+
+
+def edit_block(index=0, path="a.py", lines=(1, 8), hunks=()) -> EditBlock:
+    """A SEARCH/REPLACE block as the parser would give it, for tests without a client."""
+    return EditBlock(Format.SEARCH_REPLACE, path, lines, hunks=hunks, index=index)
+
+
+def only_text_edits(params: types.ApplyWorkspaceEditParams) -> list[types.TextDocumentEdit]:
+    return [
+        op for op in params.edit.document_changes or [] if isinstance(op, types.TextDocumentEdit)
+    ]
 
 
 # --- an independent applier ----------------------------------------------------------------------

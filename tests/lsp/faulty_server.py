@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 import lsp_server.reply as reply
-import lsp_server.server as server
+from lsp_server import cli
 
 _real_parse = reply.parse_reply
 
@@ -23,4 +23,4 @@ def _parse(text: str):
 reply.parse_reply = _parse  # the server imports the parser on first use, from this module
 
 if __name__ == "__main__":
-    sys.exit(server.serve_main(sys.argv[1:]))
+    sys.exit(cli.run(["serve", *sys.argv[1:]]))

@@ -1,0 +1,98 @@
+"""Where a line ends, for the core and for an editor, and how their line numbers meet.
+
+Two definitions of a line meet in this package:
+
+* the core (reply parsers, resolver, plan) ends a line at "\\n" only: a "\\r\\n" ending belongs
+  to its line and a lone "\\r" is ordinary text;
+* an LSP client also ends a line at a lone "\\r", and never at the other characters
+  `str.splitlines` accepts (form feed, U+2028...).
+
+Both number the lines of a text alike unless it holds a lone "\\r"; then one core line can
+span several editor lines, and `LineMap` converts between the two numberings. Model text
+("\\n" endings) comes from `to_lf`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Sequence
+
+from lsp_server.linediff import split_lsp_lines
+
+
+def to_lf(text: str) -> str:
+    """The text with "\\n" endings, the form the resolver works on: every "\\r\\n" becomes
+    "\\n", and a last line without an ending gets one."""
+    lf = text.replace("\r\n", "\n")
+    return lf if not lf or lf.endswith("\n") else lf + "\n"
+
+
+def has_lone_cr(text: str) -> bool:
+    """Does a "\\r" end a line here on its own (an editor line the core does not see)?"""
+    return text.count("\r") != text.count("\r\n")
+
+
+def ends_line(line: str) -> bool:
+    """Does this editor line carry its ending (it is not the text's unterminated last line)?"""
+    return line.endswith(("\n", "\r"))
+
+
+def strip_ending(line: str) -> str:
+    """An editor line without its ending."""
+    if line.endswith("\r\n"):
+        return line[:-2]
+    if line.endswith(("\n", "\r")):
+        return line[:-1]
+    return line
+
+
+def lsp_line_starts(lines: Sequence[str]) -> list[int]:
+    """The offset each editor line starts at, given the text's `split_lsp_lines`.
+
+    A text that ends with a line ending has one more line, empty, after it (an editor puts
+    the cursor there); an unterminated last line has none after it.
+    """
+    starts = list(itertools.accumulate(map(len, lines), initial=0))
+    if lines and not ends_line(lines[-1]):
+        starts.pop()
+    return starts
+
+
+class LineMap:
+    """Core line numbers ↔ editor line numbers (both 0-based) for one text."""
+
+    def __init__(self, text: str, lsp_starts: Sequence[int] | None = None):
+        self.same = not has_lone_cr(text)
+        if self.same:
+            return
+        self.core_starts = [0]
+        at = text.find("\n")
+        while at >= 0:
+            self.core_starts.append(at + 1)
+            at = text.find("\n", at + 1)
+        self.lsp_starts = (
+            list(lsp_starts) if lsp_starts is not None else lsp_line_starts(split_lsp_lines(text))
+        )
+
+    def core_line(self, lsp_line: int) -> int:
+        """The core line that holds the start of an editor line."""
+        if self.same:
+            return lsp_line
+        offset = self.lsp_starts[max(0, min(lsp_line, len(self.lsp_starts) - 1))]
+        return bisect.bisect_right(self.core_starts, offset) - 1
+
+    def lsp_line(self, core_line: int) -> int:
+        """The editor line a core line starts on."""
+        if self.same:
+            return core_line
+        offset = self.core_starts[max(0, min(core_line, len(self.core_starts) - 1))]
+        return bisect.bisect_right(self.lsp_starts, offset) - 1
+
+    def lsp_lines(self, first: int, last: int) -> tuple[int, int]:
+        """Core lines first..last (1-based, inclusive, as failures report them) as editor lines
+        (0-based, inclusive)."""
+        if self.same:
+            return first - 1, last - 1
+        lo = self.lsp_line(first - 1)
+        return lo, max(lo, self.lsp_line(last - 1))

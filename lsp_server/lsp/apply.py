@@ -1,0 +1,363 @@
+"""Applying a reply: plan it, send the editor one `workspace/applyEdit`, check it landed.
+
+The editor applies the edit with its own undo and preview. Uncertain matches (and every
+block, with `preview`) ask the user to confirm first. A client may answer `applied: true`
+and still skip a document whose version moved on (Neovim does, silently), so each file is
+looked at again afterwards; what did not land is reported as failed, never as applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
+
+from lsp_server.edits import BuiltEdit, build_workspace_edit
+from lsp_server.linediff import edit_present
+from lsp_server.lsp import diagnostics
+from lsp_server.lsp.analysis import Analysis, ReplySource
+from lsp_server.lsp.progress import Progress
+from lsp_server.lsp.session import LlmPatchServer, RequestFailed
+from lsp_server.model import (
+    BlockOutcome,
+    Cancelled,
+    ErrorCode,
+    Failure,
+    FileAction,
+    FileChange,
+    ParsedReply,
+    Plan,
+    Status,
+)
+from lsp_server.report import report_json
+
+logger = logging.getLogger("lsp_server")
+
+RESTRICTED_MESSAGE = (
+    "Patch tool is disabled in Restricted mode. Use request_mode_upgrade to request write access."
+)
+STALE_MESSAGE = "the document changed since the patch was planned; run it again"
+# How long to wait (seconds) for the editor to sync an edited document before judging it.
+VERIFY_TIMEOUT = 2.0
+POLL_INTERVAL = 0.05  # seconds between looks at the disk while verifying
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    """A command's options: `partial` and `preview` override the settings for one apply."""
+
+    partial: bool | None = None
+    preview: bool = False
+    fuzzy_threshold: float | None = None
+
+
+def require_write(ls: LlmPatchServer) -> None:
+    """Refuse a writing command in Restricted mode, with the report shape as the error data."""
+    if ls.settings.restricted:
+        raise RequestFailed(
+            RESTRICTED_MESSAGE,
+            data={
+                "ok": False,
+                "blocks": [],
+                "files": [],
+                "warnings": [],
+                "error": {
+                    "code": str(ErrorCode.MODE_RESTRICTED),
+                    "message": RESTRICTED_MESSAGE,
+                    "details": {},
+                },
+            },
+        )
+
+
+async def apply(
+    ls: LlmPatchServer,
+    source: ReplySource,
+    options: ApplyOptions,
+    *,
+    parsed: ParsedReply | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> dict[str, Any]:
+    """Plan a reply (or the chosen blocks in `parsed`), send one `workspace/applyEdit`, check
+    the editor really applied it; the report says what happened to every block."""
+    started = time.monotonic()
+    ls.stats.patches += 1
+    try:
+        # one apply at a time: each is planned against the text the one before left, so
+        # concurrent applies never race to the same document version
+        async with ls.apply_lock:
+            return await _apply(ls, source, options, parsed, cancelled or (lambda: False))
+    except Cancelled:
+        ls.stats.cancelled += 1
+        logger.info("apply cancelled")
+        raise JsonRpcRequestCancelled("the patch was cancelled; nothing was applied") from None
+    finally:
+        ls.stats.latency_total += time.monotonic() - started
+
+
+async def _apply(
+    ls: LlmPatchServer,
+    source: ReplySource,
+    options: ApplyOptions,
+    parsed: ParsedReply | None,
+    cancelled: Callable[[], bool],
+) -> dict[str, Any]:
+    partial = options.partial if options.partial is not None else not ls.settings.atomic
+    preview = options.preview or ls.settings.always_preview
+    whole_reply = parsed is None  # a chosen block's plan says nothing about the others
+    if parsed is None:
+        parsed = ls.parse_cached(source.text)
+    reused = reusable_analysis(ls, source, options, partial) if whole_reply else None
+    if reused is not None:
+        analysis = reused
+    else:
+        async with Progress.maybe(ls, "Applying LLM patch", parsed, source.text) as progress:
+            analysis = await ls.analyse(
+                source,
+                parsed=parsed,
+                atomic=not partial,
+                fuzzy_threshold=options.fuzzy_threshold,
+                cancelled=cancelled,
+                progress=progress,
+            )
+    plan = analysis.plan
+    logger.debug(
+        "planned %d block(s): %d placed, %d file(s) change",
+        len(plan.outcomes),
+        sum(1 for o in plan.outcomes if o.placed),
+        len(plan.files),
+    )
+    ls.stats.blocks += len(plan.outcomes)
+    ls.stats.conflicts += sum(1 for o in plan.outcomes if not o.placed)
+    if source.uri is not None:
+        ls.reply_uris.add(unquote(source.uri))
+        if whole_reply:
+            diagnostics.publish(ls, analysis)
+
+    if plan.failure is not None:
+        ls.tell(types.MessageType.Warning, f"LLM patch: {plan.failure.message}")
+        return report_json(plan, applied=False)
+    if not plan.ok and not partial:
+        failed = [o for o in plan.outcomes if not o.placed]
+        ls.tell(types.MessageType.Warning, _refusal_message(failed, len(plan.outcomes)))
+        return report_json(plan, applied=False)
+    if not plan.files:
+        report = report_json(plan, applied=False)
+        if plan.outcomes and all(o.already_applied or not o.placed for o in plan.outcomes):
+            ls.tell(types.MessageType.Info, "LLM patch: nothing to change — already applied")
+        return report
+
+    built = build_workspace_edit(
+        plan,
+        ls.edit_capabilities(),
+        ls.uri_for(analysis),
+        confirm_fuzzy=ls.settings.confirm_fuzzy,
+        preview=preview,
+    )
+    unsupported = _unsupported_failures(built)
+    if unsupported and not partial:
+        first = next(iter(unsupported.values()))
+        ls.tell(types.MessageType.Error, f"LLM patch: {first.message}")
+        return _mark(report_json(plan, applied=False), plan, unsupported)
+    if cancelled():
+        raise Cancelled()
+    if built.empty:
+        return _mark(report_json(plan, applied=False), plan, unsupported)
+    return await _send(ls, analysis, built, unsupported)
+
+
+async def _send(
+    ls: LlmPatchServer, analysis: Analysis, built: BuiltEdit, unsupported: dict[str, Failure]
+) -> dict[str, Any]:
+    """Send the edit, then report what the editor really did with it."""
+    plan = analysis.plan
+    n_files = len(built.files)
+    label = f"LLM patch: {built.text_edit_count} edits in {n_files} file{'s' * (n_files != 1)}"
+    before = {c.path: c.version for c in built.files}
+    logger.debug("sending workspace/applyEdit: %s", label)
+    try:
+        result = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=built.edit, label=label)
+        )
+    except JsonRpcException as err:
+        result = types.ApplyWorkspaceEditResult(applied=False, failure_reason=err.message)
+
+    if not result.applied:
+        if result.failure_reason:
+            code = ErrorCode.IO_ERROR
+            why = f"the editor refused the edit: {result.failure_reason}"
+        else:
+            code = ErrorCode.STALE_VERSION
+            why = (
+                STALE_MESSAGE
+                if _changed_since(ls, analysis, before) or not built.needs_confirmation
+                else (
+                    "the edit was not applied (declined in the preview, or the document "
+                    "changed since the patch was planned); run it again"
+                )
+            )
+        ls.tell(types.MessageType.Error, f"LLM patch not applied: {why}")
+        ls.stats.conflicts += 1
+        failures = {c.path: Failure(code, why, {"path": c.path}) for c in built.files}
+        return _mark(report_json(plan, applied=False), plan, {**failures, **unsupported})
+
+    stale = await _verify(ls, analysis, built)
+    ls.stats.conflicts += len(stale)
+    if not stale:
+        ls.stats.applied += 1
+    report = _mark(report_json(plan, applied=True), plan, {**stale, **unsupported})
+    if stale:
+        paths = ", ".join(sorted(stale))
+        ls.tell(
+            types.MessageType.Error,
+            f"LLM patch: the editor reported success but {paths} did not change: {STALE_MESSAGE}",
+        )
+    elif not plan.ok:
+        placed = sum(1 for o in plan.outcomes if o.placed)
+        ls.tell(
+            types.MessageType.Warning,
+            f"LLM patch: applied {placed} of {len(plan.outcomes)} edits; "
+            "the others failed (see the diagnostics on the reply)",
+        )
+    if analysis.source.uri is not None and analysis.source.whole_document:
+        diagnostics.schedule(ls, analysis.source.uri, delay=0.05)
+    return report
+
+
+def reusable_analysis(
+    ls: LlmPatchServer, source: ReplySource, options: ApplyOptions, partial: bool
+) -> Analysis | None:
+    """The analysis a code action just made for this reply, if applying can use it.
+
+    The usual flow asks for code actions and then runs the chosen one's command on the
+    same text and document versions: planning again would double the wait. It is reused
+    only when nothing it depends on changed (`plan_key`) and its outcome is the one this
+    apply would get: the cached plan is not all-or-nothing, which only matters when a
+    block failed.
+    """
+    if options.fuzzy_threshold not in (None, ls.settings.fuzzy_threshold):
+        return None
+    hit = ls.plans.get(ls.plan_key(source))
+    if hit is None or not (partial or hit.plan.ok):
+        return None
+    return hit
+
+
+def _changed_since(ls: LlmPatchServer, analysis: Analysis, versions: dict[str, int | None]) -> bool:
+    for path, version in versions.items():
+        uri = analysis.uris.get(path)
+        doc = ls.open_document(uri) if uri else None
+        if doc is not None and version is not None and doc.version != version:
+            return True
+    return False
+
+
+async def _verify(ls: LlmPatchServer, analysis: Analysis, built: BuiltEdit) -> dict[str, Failure]:
+    """After `applied: true`, look again: a client may skip a stale document silently."""
+    uri_for = ls.uri_for(analysis)
+    checks = [_verify_one(ls, change, uri_for, analysis.root) for change in built.files]
+    results = await asyncio.gather(*checks)
+    return {path: failure for path, failure in results if failure is not None}
+
+
+async def _verify_one(
+    ls: LlmPatchServer, change: FileChange, uri_for: Callable[[str], str], root: Path
+) -> tuple[str, Failure | None]:
+    uri = uri_for(change.path)
+    if change.action is FileAction.MODIFY:
+        if change.version is None:
+            return change.path, None  # not open: the editor edits it unsaved; cannot see it
+
+        def synced() -> bool:
+            doc = ls.open_document(uri)
+            return doc is None or doc.version != change.version
+
+        await ls.wait_for_document(uri, synced, VERIFY_TIMEOUT)
+        doc_now = ls.open_document(uri)
+        if doc_now is None:
+            return change.path, None
+        if edit_present(change.old_text or "", change.new_text or "", doc_now.source):
+            return change.path, None
+        return change.path, Failure(
+            ErrorCode.STALE_VERSION,
+            f"{change.path}: the editor reported the edit applied, but the change is not "
+            f"in the document; {STALE_MESSAGE}",
+            {"path": change.path, "version": change.version},
+        )
+    target = root / change.path
+    if change.action is FileAction.CREATE:
+        ok = lambda: target.exists() or ls.open_document(uri) is not None  # noqa: E731
+        what = "was not created"
+    elif change.action is FileAction.DELETE:
+        ok = lambda: not target.exists()  # noqa: E731
+        what = "still exists"
+    else:
+        dest = root / (change.new_path or change.path)
+        ok = lambda: dest.exists() and not target.exists()  # noqa: E731
+        what = f"was not moved to {change.new_path}"
+    if not await _poll(ok, VERIFY_TIMEOUT):
+        return change.path, Failure(
+            ErrorCode.STALE_VERSION,
+            f"{change.path}: the editor reported the edit applied, but the file {what}",
+            {"path": change.path},
+        )
+    return change.path, None
+
+
+async def _poll(check: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while True:
+        if check():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(POLL_INTERVAL)
+
+
+def _refusal_message(failed: list[BlockOutcome], total: int) -> str:
+    first = failed[0]
+    code = first.failure.code if first.failure else "?"
+    return (
+        f"LLM patch not applied: {len(failed)} of {total} edits failed "
+        f"(block {first.block.index}, {first.block.path or '?'}: {code}). Nothing was changed; "
+        "fix the reply, or apply only the edits that place."
+    )
+
+
+def _unsupported_failures(built: BuiltEdit) -> dict[str, Failure]:
+    out: dict[str, Failure] = {}
+    for change in built.unsupported:
+        out[change.path] = Failure(
+            ErrorCode.IO_ERROR,
+            f"{change.path}: this editor cannot {change.action.value} files through LSP "
+            "(it does not support resource operations)",
+            {"path": change.path, "action": change.action.value},
+        )
+    return out
+
+
+def _mark(report: dict[str, Any], plan: Plan, failures: dict[str, Failure]) -> dict[str, Any]:
+    """Turn the blocks of files that did not make it into failures in a report."""
+    if not failures:
+        return report
+    owners: dict[int, Failure] = {}
+    for change in plan.files:
+        failure = failures.get(change.path)
+        if failure is not None:
+            for index in change.blocks:
+                owners[index] = failure
+    for entry in report["blocks"]:
+        failure = owners.get(entry["index"])
+        if failure is not None and entry["status"] in (Status.APPLIED, Status.VALIDATED):
+            entry["status"] = str(Status.FAILED)
+            entry["error"] = failure.to_json()
+    report["ok"] = False
+    return report

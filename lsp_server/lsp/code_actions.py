@@ -1,0 +1,286 @@
+"""Code actions: apply (or check) the reply under the selection; quick fixes for failed blocks.
+
+On a selection in any document, or anywhere in a reply document: *Apply LLM patch (N edits
+in M files)*, *Preview*, *Apply k of n edits* (when some fail) and *Check*. On a failed
+block's diagnostic: open the closest match, apply the block there (confirming first), or
+rewrite the block so it anchors on what the file really says (resolved lazily when the
+client supports it).
+
+Asking for actions must stay cheap, since editors ask on every cursor move: a selection is
+only parsed, and only planned when the user explicitly asked (see `known_plan`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from lsprotocol import types
+from pygls.workspace import TextDocument
+
+from lsp_server.edits import PositionIndex
+from lsp_server.lsp import commands
+from lsp_server.lsp.analysis import ReplySource, block_paths
+from lsp_server.lsp.diagnostics import SOURCE, ensure_analysis
+from lsp_server.lsp.session import LlmPatchServer
+from lsp_server.model import Cancelled, ParsedReply, Plan
+from lsp_server.reply.emit import corrected_block
+
+KIND_APPLY = "refactor.rewrite.llmPatch"
+KIND_CHECK = "refactor.llmPatch.check"
+# An explicitly requested code-action list plans a selection up to this size.
+PLAN_ON_REQUEST_BYTES = 256_000
+
+OPTIONS = types.CodeActionOptions(
+    code_action_kinds=[
+        types.CodeActionKind.QuickFix,
+        types.CodeActionKind.Refactor,
+        types.CodeActionKind.RefactorRewrite,
+    ],
+    resolve_provider=True,
+)
+
+
+# --- handlers -------------------------------------------------------------------------------
+
+
+async def code_action(
+    ls: LlmPatchServer, params: types.CodeActionParams
+) -> list[types.CodeAction] | None:
+    uri = params.text_document.uri
+    doc = ls.open_document(uri)
+    if doc is None:
+        return None
+    actions = quick_fixes(ls, uri, doc, params.context.diagnostics)
+    rng = params.range
+    selection = rng.start != rng.end
+    if not selection and not ls.is_reply_document(uri):
+        return actions or None
+    target: dict[str, Any] = {"uri": uri, "version": doc.version}
+    if selection:
+        target["range"] = ls.converter.unstructure(rng)
+        source = ls.reply_source(target)
+    else:
+        source = ReplySource(doc.source, uri, doc.version)
+    parsed = ls.parse_cached(source.text)
+    if parsed.failure is not None or not parsed.blocks:
+        return actions or None
+    plan = await known_plan(ls, source, parsed, params.context)
+    if not ls.settings.restricted:
+        actions.extend(_apply_actions(ls, target, parsed, plan))
+    check = "Check LLM patch (show failures, apply nothing)"
+    actions.append(
+        types.CodeAction(
+            title=check,
+            kind=KIND_CHECK,
+            command=types.Command(title=check, command=commands.CHECK, arguments=[target]),
+        )
+    )
+    return actions
+
+
+async def code_action_resolve(ls: LlmPatchServer, action: types.CodeAction) -> types.CodeAction:
+    data = action.data if isinstance(action.data, dict) else None
+    if data is None or data.get("fix") != "correct" or action.edit is not None:
+        return action
+    uri = data.get("uri")
+    if isinstance(uri, str) and ls.current_analysis(uri) is None:
+        await ensure_analysis(ls, uri)
+    action.edit = correction_edit(ls, data)
+    return action
+
+
+# --- applying the selection -----------------------------------------------------------------
+
+
+def _apply_actions(
+    ls: LlmPatchServer, target: dict[str, Any], parsed: ParsedReply, plan: Plan | None
+) -> list[types.CodeAction]:
+    n = len(parsed.blocks)
+    files = len({p for b in parsed.blocks for p in block_paths(b)}) or 1
+    title = f"Apply LLM patch ({n} edit{'s' * (n != 1)} in {files} file{'s' * (files != 1)})"
+    out = [
+        types.CodeAction(
+            title=title,
+            kind=KIND_APPLY,
+            is_preferred=True,
+            command=types.Command(title=title, command=commands.APPLY, arguments=[target]),
+        )
+    ]
+    if ls.edit_capabilities().change_annotations:
+        out.append(
+            types.CodeAction(
+                title=f"Preview LLM patch ({n} edit{'s' * (n != 1)})",
+                kind=KIND_APPLY,
+                command=types.Command(
+                    title="Preview LLM patch",
+                    command=commands.APPLY,
+                    arguments=[target, {"preview": True}],
+                ),
+            )
+        )
+    if plan is not None:
+        placed = sum(1 for o in plan.outcomes if o.placed)
+        if 0 < placed < len(plan.outcomes):
+            partial = f"Apply {placed} of {len(plan.outcomes)} edits (skip the failing ones)"
+            out.append(
+                types.CodeAction(
+                    title=partial,
+                    kind=KIND_APPLY,
+                    command=types.Command(
+                        title=partial,
+                        command=commands.APPLY,
+                        arguments=[target, {"partial": True}],
+                    ),
+                )
+            )
+    return out
+
+
+async def known_plan(
+    ls: LlmPatchServer, source: ReplySource, parsed: ParsedReply, context: types.CodeActionContext
+) -> Plan | None:
+    """The plan for a code-action request, without planning on every cursor move.
+
+    A whole reply document has one from its (debounced) diagnostics. A selection is only
+    planned when the user explicitly asked for actions (trigger kind Invoked, which Neovim
+    always sends) and it is not huge; automatic requests (VS Code's light bulb) reuse a
+    cached plan or go without the partial action. A plan made here is kept for the apply
+    that usually follows (see `apply.reusable_analysis`).
+    """
+    if source.whole_document and source.uri is not None:
+        known = ls.current_analysis(source.uri)
+        if known is not None:
+            return known.plan
+    key = ls.plan_key(source)
+    hit = ls.plans.get(key)
+    if hit is not None:
+        return hit.plan
+    automatic = context.trigger_kind == types.CodeActionTriggerKind.Automatic
+    if automatic or len(source.text) > PLAN_ON_REQUEST_BYTES:
+        return None
+    try:
+        analysis = await ls.analyse(source, parsed=parsed)
+    except Cancelled:
+        return None
+    ls.plans.put(key, analysis)
+    return analysis.plan
+
+
+# --- quick fixes ----------------------------------------------------------------------------
+
+
+def quick_fixes(
+    ls: LlmPatchServer, uri: str, doc: TextDocument, diagnostics: Iterable[types.Diagnostic]
+) -> list[types.CodeAction]:
+    """Fixes for our failure diagnostics: open the closest match, apply it (confirming),
+    or rewrite the block so it anchors on what the file really says."""
+    out: list[types.CodeAction] = []
+    analysis = ls.current_analysis(uri)
+    for diag in diagnostics:
+        if diag.source != SOURCE or not isinstance(diag.data, dict):
+            continue
+        index = diag.data.get("block")
+        closest = diag.data.get("closest")
+        if not isinstance(index, int):
+            continue
+        if diag.related_information:
+            out.append(_open_closest(ls, diag))
+        if not isinstance(closest, dict):
+            continue
+        threshold = diag.data.get("fuzzyThreshold")
+        if not ls.settings.restricted and isinstance(threshold, int | float):
+            title = (
+                f"Apply block {index} at line {closest.get('line')} "
+                f"({closest.get('similarity'):.0%} similar, confirm first)"
+            )
+            out.append(
+                types.CodeAction(
+                    title=title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diag],
+                    command=types.Command(
+                        title=title,
+                        command=commands.APPLY_BLOCK,
+                        arguments=[
+                            {"uri": uri, "version": doc.version, "block": index},
+                            {"fuzzyThreshold": threshold, "preview": True},
+                        ],
+                    ),
+                )
+            )
+        outcome = None
+        if analysis is not None:
+            outcome = next((o for o in analysis.plan.outcomes if o.block.index == index), None)
+        if outcome is None or outcome.failure is None:
+            continue
+        if corrected_block(outcome.block, outcome.failure) is None:
+            continue
+        data = {"fix": "correct", "uri": uri, "version": doc.version, "block": index}
+        action = types.CodeAction(
+            title=f"Rewrite block {index} to anchor on the closest match",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diag],
+            data=data,
+        )
+        resolvable = ls.client_capability("text_document.code_action.resolve_support")
+        if resolvable is None or "edit" not in (resolvable.properties or []):
+            action.edit = correction_edit(ls, data)
+            if action.edit is None:
+                continue
+        out.append(action)
+    return out
+
+
+def _open_closest(ls: LlmPatchServer, diag: types.Diagnostic) -> types.CodeAction:
+    related = diag.related_information[0]
+    where = {"uri": related.location.uri, "range": ls.converter.unstructure(related.location.range)}
+    return types.CodeAction(
+        title=f"Open the closest match ({related.message})",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diag],
+        command=types.Command(
+            title="Open the closest match", command=commands.SHOW_LOCATION, arguments=[where]
+        ),
+    )
+
+
+def correction_edit(ls: LlmPatchServer, data: dict[str, Any]) -> types.WorkspaceEdit | None:
+    """The edit that replaces a failed block in its reply document with `corrected_block`,
+    if the document is still the text the diagnostic was made on."""
+    uri = data.get("uri")
+    if not isinstance(uri, str):
+        return None
+    analysis = ls.current_analysis(uri)
+    doc = ls.open_document(uri)
+    if analysis is None or doc is None or doc.version != data.get("version"):
+        return None
+    outcome = next((o for o in analysis.plan.outcomes if o.block.index == data.get("block")), None)
+    if outcome is None or outcome.failure is None:
+        return None
+    text = corrected_block(outcome.block, outcome.failure)
+    if text is None:
+        return None
+    index = PositionIndex(doc.source, ls.encoding)
+    lo, hi = outcome.block.reply_lines
+    off = analysis.source.line_offset
+    start = types.Position(line=off + lo - 1, character=0)
+    end_line = off + hi
+    if end_line < index.line_count:
+        end = types.Position(line=end_line, character=0)
+    else:
+        end = index.position(len(doc.source))
+        text = text.rstrip("\n")
+    edit = types.TextEdit(range=types.Range(start=start, end=end), new_text=text)
+    if ls.edit_capabilities().document_changes:
+        return types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(
+                        uri=uri, version=doc.version
+                    ),
+                    edits=[edit],
+                )
+            ]
+        )
+    return types.WorkspaceEdit(changes={uri: [edit]})

@@ -1,0 +1,382 @@
+"""One editor session: its state, and the services every feature uses.
+
+The features (diagnostics, code actions, hover, lenses, commands...) are functions in
+modules of their own that take this server as their first argument; `server.create_server`
+registers them. What they share lives here: the settings, the open documents seen as the
+workspace the core plans against, the client's capabilities, the analyses kept for reply
+documents, the caches, and the statistics.
+
+Everything slow (placing blocks, reading files, tree-sitter) runs in a worker thread on a
+frozen copy of the open documents, so typing never waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import functools
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import default_converter
+from pygls.uris import from_fs_path, to_fs_path, uri_scheme
+from pygls.workspace import TextDocument
+
+from lsp_server import __version__
+from lsp_server.edits import UTF16, EditCapabilities, PositionIndex
+from lsp_server.lsp.analysis import LRU, Analysis, ReplySource, parse, place
+from lsp_server.lsp.progress import NoProgress, Progress
+from lsp_server.lsp.pygls_compat import Protocol
+from lsp_server.lsp.settings import Settings
+from lsp_server.model import ErrorCode, ParsedReply, PlacementError
+from lsp_server.workspace import MAX_FILE_BYTES
+
+logger = logging.getLogger("lsp_server")
+
+
+class RequestFailed(JsonRpcException):
+    """The LSP's RequestFailed: the request was valid, the work could not be done."""
+
+    CODE = types.LSPErrorCodes.RequestFailed.value
+    MESSAGE = "Request failed"
+
+
+@dataclass
+class Stats:
+    """What `llmPatch.stats` reports about this session."""
+
+    started: float = field(default_factory=time.monotonic)
+    patches: int = 0
+    applied: int = 0
+    blocks: int = 0
+    conflicts: int = 0
+    cancelled: int = 0
+    latency_total: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "patches": self.patches,
+            "applied": self.applied,
+            "blocks": self.blocks,
+            "conflicts": self.conflicts,
+            "cancelled": self.cancelled,
+            "averageLatencyMs": round(1000 * self.latency_total / self.patches, 1)
+            if self.patches
+            else 0.0,
+            "uptimeSeconds": round(time.monotonic() - self.started, 1),
+        }
+
+
+class LlmPatchServer(LanguageServer):
+    """State of one editor session: settings, reply documents, analyses, caches, statistics."""
+
+    protocol: Protocol
+
+    def __init__(self) -> None:
+        self.converter = default_converter()  # LSP values ↔ JSON, shared with pygls
+        super().__init__(
+            "llm-patch",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=Protocol,
+            converter_factory=lambda: self.converter,
+        )
+        self.settings = Settings()
+        self.reply_uris: set[str] = set()  # documents used as replies, whatever their name
+        self.analyses: dict[str, Analysis] = {}  # the current analysis of each reply document
+        self.pending: dict[str, asyncio.Task] = {}  # debounced analyses, by document
+        self.generation: dict[str, int] = {}  # bumped by each change: older analyses are stale
+        self.stats = Stats()
+        self.apply_lock = asyncio.Lock()  # applies run one after another
+        self.parses: LRU[str, ParsedReply] = LRU(32)
+        self.plans: LRU[tuple, Analysis] = LRU(16)  # selections planned for code actions
+        self.stopping = False
+        self.log_handler: logging.Handler | None = None
+        self._doc_events: dict[str, asyncio.Event] = {}
+
+    # -- the client
+
+    @property
+    def encoding(self) -> str:
+        """The position encoding negotiated with the client."""
+        try:
+            enc = self.workspace.position_encoding
+        except RuntimeError:
+            return UTF16
+        return str(getattr(enc, "value", enc) or UTF16)
+
+    def client_capability(self, field_path: str) -> Any:
+        """A client capability by dotted path ("window.work_done_progress"), None if absent."""
+        try:
+            caps = self.client_capabilities
+        except AttributeError:  # not initialised yet
+            return None
+        return get_capability(caps, field_path)
+
+    def edit_capabilities(self) -> EditCapabilities:
+        try:
+            caps = self.client_capabilities
+        except AttributeError:
+            caps = None
+        return EditCapabilities.from_client(caps, self.encoding)
+
+    def tell(self, kind: types.MessageType, message: str) -> None:
+        """Show the user a message (and log it)."""
+        log = {types.MessageType.Error: logging.ERROR, types.MessageType.Warning: logging.WARNING}
+        logger.log(log.get(kind, logging.INFO), "%s", message)
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        logger.error("internal error (%s): %s", getattr(source, "__name__", source), error)
+        super().report_server_error(error, source)
+
+    # -- documents
+
+    def open_document(self, uri: str) -> TextDocument | None:
+        try:
+            return self.workspace.text_documents.get(unquote(uri))
+        except RuntimeError:
+            return None
+
+    def is_reply_document(self, uri: str) -> bool:
+        """Untitled buffers, documents used as replies, and names matching `replyFiles`."""
+        key = unquote(uri)
+        if key in self.reply_uris:
+            return True
+        if uri_scheme(uri) == "untitled":
+            return True
+        name = key.rstrip("/").rsplit("/", 1)[-1].lower()
+        return any(fnmatch.fnmatchcase(name, pat.lower()) for pat in self.settings.reply_files)
+
+    def document_changed(self, uri: str) -> None:
+        event = self._doc_events.pop(unquote(uri), None)
+        if event is not None:
+            event.set()
+
+    async def wait_for_document(self, uri: str, done: Callable[[], bool], timeout: float) -> bool:
+        """Wait until `done()` holds, re-checking whenever `uri` is opened or changed."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not done():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return False
+            event = self._doc_events.setdefault(unquote(uri), asyncio.Event())
+            try:
+                await asyncio.wait_for(event.wait(), remaining)
+            except TimeoutError:
+                return done()
+        return True
+
+    # -- the workspace the core plans against
+
+    def root_for(self, uri: str | None) -> Path:
+        """The workspace folder a reply belongs to: the one holding it, else the first."""
+        folders: list[Path] = []
+        try:
+            ws = self.workspace
+            for folder in ws.folders.values():
+                path = to_fs_path(folder.uri)
+                if path:
+                    folders.append(Path(path))
+            if not folders and ws.root_path:
+                folders.append(Path(ws.root_path))
+        except RuntimeError:
+            pass
+        doc_path = to_fs_path(uri) if uri and uri_scheme(uri) == "file" else None
+        if doc_path:
+            real = Path(os.path.realpath(doc_path))
+            for folder in sorted(folders, key=lambda p: len(str(p)), reverse=True):
+                real_folder = Path(os.path.realpath(folder))
+                if real_folder == real or real_folder in real.parents:
+                    return folder
+        if folders:
+            return folders[0]
+        if doc_path:
+            return Path(doc_path).parent
+        return Path.cwd()
+
+    def overlay(self, root: Path) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
+        """A frozen copy of the open documents under `root`: path → (text, version), path → URI."""
+        real_root = Path(os.path.realpath(root))
+        texts: dict[str, tuple[str, int]] = {}
+        uris: dict[str, str] = {}
+        try:
+            docs = list(self.workspace.text_documents.values())
+        except RuntimeError:
+            docs = []
+        for doc in docs:
+            if uri_scheme(doc.uri) != "file" or doc.version is None:
+                continue
+            path = to_fs_path(doc.uri)
+            if not path:
+                continue
+            try:
+                rel = Path(os.path.realpath(path)).relative_to(real_root).as_posix()
+            except ValueError:
+                continue
+            texts[rel] = (doc.source, doc.version)
+            uris[rel] = doc.uri
+        return texts, uris
+
+    def uri_for(self, analysis: Analysis) -> Callable[[str], str]:
+        """Workspace path → the URI the editor knows the file by."""
+
+        def convert(path: str) -> str:
+            return analysis.uris.get(path) or from_fs_path(str(analysis.root / path)) or path
+
+        return convert
+
+    # -- replies and their analyses
+
+    def parse_cached(self, text: str) -> ParsedReply:
+        key = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+        parsed = self.parses.get(key)
+        if parsed is None:
+            parsed = parse(text)
+            self.parses.put(key, parsed)
+        return parsed
+
+    async def analyse(
+        self,
+        source: ReplySource,
+        *,
+        parsed: ParsedReply | None = None,
+        atomic: bool = False,
+        fuzzy_threshold: float | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        progress: Progress | NoProgress | None = None,
+        related: bool = True,
+        retries: bool = False,
+    ) -> Analysis:
+        """Parse (unless given) and place a reply in a worker thread, on frozen document copies."""
+        loop = asyncio.get_running_loop()
+        if parsed is None:
+            parsed = await loop.run_in_executor(self.thread_pool, parse, source.text)
+        root = self.root_for(source.uri)
+        texts, uris = self.overlay(root)
+        if fuzzy_threshold is None:
+            fuzzy_threshold = self.settings.fuzzy_threshold
+        given = cancelled or (lambda: False)
+
+        def check() -> bool:
+            return self.stopping or given()
+
+        if isinstance(progress, Progress):
+            check = progress.wrap(check, len(parsed.blocks))
+        work = functools.partial(
+            place,
+            source,
+            parsed,
+            root,
+            texts,
+            uris,
+            atomic=atomic,
+            fuzzy_threshold=fuzzy_threshold,
+            encoding=self.encoding,
+            cancelled=check,
+            related=related,
+            retries=retries,
+        )
+        return await loop.run_in_executor(self.thread_pool, work)
+
+    def plan_key(self, source: ReplySource) -> tuple:
+        """What a plan depends on: the reply, the open documents' versions, the threshold."""
+        open_docs = self.overlay(self.root_for(source.uri))[0]
+        return (
+            hashlib.sha1(source.text.encode("utf-8", "surrogatepass")).hexdigest(),
+            source.uri,
+            tuple(sorted((p, v) for p, (_, v) in open_docs.items())),
+            self.settings.fuzzy_threshold,
+        )
+
+    def current_analysis(self, uri: str) -> Analysis | None:
+        """The kept analysis of a reply document, if it is of the document's current text."""
+        analysis = self.analyses.get(unquote(uri))
+        doc = self.open_document(uri)
+        if analysis is None or doc is None or analysis.source.version != doc.version:
+            return None
+        return analysis
+
+    def reply_source(self, target: Any) -> ReplySource:
+        """The reply a command argument names: {"text"} or {"uri", "version"?, "range"?}."""
+        if not isinstance(target, dict):
+            raise JsonRpcInvalidParams(
+                'the first argument must be {"text": ...} or {"uri": ..., "range"?: ...}'
+            )
+        if isinstance(target.get("text"), str):
+            return ReplySource(target["text"])
+        uri = target.get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise JsonRpcInvalidParams(
+                'the first argument needs "text" (a string) or "uri" (a document URI)'
+            )
+        doc = self.open_document(uri)
+        if doc is not None:
+            text, version = doc.source, doc.version
+        else:
+            text, version = read_reply_file(uri), None
+        expected = target.get("version")
+        if isinstance(expected, int) and version is not None and expected != version:
+            # ranges and block numbers were computed on the older text
+            raise RequestFailed(
+                f"the reply document changed since the action was offered "
+                f"(version {expected} → {version}); run it again",
+                data={"code": str(ErrorCode.STALE_VERSION)},
+            )
+        rng = target.get("range")
+        if rng is None:
+            return ReplySource(text, uri, version)
+        selection = self.structure_range(rng)
+        index = PositionIndex(text, self.encoding)
+        start, end = index.offset(selection.start), index.offset(selection.end)
+        if end <= start:
+            return ReplySource(text, uri, version)
+        return ReplySource(
+            text[start:end], uri, version, line_offset=selection.start.line, whole_document=False
+        )
+
+    def structure_range(self, raw: Any) -> types.Range:
+        """A command argument's JSON range as an LSP Range, or InvalidParams."""
+        try:
+            return self.converter.structure(raw, types.Range)
+        except Exception as err:  # noqa: BLE001 - cattrs raises several kinds
+            raise JsonRpcInvalidParams(f"range is not an LSP Range: {err}") from None
+
+
+def read_reply_file(uri: str) -> str:
+    """A reply document the editor has not opened: read it from disk (text only, bounded)."""
+    if uri_scheme(uri) != "file":
+        raise JsonRpcInvalidParams(f"unknown document {uri}: it is not open and not a file")
+    path = to_fs_path(uri)
+    try:
+        data = Path(path).read_bytes() if path else None
+    except OSError as err:
+        raise JsonRpcInvalidParams(f"unknown document {uri}: {err.strerror or err}") from None
+    if data is None:
+        raise JsonRpcInvalidParams(f"unknown document {uri}")
+    if len(data) > MAX_FILE_BYTES:
+        raise RequestFailed(
+            f"{uri} is {len(data):,} bytes; too large to be a reply",
+            data={"code": str(ErrorCode.CONTENT_TOO_LARGE)},
+        )
+    from lsp_server.reply import decode_reply  # the CLI's rule (UTF-8 or refused); the engine
+
+    try:
+        text = decode_reply(data, uri)  # first, so a UTF-16 reply is named as such
+    except PlacementError as err:
+        raise RequestFailed(err.failure.message, data=err.failure.to_json()) from None
+    if b"\x00" in data[:8192]:
+        raise RequestFailed(f"{uri} looks binary", data={"code": str(ErrorCode.BINARY_FILE)})
+    return text

@@ -1,0 +1,242 @@
+"""The changes lsp/pygls_compat.py makes to pygls: each one in-process, against a server whose
+transport is a list, and the first ones also through a real client.
+
+The numbers are those of the module's docstring.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from concurrent.futures import Future
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from lsp_server.lsp.commands import request_cancelled
+from lsp_server.lsp.server import create_server
+from lsp_server.lsp.session import LlmPatchServer
+
+from .conftest import EditorClient, only_text_edits, sr
+
+
+class Wire:
+    """The server's transport: every message it sends, decoded."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict] = []
+
+    def write(self, data: bytes) -> None:
+        self.sent.append(json.loads(data))
+
+    def close(self) -> None:
+        pass
+
+    def answer(self, msg_id: object) -> dict:
+        return next(m for m in self.sent if m.get("id") == msg_id and "method" not in m)
+
+
+def connected() -> tuple[LlmPatchServer, Wire]:
+    """A fresh server, initialised, that writes to a `Wire`."""
+    ls = create_server()
+    wire = Wire()
+    ls.protocol.set_writer(wire, include_headers=False)
+    params = {"processId": None, "rootUri": None, "capabilities": {}}
+    ls.protocol.handle_message(
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+    )
+    assert "result" in wire.answer(0)
+    return ls, wire
+
+
+def request(ls: LlmPatchServer, msg_id: object, method: str, params: object = None) -> None:
+    ls.protocol.handle_message({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+
+
+def notify(ls: LlmPatchServer, method: str, params: object) -> None:
+    ls.protocol.handle_message({"jsonrpc": "2.0", "method": method, "params": params})
+
+
+def test_1_incremental_changes_split_lines_the_lsp_way():
+    ls, _ = connected()
+    uri = "file:///ws/sep.py"
+    text = "doc = 'a\u2028b'\n\x0c\ncount = 1\r\nlast\r"
+    item = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+    notify(ls, "textDocument/didOpen", {"textDocument": item})
+    change = {"range": {"start": {"line": 2, "character": 8}, "end": {"line": 3, "character": 0}}}
+    notify(
+        ls,
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [
+                {**change, "text": "5\n"},
+                {"text": "whole\n"},
+                {**change, "text": ""},
+            ],
+        },
+    )
+    # the third change applies to the text the second left (one line: nothing to remove)
+    assert ls.workspace.text_documents[uri].source == "whole\n"
+    notify(
+        ls,
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": text}]},
+    )
+    notify(
+        ls,
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 4}, "contentChanges": [{**change, "text": "5\n"}]},
+    )
+    doc = ls.workspace.text_documents[uri]
+    assert (doc.source, doc.version) == ("doc = 'a\u2028b'\n\x0c\ncount = 5\nlast\r", 4)
+
+
+def test_2_a_change_to_a_document_that_is_not_open_is_ignored():
+    ls, wire = connected()
+    before = len(wire.sent)
+    notify(
+        ls,
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": "file:///never.md", "version": 3},
+            "contentChanges": [{"text": "x"}],
+        },
+    )
+    assert wire.sent[before:] == []  # no error shown to the user
+
+
+def test_3_only_the_top_level_object_is_a_message():
+    ls, wire = connected()
+    original = {"jsonrpc": "2.0", "id": "nested"}
+    assert ls.protocol.structure_message(original) is original
+    arg = {"original": "a\n", "updated": "b\n", "path": "x.txt", "meta": {"jsonrpc": "2.0"}}
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "workspace/executeCommand",
+            "params": {"command": "llmPatch.buildDiff", "arguments": [arg]},
+        }
+    )
+    # pygls's reader decodes with `structure_message` as the object hook
+    ls.protocol.handle_message(json.loads(body, object_hook=ls.protocol.structure_message))
+    assert "-a\n+b\n" in wire.answer(5)["result"]["diff"]
+
+
+def test_4_a_request_that_cannot_be_read_is_answered():
+    ls, wire = connected()
+    request(ls, 7, "textDocument/hover", {"textDocument": {"uri": 5}, "position": "nowhere"})
+    error = wire.answer(7)["error"]
+    assert error["code"] == JsonRpcInvalidParams.CODE
+    assert "invalid parameters for textDocument/hover" in error["message"]
+    notify(ls, "textDocument/didOpen", {"textDocument": 5})  # a notification: nothing to answer
+    assert [m for m in wire.sent if m.get("id") not in (0, 7)] == []
+
+
+async def test_5_shutdown_cancels_the_pending_requests_and_answers():
+    ls, wire = connected()
+    release = asyncio.Event()
+
+    @ls.command("test.wait")
+    async def wait(ls: LlmPatchServer, *args: object) -> str:
+        await release.wait()
+        return "done"
+
+    for n in (1, 2):
+        request(ls, n, "workspace/executeCommand", {"command": "test.wait", "arguments": []})
+    await asyncio.sleep(0)
+    request(ls, 3, "shutdown")
+    await asyncio.sleep(0)
+    assert wire.answer(3) == {"jsonrpc": "2.0", "id": 3, "result": None}
+    for n in (1, 2):
+        assert wire.answer(n)["error"]["code"] == types.LSPErrorCodes.RequestCancelled.value
+    assert ls.stopping
+    release.set()
+
+
+async def test_6_a_command_sees_the_client_cancel_it():
+    ls, wire = connected()
+    seen = asyncio.Event()
+
+    @ls.command("test.loop")
+    async def loop(ls: LlmPatchServer, *args: object) -> None:
+        cancelled = request_cancelled(ls)
+        while not cancelled():
+            await asyncio.sleep(0.01)
+        seen.set()
+
+    request(ls, "c1", "workspace/executeCommand", {"command": "test.loop", "arguments": []})
+    await asyncio.sleep(0.05)
+    assert not seen.is_set()
+    notify(ls, "$/cancelRequest", {"id": "c1"})
+    await asyncio.wait_for(seen.wait(), 5)
+    assert ls.protocol.was_cancelled("c1")
+    assert wire.answer("c1")["error"]["code"] == types.LSPErrorCodes.RequestCancelled.value
+
+
+async def test_incremental_sync_breaks_lines_only_where_the_client_does(
+    client: EditorClient, ws: Path
+):
+    # U+2028 and a form feed break no line for an LSP client (Python's splitlines breaks)
+    text = "doc = 'a\u2028b'\n\x0c\ncount = 1\n"
+    client.write("sep.py", text)
+    target = client.open("sep.py")
+    start = types.Position(line=2, character=8)
+    end = types.Position(line=2, character=9)
+    client._send_changes(target, [(types.Range(start=start, end=end), "5")])
+    client.docs[target] = [text.replace("count = 1", "count = 5"), 2]
+    report = await client.command(
+        "llmPatch.apply", {"text": sr("sep.py", "count = 5\n", "count = 6\n")}
+    )
+    assert report["ok"] is True, report
+    (doc_edit,) = only_text_edits(client.received[0])
+    assert doc_edit.text_document.version == 2
+    assert doc_edit.edits[0].range.start == types.Position(line=2, character=8)
+    await client.wait_for(lambda: "count = 6" in client.text(target))
+    assert client.text(target) == "doc = 'a\u2028b'\n\x0c\ncount = 6\n"
+
+
+async def test_malformed_request_gets_an_error_and_the_server_lives(client: EditorClient, ws: Path):
+    with pytest.raises(JsonRpcInvalidParams):
+        await _raw_request(
+            client, types.TEXT_DOCUMENT_HOVER, {"textDocument": {"uri": 5}, "position": "nowhere"}
+        )
+    with pytest.raises(JsonRpcException):
+        await client.command("llmPatch.nope")
+    # unknown documents are answered, not crashed on
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=client.uri("missing.llm.md")),
+            position=types.Position(line=0, character=0),
+        )
+    )
+    assert hover is None
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(
+                uri=client.uri("never.md"), version=3
+            ),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="x")],
+        )
+    )
+    assert (await client.command("llmPatch.stats"))["patches"] == 0
+
+
+async def _raw_request(client: EditorClient, method: str, params: object) -> object:
+    """Send a request exactly as given: pygls' own client would refuse to encode bad params."""
+    msg_id = "raw-request"
+    future: Future = Future()
+    client.protocol._request_futures[msg_id] = future
+    body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+    result = client.protocol.writer.write(_frame_text(body))
+    if asyncio.iscoroutine(result):
+        await result
+    return await asyncio.wait_for(asyncio.wrap_future(future), 10)
+
+
+def _frame_text(body: str) -> bytes:
+    data = body.encode()
+    return b"Content-Length: %d\r\n\r\n" % len(data) + data
