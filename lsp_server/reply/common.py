@@ -284,13 +284,18 @@ def dedent_indented_fences(
         if not indent:
             continue
         stop = f.end if f.end is not None else len(lines)
+        body = range(f.start + 1, stop)
+        if any(lines[k].strip() and not lines[k].startswith(indent) for k in body):
+            # a fence under a list item indents every line of its body; one that does not
+            # is something else (a context line ` ```` inside a bare diff, say)
+            continue
         if opens is not None:
-            head = [lines[k] for k in range(f.start + 1, stop) if lines[k].strip()][:2]
+            head = [lines[k] for k in body if lines[k].strip()][:2]
             if not head or not opens([x.removeprefix(indent) for x in head]):
                 continue
         if out is lines:
             out = list(lines)
-        for k in range(f.start + 1, stop):
+        for k in body:
             if out[k].startswith(indent):
                 out[k] = out[k][len(indent) :]
     return out

@@ -598,3 +598,14 @@ def test_difflib_diffs_without_numbers_keep_their_texts(a, b, n):
     assert [(h.old, h.new) for h in without.hunks] == [(h.old, h.new) for h in with_numbers.hunks]
     assert all(h.line_hint is None for h in without.hunks)
     assert apply_by_numbers(a, with_numbers.hunks) == b
+
+
+def test_a_context_line_shaped_like_an_indented_fence_is_not_a_list_fence():
+    # ` ```` is the context line "```"; the lines after it are not all indented, so they
+    # are the hunk's own lines, not the body of a fence indented under a list item
+    b = one(
+        "--- a/f.txt\n+++ b/f.txt\n@@ -3,2 +3,3 @@\n ```\n --- dashes\n+++ plus\n"
+        "\\ No newline at end of file\n"
+    )
+    assert b.hunks[0].old == "```\n--- dashes\n"
+    assert b.hunks[0].new == "```\n--- dashes\n++ plus"
