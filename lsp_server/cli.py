@@ -120,10 +120,7 @@ def _place(args: argparse.Namespace) -> int:
             applied = True
         except WriteError as err:
             write_failure = err.failure
-    report = report_json(plan, applied=applied)
-    if write_failure is not None:
-        report["ok"] = False
-        report["error"] = write_failure.to_json()
+    report = report_json(plan, applied=applied, error=write_failure)
     _print(report, args.json)
     return _exit_code(plan, write_failure)
 

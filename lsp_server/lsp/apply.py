@@ -34,8 +34,6 @@ from lsp_server.model import (
     FileAction,
     FileChange,
     ParsedReply,
-    Plan,
-    Status,
 )
 from lsp_server.report import report_json
 
@@ -166,11 +164,11 @@ async def _apply(
     if unsupported and not partial:
         first = next(iter(unsupported.values()))
         ls.tell(types.MessageType.Error, f"LLM patch: {first.message}")
-        return _mark(report_json(plan, applied=False), plan, unsupported)
+        return report_json(plan, applied=False, failures=unsupported)
     if cancelled():
         raise Cancelled()
     if built.empty:
-        return _mark(report_json(plan, applied=False), plan, unsupported)
+        return report_json(plan, applied=False, failures=unsupported)
     return await _send(ls, analysis, built, unsupported)
 
 
@@ -207,13 +205,13 @@ async def _send(
         ls.tell(types.MessageType.Error, f"LLM patch not applied: {why}")
         ls.stats.conflicts += 1
         failures = {c.path: Failure(code, why, {"path": c.path}) for c in built.files}
-        return _mark(report_json(plan, applied=False), plan, {**failures, **unsupported})
+        return report_json(plan, applied=False, failures={**failures, **unsupported})
 
     stale = await _verify(ls, analysis, built)
     ls.stats.conflicts += len(stale)
     if not stale:
         ls.stats.applied += 1
-    report = _mark(report_json(plan, applied=True), plan, {**stale, **unsupported})
+    report = report_json(plan, applied=True, failures={**stale, **unsupported})
     if stale:
         paths = ", ".join(sorted(stale))
         ls.tell(
@@ -342,22 +340,3 @@ def _unsupported_failures(built: BuiltEdit) -> dict[str, Failure]:
             {"path": change.path, "action": change.action.value},
         )
     return out
-
-
-def _mark(report: dict[str, Any], plan: Plan, failures: dict[str, Failure]) -> dict[str, Any]:
-    """Turn the blocks of files that did not make it into failures in a report."""
-    if not failures:
-        return report
-    owners: dict[int, Failure] = {}
-    for change in plan.files:
-        failure = failures.get(change.path)
-        if failure is not None:
-            for index in change.blocks:
-                owners[index] = failure
-    for entry in report["blocks"]:
-        failure = owners.get(entry["index"])
-        if failure is not None and entry["status"] in (Status.APPLIED, Status.VALIDATED):
-            entry["status"] = str(Status.FAILED)
-            entry["error"] = failure.to_json()
-    report["ok"] = False
-    return report
