@@ -461,6 +461,9 @@ def _warnings(
                 PlanWarning(WarningType.STRUCTURE_EMPTY, f"{key} is empty after the patch", key)
             )
     for o in outcomes:
+        if o.placed:
+            for note in o.block.skipped:
+                out.append(PlanWarning(WarningType.HUNK_SKIPPED, note, o.block.path, o.block.index))
         if o.match is MatchKind.FUZZY and o.placed:
             out.append(
                 PlanWarning(

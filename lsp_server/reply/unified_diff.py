@@ -319,14 +319,21 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
         if isinstance(hunk, Failure):
             return fail(hunk, old_p)
         hunks.append(hunk)
+    skipped = tuple(
+        f"reply line {raw.header + 1}: the hunk has only context lines, so it changes "
+        "nothing; it was skipped"
+        for raw in raws
+        if not raw.changed
+    )
     if old_p != new_p and not prefixed:
         # `--- x.orig` / `+++ x` from diff(1): the new name is the file being patched
-        return EditBlock(Format.UNIFIED_DIFF, new_p, span, hunks=tuple(hunks)), i
+        block = EditBlock(Format.UNIFIED_DIFF, new_p, span, hunks=tuple(hunks), skipped=skipped)
+        return block, i
     move_to = new_p if new_p != old_p else None  # git / a-b prefixes: a rename
-    return (
-        EditBlock(Format.UNIFIED_DIFF, old_p, span, hunks=tuple(hunks), move_to=move_to),
-        i,
+    block = EditBlock(
+        Format.UNIFIED_DIFF, old_p, span, hunks=tuple(hunks), move_to=move_to, skipped=skipped
     )
+    return block, i
 
 
 def _to_hunk(raw: _RawHunk) -> Hunk | Failure:

@@ -221,6 +221,8 @@ def test_a_context_only_hunk_is_skipped_and_the_rest_placed(tmp_path, capsys):
     code, report, root = apply(tmp_path, reply, {"m.py": text}, capsys)
     assert code == 0, report
     assert (root / "m.py").read_text() == text.replace("d = 4", "d = 40")
+    (warning,) = [w for w in report["warnings"] if w["type"] == "HUNK_SKIPPED"]
+    assert warning["path"] == "m.py" and "reply line 4" in warning["message"]
 
 
 def test_a_context_only_hunk_that_matches_nothing_is_still_skipped():
