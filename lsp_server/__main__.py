@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from lsp_server import startup
+from lsp_server import boot
 
 if __name__ == "__main__":
-    startup.begin()  # before pygls imports lsprotocol: see startup's docstring
+    boot.begin()  # before pygls imports lsprotocol: see lsp_server.boot
     from lsp_server.server import serve_main
 
     raise SystemExit(serve_main(sys.argv[1:]))

@@ -66,9 +66,9 @@ def run(argv: list[str]) -> int:
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
     if args.command == "serve":
-        from lsp_server import startup
+        from lsp_server import boot
 
-        startup.begin()  # before pygls imports lsprotocol: see startup's docstring
+        boot.begin()  # before pygls imports lsprotocol: see lsp_server.boot
         from lsp_server.server import serve_main
 
         return serve_main(argv[1:])

@@ -47,7 +47,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import from_fs_path, to_fs_path, uri_scheme
 from pygls.workspace import TextDocument, Workspace
 
-from lsp_server import codecache, startup
+from lsp_server import boot
 from lsp_server.edits import (
     UTF16,
     BuiltEdit,
@@ -1173,7 +1173,7 @@ class _NoProgress:
 def _warm_engine() -> None:
     for name in ENGINE_MODULES:
         importlib.import_module(name)
-    codecache.save()
+    boot.save()
 
 
 def _lf(text: str) -> str:
@@ -2154,7 +2154,7 @@ def serve_main(args: list[str]) -> int:
         logging.getLogger().addHandler(handler)
         logging.getLogger().setLevel(_LOG_LEVELS[opts.log_level])
     server = create_server()
-    startup.finish()
+    boot.finish()
     if opts.tcp:
         host, sep, port = opts.tcp.rpartition(":")
         if not sep or not port.isdigit():
@@ -2163,7 +2163,7 @@ def serve_main(args: list[str]) -> int:
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
         server.start_io()
-    codecache.save()  # hooks generated after start (code actions, applyEdit) help the next one
+    boot.save()  # hooks generated after start (code actions, applyEdit) help the next one
     return 0
 
 
