@@ -26,10 +26,10 @@ changes, so a second resolution against an edited document costs milliseconds.
 
 from __future__ import annotations
 
-import _thread
 import functools
 import itertools
 import re
+import threading
 import typing
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator
@@ -413,7 +413,7 @@ class _Parsed:
 
 _CACHE: OrderedDict[tuple[str, str], _Parsed] = OrderedDict()
 # Parsers and cached trees are shared and not thread-safe; the server may call from a pool.
-_LOCK = _thread.RLock()
+_LOCK = threading.RLock()
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
