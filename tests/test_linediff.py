@@ -244,5 +244,4 @@ def test_line_opcodes_change_as_few_lines_as_a_longest_common_subsequence(a, b) 
             table[i][j] = (
                 table[i + 1][j + 1] + 1 if a[i] == b[j] else max(table[i + 1][j], table[i][j + 1])
             )
-    changed = sum((i2 - i1) + (j2 - j1) for _, i1, i2, j1, j2 in ops)
-    assert changed == len(a) + len(b) - 2 * table[0][0]
+    assert _changed_lines(ops) == len(a) + len(b) - 2 * table[0][0]
