@@ -3,9 +3,10 @@
 * **start** — spawn `python -m lsp_server`, send `initialize`, stop the clock at its response
   (a new process each time). The servers run as an installed package does: they may write
   and read bytecode even when `PYTHONDONTWRITEBYTECODE` is set, and they keep their
-  start-up code cache (`lsp_server.codecache`) in a folder of this run. The very first start,
-  with that cache still empty (the first start after an install or upgrade), is reported on
-  its own as `first_start_ms`; the median is over the starts after it.
+  start-up code cache (`lsp_server.boot.codecache`) in a folder of this run. The very first
+  start, with that cache still empty (the first start after an install or upgrade), is
+  reported on its own as `first_start_ms`; the median is over the starts after it.
+  (`bench_startup.py` sets starts with the cache on and off side by side.)
 * **round trip** — the 10 target files (5,000 lines each) and a reply document are open; the
   client asks for code actions on the whole reply, runs the `Apply LLM patch` action's
   command, and stops the clock when `workspace/applyEdit` arrives. The client then applies
@@ -85,12 +86,16 @@ class Client:
         self.on_apply_edit: Callable[[dict[str, Any]], None] | None = None
         self.spawned_at = 0.0
 
-    async def start(self, cwd: Path) -> None:
+    async def start(
+        self, cwd: Path, command: list[str] | None = None, env: dict[str, str] | None = None
+    ) -> None:
+        """Spawn the server (`command`, default `python -m lsp_server`; `env`, default this
+        run's: see the module docstring)."""
         self.spawned_at = time.perf_counter()
         self.proc = await asyncio.create_subprocess_exec(
-            *SERVER,
+            *(command or SERVER),
             cwd=str(cwd),
-            env=_server_env(),
+            env=env if env is not None else _server_env(),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,

@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from lsp_server import startup
+from lsp_server import boot
 from lsp_server.lsp.settings import LOG_LEVELS
 from lsp_server.model import ErrorCode, Failure, PlacementError, Plan
 from lsp_server.report import render_human, report_json
@@ -73,8 +73,8 @@ def run(argv: list[str]) -> int:
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
     if args.command == "serve":
-        startup.begin()  # before pygls imports lsprotocol: see startup's docstring
-        from lsp_server.lsp.server import serve  # pygls: only now, after startup.begin
+        boot.begin()  # before pygls imports lsprotocol: see lsp_server.boot
+        from lsp_server.lsp.server import serve  # pygls: only now, after boot.begin
 
         return serve(args.tcp, args.log_file, args.log_level)
     return _place(args)

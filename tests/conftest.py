@@ -10,7 +10,7 @@ _made: list[str] = []
 
 
 def pytest_configure(config: object) -> None:
-    # servers started by the tests keep their start-up code cache (lsp_server.codecache)
+    # servers started by the tests keep their start-up code cache (lsp_server.boot.codecache)
     # in a folder of this session, not in the user's ~/.cache
     if "LLM_PATCH_CODE_CACHE" not in os.environ:
         _made.append(tempfile.mkdtemp(prefix="llm-patch-codecache-"))

@@ -1,11 +1,12 @@
-"""The line differ: its fast paths must give diffs as correct (and as small) as difflib's."""
+"""The line differ: its fast paths must give diffs as correct (and as small, in changed lines)
+as difflib's."""
 
 from __future__ import annotations
 
 import difflib
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lsp_server import linediff
@@ -23,7 +24,10 @@ def _apply_ops(a: list[str], b: list[str], ops: list) -> list[str]:
 
 
 def _changed_lines(ops: list) -> int:
-    return sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in ops)
+    """Lines a diff of these opcodes shows with - or +, the measure the differ keeps minimal.
+    (The longer side of each replace is another measure, and the two pull apart: fewer
+    changed lines can mean fewer old lines paired with new ones.)"""
+    return sum((i2 - i1) + (j2 - j1) for _, i1, i2, j1, j2 in ops)
 
 
 # few distinct lines, so texts repeat themselves the way code does
@@ -69,6 +73,18 @@ def test_the_splice_walk_is_correct_and_no_bigger_than_difflib(pair) -> None:
     ops = line_opcodes(a, b)
     assert _apply_ops(a, b, ops) == b
     assert _changed_lines(ops) <= _changed_lines(reference)
+
+
+def test_a_splice_in_a_run_of_equal_lines_stays_one_change() -> None:
+    """Three of sixty equal lines replaced by one: the walk's nearest sync (one line
+    inserted) is the wrong one, and the two lines left to delete turn up where the run
+    ends; they slide back and join the insertion."""
+    head, tail = [f"head {i}\n" for i in range(40)], [f"tail {i}\n" for i in range(40)]
+    a = head + ["x\n"] * 60 + ["y\n"] + tail
+    b = a[:40] + ["end\n"] + a[43:]
+    walked = linediff._splices(a, b, 0, 0)
+    assert walked == [("replace", 40, 43, 40, 41)]
+    assert line_opcodes(a, b) == walked
 
 
 def test_a_rewrite_falls_back_from_the_splice_walk() -> None:
@@ -142,8 +158,14 @@ def _changes(lines: list[str]) -> int:
     return sum(1 for x in lines[2:] if x[0] in "+-")
 
 
+_X, _Y = "x = 1\n", "y = 2\n"
+
+
 @settings(max_examples=300, deadline=None)
 @given(spliced(max_size=40), st.integers(0, 4))
+# difflib on the whole texts matches a[3:9] with b[3:9]; with the common tail (three x's) cut
+# off first, difflib's longest block in what was left gave 3 insertions and 4 deletions
+@example(([_X, _X, _Y, _X, _X, _Y, _X, _X, _X, _X], [_Y, _X, _X, _X, _X, _Y, _X, _X, _X]), 0)
 def test_unified_diff_is_a_valid_diff_no_longer_than_difflibs(pair, context: int) -> None:
     a, b = pair
     ours = list(unified_diff(a, b, "a/f", "b/f", context))
@@ -205,3 +227,21 @@ def test_longest_increasing_is_increasing_and_as_long_as_any(values: list[int]) 
             if values[m] < values[k]:
                 best[k] = max(best[k], best[m] + 1)
     assert len(chain) == max(best, default=0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["x\n", "y\n", "z\n"]), max_size=30),
+    st.lists(st.sampled_from(["x\n", "y\n", "z\n"]), max_size=30),
+)
+def test_line_opcodes_change_as_few_lines_as_a_longest_common_subsequence(a, b) -> None:
+    """Minimal in +/- lines however the texts are cut: never more than the classic table."""
+    ops = line_opcodes(a, b)
+    assert _apply_ops(a, b, ops) == b
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) - 1, -1, -1):
+        for j in range(len(b) - 1, -1, -1):
+            table[i][j] = (
+                table[i + 1][j + 1] + 1 if a[i] == b[j] else max(table[i + 1][j], table[i][j + 1])
+            )
+    assert _changed_lines(ops) == len(a) + len(b) - 2 * table[0][0]

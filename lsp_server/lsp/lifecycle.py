@@ -15,7 +15,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_server import codecache
+from lsp_server import boot
 from lsp_server.lsp import diagnostics
 from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.lsp.settings import LOG_LEVELS, flatten_settings
@@ -154,4 +154,4 @@ class ClientLogHandler(logging.Handler):
 def warm_engine() -> None:
     for name in ENGINE_MODULES:
         importlib.import_module(name)
-    codecache.save()
+    boot.save()

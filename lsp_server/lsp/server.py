@@ -15,7 +15,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_server import codecache, startup
+from lsp_server import boot
 from lsp_server.lsp import code_actions, commands, diagnostics, hover, lenses, lifecycle
 from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.lsp.settings import LOG_LEVELS
@@ -51,7 +51,7 @@ def serve(
 ) -> int:
     """Run the server on stdio (or TCP) until the client exits; 2 if the log cannot be opened.
 
-    The caller has called `startup.begin()` before importing this module.
+    The caller has called `boot.begin()` before importing this module.
     """
     if log_file:
         try:
@@ -66,10 +66,10 @@ def serve(
         logging.getLogger().addHandler(handler)
         logging.getLogger().setLevel(LOG_LEVELS[log_level])
     server = create_server()
-    startup.finish()
+    boot.finish()
     if tcp is not None:
         server.start_tcp(*tcp)
     else:
         server.start_io()
-    codecache.save()  # hooks generated after start (code actions, applyEdit) help the next one
+    boot.save()  # hooks generated after start (code actions, applyEdit) help the next one
     return 0

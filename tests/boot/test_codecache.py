@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsp_server import codecache
-from lsp_server.codecache import CodeCache
+from lsp_server.boot import codecache
+from lsp_server.boot.codecache import CodeCache
 
 SOURCES = [
     "def f(a, b=2):\n    return a * b + 1\n",
@@ -146,12 +146,14 @@ def test_switched_off_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> Non
 
 PROBE = r"""
 import json, sys
-from lsp_server import startup, codecache
-startup.begin()
+import dataclasses
+from lsp_server import boot
+from lsp_server.boot import codecache
+boot.begin()
 from lsprotocol import types
 from pygls.protocol import default_converter
 import lsp_server.lsp.server as server
-startup.finish()
+boot.finish()
 conv = default_converter()
 p = types.Position(line=1, character=2)
 raw = {"textDocument": {"uri": "file:///a"}, "position": {"line": 3, "character": 4}}
@@ -165,6 +167,7 @@ print(json.dumps({
     "hash_differs": types.Position(line=1, character=2) != types.Position(line=2, character=1),
     "params": conv.unstructure(params),
     "server": type(server.create_server()).__name__,
+    "stdlib_untouched": "exec" not in vars(dataclasses) and "compile" not in vars(dataclasses),
 }))
 """
 
@@ -191,6 +194,7 @@ def test_the_server_imports_the_same_way_with_a_warm_cache(tmp_path: Path) -> No
             "position": {"line": 3, "character": 4},
         }
         assert result["server"] == "LlmPatchServer"
+        assert result["stdlib_untouched"]
 
 
 def test_a_save_clears_what_a_killed_save_left_behind(tmp_path: Path) -> None:

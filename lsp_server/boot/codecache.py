@@ -2,10 +2,14 @@
 
 Why: `lsprotocol.types` declares about 550 attrs classes, and attrs builds each class's
 `__init__`, `__repr__` and `__eq__` by writing Python source and compiling it; cattrs does the
-same for every (un)structure hook the first messages need. On the 2-core reference machine
-that compiling is ~300 ms of a ~1 s start, while the source it compiles depends only on
-the installed versions of those libraries. So the compiled code objects are kept on disk,
-the way CPython keeps `.pyc` files, and the next start reuses them.
+same for every (un)structure hook the first messages need. That compiling is a large share
+of the server's start (benchmarks/README.md, "Start-up, boot on and off"), while the source
+it compiles depends only on the installed versions of those libraries. So the compiled code
+objects are kept on disk, the way CPython keeps `.pyc` files, and the next start reuses them.
+
+How: the module-level name `compile` in the modules that generate code (`GENERATORS`) is
+pointed at `CodeCache.compile`; nothing else in the process is touched, the standard library
+included.
 
 What keeps it safe:
 
@@ -14,7 +18,8 @@ What keeps it safe:
 * The file name carries the interpreter's bytecode magic number (code objects are only valid
   for the interpreter that made them) and the size and time stamp of the installed attrs,
   cattrs and lsprotocol sources, so an upgrade starts a new file instead of growing the old
-  one. (`importlib.metadata.version` would say the same thing but costs ~90 ms here.)
+  one. (`importlib.metadata.version` would say the same thing but has to read every
+  installed distribution's metadata.)
 * The file is only read when it belongs to the current user and nobody else may write it
   (it holds code that will run, the same trust as the user's own `.pyc` files); anything
   unreadable or damaged is ignored. Writes are atomic (temporary file + rename).
@@ -39,9 +44,6 @@ from typing import Any
 ENV = "LLM_PATCH_CODE_CACHE"
 # The modules whose module-level name `compile` is looked up when they generate code.
 GENERATORS = ("attr._make", "cattrs.gen", "cattrs.gen.typeddicts")
-# ... and those that `exec` generated source directly (the stdlib's dataclasses: ~130
-# methods for the server's own frozen dataclasses, ~25 ms).
-EXECUTORS = ("dataclasses",)
 _STAMPED = ("attr", "cattrs", "lsprotocol")  # packages whose installed files date the cache
 _MAX_BYTES = 32 * 1024 * 1024  # a cache file larger than this is not ours
 
@@ -126,12 +128,6 @@ class CodeCache:
             self._new[key] = code
         return code
 
-    def exec(self, source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) -> None:
-        """`builtins.exec`, with plain source strings compiled through the cache."""
-        if isinstance(source, str) and not kw:
-            source = self.compile(source, "<string>", "exec")
-        exec(source, globals, locals, **kw)
-
     def save(self) -> bool:
         """Write the cache if this process compiled anything new; True when it wrote.
 
@@ -149,10 +145,12 @@ class CodeCache:
             self._new.clear()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            import tempfile  # only when writing: ~10 ms of imports a start need not pay
-
             _remove_stale_temporaries(self.path.parent)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".codecache-")
+            # a name of this process alone, created only if it does not exist yet (what
+            # tempfile.mkstemp does, without importing tempfile into the server)
+            tmp = self.path.parent / f".codecache-{os.getpid()}-{time.monotonic_ns()}"
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+            fd = os.open(tmp, flags, 0o600)
             try:
                 with os.fdopen(fd, "wb") as out:
                     marshal.dump(kept, out)
@@ -211,9 +209,6 @@ def install() -> CodeCache | None:
         except ImportError:
             continue
         module.compile = cache.compile  # type: ignore[attr-defined]
-    for name in EXECUTORS:
-        module = import_module(name)
-        module.exec = cache.exec  # type: ignore[attr-defined]
     _installed = cache
     return cache
 
