@@ -17,7 +17,7 @@ from lsp_server.boot.codecache import CodeCache
 before = gc.isenabled()
 boot.begin()
 paused = not gc.isenabled()
-import lsp_server.server as server
+import lsp_server.lsp.server as server
 server.create_server()
 boot.finish()
 def routed(module):  # a module-level `compile` or `exec` that the code cache answers
