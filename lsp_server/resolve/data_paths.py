@@ -17,6 +17,7 @@ import difflib
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.model import ErrorCode, MatchKind, Placement
@@ -29,35 +30,25 @@ from lsp_server.resolve.syntax import Parsed
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-# Plain classes, like the outline's records: creating a dataclass takes time at import, and
-# a cold structural edit imports this module whatever the file's language.
-
-
+@dataclass(frozen=True, slots=True)
 class _Hit:
     """A located value: its node (None for `key:` with no value), the node that owns it
     (pair / array element / table) and the node that contains the owner."""
 
-    __slots__ = ("value", "owner", "container")
-
-    def __init__(self, value: Node | None, owner: Node, container: Node | None) -> None:
-        self.value = value
-        self.owner = owner
-        self.container = container
+    value: Node | None
+    owner: Node
+    container: Node | None
 
 
+@dataclass(slots=True)
 class _Missing:
     """The walk stopped: the container where the next segment was expected, the segments
     found and missing, and the keys (or indexes) the container does have."""
 
-    __slots__ = ("container", "found", "missing", "available")
-
-    def __init__(
-        self, container: Node, found: list[Segment], missing: list[Segment], available: list[str]
-    ) -> None:
-        self.container = container
-        self.found = found
-        self.missing = missing
-        self.available = available
+    container: Node
+    found: list[Segment]
+    missing: list[Segment]
+    available: list[str]
 
 
 def _pair_for(p: Any, pairs: list[Node], seg: object) -> tuple[Node | None, list[str]]:

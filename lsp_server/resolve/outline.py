@@ -15,6 +15,7 @@ node has one `Item` whichever way it was reached.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from lsp_server.model import PlacementError
@@ -26,47 +27,19 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 
-# The record types of the structural stages are plain classes rather than dataclasses:
-# creating a dataclass takes time at import, a cold structural edit imports these modules,
-# and the records compare by identity, which is how they are used.
-
-
+@dataclass(slots=True, eq=False)  # items are told apart by identity, as they are used
 class Item:
     """One named structure in a file: the syntax node, what it is and what it is called."""
 
-    __slots__ = (
-        "node",
-        "kind",
-        "name",
-        "owner",
-        "aliases",
-        "weak",
-        "parent",
-        "children",
-        "block",
-    )
-
-    def __init__(
-        self,
-        node: Node,
-        kind: str,
-        name: str,
-        owner: str | None,
-        aliases: tuple[str, ...],
-        weak: bool,
-        parent: Item | None = None,
-        children: list[Item] | None = None,
-        block: bool = False,
-    ) -> None:
-        self.node = node
-        self.kind = kind
-        self.name = name
-        self.owner = owner
-        self.aliases = aliases
-        self.weak = weak
-        self.parent = parent
-        self.children: list[Item] = [] if children is None else children
-        self.block = block
+    node: Node
+    kind: str
+    name: str
+    owner: str | None
+    aliases: tuple[str, ...]
+    weak: bool
+    parent: Item | None = None
+    children: list[Item] = field(default_factory=list)
+    block: bool = False
 
     def __repr__(self) -> str:
         return f"Item({self.kind} {self.path!r} at byte {self.node.start_byte})"

@@ -10,6 +10,7 @@ decorators the new code does not repeat are kept, so `export function X` never b
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsp_server.resolve import languages as L
@@ -118,24 +119,15 @@ def _comment_above(p: Parsed, row: int) -> int | None:
     return start_row if end_row == row else None
 
 
+@dataclass(frozen=True, slots=True)
 class Layers:
     """Where a structure starts, layer by layer, and where it ends (0-based rows)."""
 
-    __slots__ = ("outer_row", "attached_row", "chain", "end_row", "end_byte")
-
-    def __init__(
-        self,
-        outer_row: int,  # doc comments and attached attributes included
-        attached_row: int,  # attached attributes / decorators included, comments not
-        chain: tuple[Node, ...],  # core node first, then its wrappers
-        end_row: int,
-        end_byte: int,
-    ) -> None:
-        self.outer_row = outer_row
-        self.attached_row = attached_row
-        self.chain = chain
-        self.end_row = end_row
-        self.end_byte = end_byte
+    outer_row: int  # doc comments and attached attributes included
+    attached_row: int  # attached attributes / decorators included, comments not
+    chain: tuple[Node, ...]  # core node first, then its wrappers
+    end_row: int
+    end_byte: int
 
 
 def layers(p: Parsed, node: Node) -> Layers:
@@ -192,26 +184,16 @@ def _first_word(s: str) -> str:
     return m.group(0) if m else ""
 
 
+@dataclass(frozen=True, slots=True)
 class Region:
     """The part of the file a replacement overwrites."""
 
-    __slots__ = ("start_row", "end_row", "start_byte", "end_byte", "mid_line_start", "tail")
-
-    def __init__(
-        self,
-        start_row: int,
-        end_row: int,
-        start_byte: int,  # replacement starts here (mid-line when a wrapper is kept)
-        end_byte: int,
-        mid_line_start: bool,
-        tail: str,  # `;` / `,` after the node on its last line, dropped with it and re-added
-    ) -> None:
-        self.start_row = start_row
-        self.end_row = end_row
-        self.start_byte = start_byte
-        self.end_byte = end_byte
-        self.mid_line_start = mid_line_start
-        self.tail = tail
+    start_row: int
+    end_row: int
+    start_byte: int  # replacement starts here (mid-line when a wrapper is kept)
+    end_byte: int
+    mid_line_start: bool
+    tail: str  # `;` / `,` after the node on its last line, dropped with it and re-added
 
 
 def row_of_byte(p: Parsed, b: int) -> int:

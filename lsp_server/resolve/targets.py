@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.model import ErrorCode, PlacementError, Target
@@ -41,28 +42,17 @@ _NOT_NAMES = frozenset(
 )
 
 
+@dataclass(frozen=True, slots=True)
 class _Level:
     """One level of a target, read: the names it may mean, the kinds it asks for."""
 
-    __slots__ = ("raw", "norm", "names", "kinds", "params", "owner", "qualified")
-
-    def __init__(
-        self,
-        raw: str,
-        norm: str,
-        names: tuple[str, ...],
-        kinds: frozenset[str],
-        params: str | None,
-        owner: str | None,
-        qualified: bool,  # a single dotted / `::` name that may be split into levels
-    ) -> None:
-        self.raw = raw
-        self.norm = norm
-        self.names = names
-        self.kinds = kinds
-        self.params = params
-        self.owner = owner
-        self.qualified = qualified
+    raw: str
+    norm: str
+    names: tuple[str, ...]
+    kinds: frozenset[str]
+    params: str | None
+    owner: str | None
+    qualified: bool  # a single dotted / `::` name that may be split into levels
 
 
 def _parse_level(raw: str, markdown: bool = False) -> _Level:
