@@ -44,10 +44,11 @@ def tree(root: Path) -> dict[str, bytes]:
 
 
 def apply_on_disk(reply: str, root: Path, **options) -> Plan:
-    """parse → plan → write, as `llm-patch apply` does (the write only when the plan is ok)."""
+    """parse → plan → write, as `llm-patch apply` does (with `atomic=False`, as `--partial`
+    does: what placed is written even when other blocks failed)."""
     ws = DiskWorkspace(root)
     plan = plan_reply(parse_reply(reply), ws, PlanOptions(**options))
-    if plan.ok and plan.files:
+    if plan.files and (plan.ok or not options.get("atomic", True)):
         write_plan(plan, ws)
     return plan
 
