@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.lsp.settings import Settings
 from lsp_server.model import ErrorCode, PlacementError, Status
 from lsp_server.workspace import refuse_protected
 
@@ -169,8 +170,6 @@ def test_the_hook_is_not_created_executable(repo: Path):
 def test_the_server_setting_takes_globs():
     """`llmPatch.protectedPaths` is read like the other glob settings (the server hands it to
     the plan as `PlanOptions.protected`)."""
-    from lsp_server.lsp.settings import Settings
-
     settings, problems = Settings().merged({"llmPatch": {"protectedPaths": ["deploy/*"]}})
     assert settings.protected_paths == ("deploy/*",) and not problems
     _, problems = Settings().merged({"llmPatch.protectedPaths": "deploy/*"})
