@@ -1,9 +1,15 @@
-"""Snapshots: the text each block resolves against, and the guard that keeps paths inside the root.
+"""Snapshots: the text each block resolves against, and the guards on the paths a reply names.
 
 The server overlays open documents (their unsaved text and version); everything else is
 read from disk with its content hash, so the writer can refuse a file that changed between
 plan and write. Reply paths are untrusted: anything that would leave the root — `..`,
 absolute paths elsewhere, `~`, drive letters, NUL bytes, symlinks pointing out — is refused.
+
+A snapshot names the file by its own path (symlinked folders resolved, a symlink by the
+file it names, the spelling the folder lists) and carries its identity, so the plan treats
+every path to one file as that one file. Only regular files are read, and never more than
+the size limit: a FIFO, a device or a socket is refused by name (`read_regular`). Version-
+control folders and the user's protected globs are never written (`refuse_protected`).
 """
 
 from __future__ import annotations
@@ -225,7 +231,7 @@ class DiskWorkspace:
             digest=digest(data),
             bom=bom,
             mode=stat.S_IMODE(st.st_mode),
-            identity=(st.st_dev, st.st_ino),
+            identity=_identity_of(st),
             link=link,
             same_name_as=same_name,
         )
@@ -271,10 +277,18 @@ def _fold(name: str) -> str:
 
 def _identity(target: Path) -> tuple[int, int] | None:
     try:
-        st = target.stat()
+        return _identity_of(target.stat())
     except OSError:
         return None
-    return None if stat.S_ISDIR(st.st_mode) else (st.st_dev, st.st_ino)
+
+
+def _identity_of(st: os.stat_result) -> tuple[int, int] | None:
+    """(device, inode) of a file with one name. A hard-linked file has none: the writer
+    replaces the name it writes (the other names keep the old text), so each name stays
+    a file of its own rather than collecting edits another name would not show."""
+    if stat.S_ISDIR(st.st_mode) or st.st_nlink != 1:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _too_large(rel: str, size: int) -> PlacementError:
