@@ -4,9 +4,9 @@ Every subcommand's arguments are parsed here, once; `serve` hands them to the la
 server (`lsp_server.lsp.server.serve`).
 
 Exit codes: 0 every block placed (and written unless a dry run), 1 at least one block
-failed (nothing written unless --partial), 2 usage error or unreadable reply (missing, not
-a regular file, over the reply limit, or not UTF-8 text: refused rather than read with
-replacement characters).
+failed (nothing written unless --partial; a reply over the limit is such a failure, read no
+further than the limit), 2 usage error or unreadable reply (missing, not a regular file, or
+not UTF-8 text: refused rather than read with replacement characters).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from lsp_server import startup
 from lsp_server.lsp.settings import LOG_LEVELS
-from lsp_server.model import ErrorCode, Failure, PlacementError, Plan
+from lsp_server.model import ErrorCode, Failure, ParsedReply, PlacementError, Plan
 from lsp_server.report import render_human, report_json
 from lsp_server.workspace import DiskWorkspace, read_regular
 
@@ -102,13 +102,16 @@ def _place(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"llm-patch: --root {args.root} is not a folder", file=sys.stderr)
         return 2
+    name = "stdin" if args.reply == "-" else args.reply
     try:
         data = _read_reply(args.reply, MAX_REPLY_BYTES)
-        text = decode_reply(data, "stdin" if args.reply == "-" else args.reply)
+        # over the limit is the plan's refusal (a report, exit 1), as for any large reply;
+        # the bytes read stop one past the limit, so they are not decoded
+        text = "" if len(data) > MAX_REPLY_BYTES else decode_reply(data, name)
     except OSError as err:
         print(f"llm-patch: cannot read {args.reply}: {err.strerror or err}", file=sys.stderr)
         return 2
-    except PlacementError as err:  # not a regular file, too large, not UTF-8 text
+    except PlacementError as err:  # not a regular file, not UTF-8 text
         print(f"llm-patch: {err.failure.message}", file=sys.stderr)
         if args.json:  # the report shape, with the reason as its error; nothing was read
             _print(report_json(Plan((), (), failure=err.failure), applied=False), True)
@@ -119,7 +122,11 @@ def _place(args: argparse.Namespace) -> int:
     if args.fuzzy_threshold is not None:
         options = dataclasses.replace(options, fuzzy_threshold=args.fuzzy_threshold)
     ws = DiskWorkspace(root)
-    plan = plan_reply(parse_reply(text), ws, options)
+    if len(data) > MAX_REPLY_BYTES:
+        parsed = ParsedReply((), _too_large(name, MAX_REPLY_BYTES))
+    else:
+        parsed = parse_reply(text)
+    plan = plan_reply(parsed, ws, options)
     applied = False
     write_failure: Failure | None = None
     if not dry and plan.files:
@@ -134,13 +141,11 @@ def _place(args: argparse.Namespace) -> int:
 
 
 def _read_reply(name: str, limit: int) -> bytes:
-    """The reply's bytes, never more than the reply limit allows: stdin (often a pipe) is
-    read up to the limit and one byte more; a named reply must be a regular file, since a
-    FIFO may never deliver and a device such as /dev/zero never ends. Over the limit is
-    refused (CONTENT_TOO_LARGE) before anything is decoded."""
+    """The reply's bytes, at most `limit + 1` of them (one more than the limit says it is
+    too large): stdin (often a pipe) is read that far; a named reply must be a regular
+    file, since a FIFO may never deliver and a device such as /dev/zero never ends."""
     if name == "-":
         data = sys.stdin.buffer.read(limit + 1)
-        name = "stdin"
     else:
         try:
             data = read_regular(name, name, limit, follow=True)
@@ -153,14 +158,16 @@ def _read_reply(name: str, limit: int) -> bytes:
                     **err.failure.details,
                 ) from None
             raise
-    if len(data) > limit:
-        raise PlacementError.of(
-            ErrorCode.CONTENT_TOO_LARGE,
-            f"the reply ({name}) is over {limit:,} bytes, the limit; ask the model for "
-            "smaller patches, one file at a time",
-            limit=limit,
-        )
     return data
+
+
+def _too_large(name: str, limit: int) -> Failure:
+    return Failure(
+        ErrorCode.CONTENT_TOO_LARGE,
+        f"the reply ({name}) is over {limit:,} bytes, the limit; it was not read further. "
+        "Ask the model for smaller patches, one file at a time.",
+        {"limit": limit},
+    )
 
 
 def _exit_code(plan: Plan, write_failure: Failure | None) -> int:

@@ -128,19 +128,22 @@ def test_a_fifo_as_the_reply_is_refused_and_says_how_to_pipe_it(tmp_path):
 
 
 def test_an_endless_stdin_is_read_to_the_limit_only(tmp_path):
+    """Too large, as any reply over the limit is (a report, exit 1), not read forever."""
     with open("/dev/zero", "rb") as zero:
         r = cli("apply", "-", "--root", str(tmp_path), "--json", stdin=zero)
-    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.returncode == 1, r.stdout + r.stderr
     assert json.loads(r.stdout)["error"]["code"] == "CONTENT_TOO_LARGE"
     assert "Traceback" not in r.stderr
 
 
-def test_a_reply_file_over_the_limit_is_not_read_whole(tmp_path):
+def test_a_reply_file_over_the_limit_is_refused_whole(tmp_path):
+    put(tmp_path, {"a.py": "x = 1\n"})
     reply = tmp_path / "big.md"
-    reply.write_bytes(b"x" * (MAX_REPLY_BYTES + 1))
-    r = cli("check", str(reply), "--root", str(tmp_path), "--json")
-    assert r.returncode == 2, r.stdout + r.stderr
+    reply.write_bytes(sr("a.py").encode() + b"x" * MAX_REPLY_BYTES)
+    r = cli("apply", str(reply), "--root", str(tmp_path), "--json")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert json.loads(r.stdout)["error"]["code"] == "CONTENT_TOO_LARGE"
+    assert (tmp_path / "a.py").read_text() == "x = 1\n"
 
 
 def test_a_reply_at_the_limit_is_still_read(tmp_path):
