@@ -1,9 +1,11 @@
 """Blocks + snapshots → Plan: every block placed (or refused) and the net change per file.
 
 Blocks apply in reply order, each to the text the earlier ones produced, so a reply that
-edits a file twice, or creates a file and then edits it, works as written. By default the
-plan is all-or-nothing: one failed block and no file changes at all (the placed blocks are
-reported as skipped). Pure: snapshots come from a `SnapshotSource`, nothing is written.
+edits a file twice, or creates a file and then edits it, works as written. Moves carry text
+from path to path, and the plan's file changes are each path's net change (see `_changes`),
+so the writer and an editor end with what applying the blocks one by one gives. By default
+the plan is all-or-nothing: one failed block and no file changes at all (the placed blocks
+are reported as skipped). Pure: snapshots come from a `SnapshotSource`, nothing is written.
 """
 
 from __future__ import annotations
@@ -453,9 +455,8 @@ def _move(state: _State, key: str, f: _File, block: EditBlock, dest: str) -> Mat
         return MatchKind.RENAME
     if d.snap.is_dir and d.text is None:
         raise _missing(dkey, "cannot move a file onto a directory", d.snap)
-    if d.text is None:
-        state.refuse_lookalike(dest)
-    elif d.text and d.origin is not None and d.text != f.text:
+    state.refuse_lookalike(dest)
+    if d.text and d.origin is not None and d.text != f.text:
         state.warnings.append(
             PlanWarning(
                 WarningType.OVERWRITES_FILE,
