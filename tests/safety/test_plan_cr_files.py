@@ -91,7 +91,9 @@ def replies(lines: list[str], final: bool, i: int, j: int, new: list[str]) -> di
             plus.append(no_eol)
     out["unified-diff"] = "\n".join(diff + minus + plus + tail) + "\n"
     b = lines[:i] + new + lines[j:]
-    if final and len(set(b) & set(lines)) * 2 >= len(set(lines)):
+    # a whole file that only leaves lines out reads as a snippet of the file, not a rewrite
+    # (see the lazy merge): it says a change only when it brings new lines
+    if final and new and len(set(b) & set(lines)) * 2 >= len(set(lines)):
         out["whole-file"] = f"{PATH}\n```\n" + "".join(x + "\n" for x in b) + "```\n"
     return out
 
