@@ -4,22 +4,24 @@ Every subcommand's arguments are parsed here, once; `serve` hands them to the la
 server (`lsp_server.lsp.server.serve`).
 
 Exit codes: 0 every block placed (and written unless a dry run), 1 at least one block
-failed (nothing written unless --partial), 2 usage error or unreadable reply (missing, or
+failed (nothing written unless --partial; a reply over the limit is such a failure, read no
+further than the limit), 2 usage error or unreadable reply (missing, not a regular file, or
 not UTF-8 text: refused rather than read with replacement characters).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
 
 from lsp_server import boot
 from lsp_server.lsp.settings import LOG_LEVELS
-from lsp_server.model import ErrorCode, Failure, PlacementError, Plan
+from lsp_server.model import ErrorCode, Failure, ParsedReply, PlacementError, Plan
 from lsp_server.report import render_human, report_json
-from lsp_server.workspace import DiskWorkspace
+from lsp_server.workspace import DiskWorkspace, read_regular
 
 
 def _host_port(value: str) -> tuple[str, int]:
@@ -48,6 +50,14 @@ def _parser() -> argparse.ArgumentParser:
             type=float,
             default=None,
             help="similarity (0-1) a fuzzy match needs (default 0.8)",
+        )
+        sp.add_argument(
+            "--protect",
+            action="append",
+            default=[],
+            metavar="GLOB",
+            help="refuse to write paths matching GLOB (repeatable; .git/, .hg/ and .svn/ "
+            "always are)",
         )
         if name == "apply":
             sp.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
@@ -85,33 +95,38 @@ def _place(args: argparse.Namespace) -> int:
     # the engine loads here rather than with this module: `serve` parses its arguments
     # here too, and answers the editor's `initialize` before it needs the engine
     from lsp_server.plan import PlanOptions, plan_reply
-    from lsp_server.reply import decode_reply, parse_reply
+    from lsp_server.reply import MAX_REPLY_BYTES, decode_reply, parse_reply
     from lsp_server.writer import WriteError, write_plan
 
     root = Path(args.root)
     if not root.is_dir():
         print(f"llm-patch: --root {args.root} is not a folder", file=sys.stderr)
         return 2
+    name = "stdin" if args.reply == "-" else args.reply
     try:
-        if args.reply == "-":
-            text = decode_reply(sys.stdin.buffer.read(), "stdin")
-        else:
-            text = decode_reply(Path(args.reply).read_bytes(), args.reply)
+        data = _read_reply(args.reply, MAX_REPLY_BYTES)
+        # over the limit is the plan's refusal (a report, exit 1), as for any large reply;
+        # the bytes read stop one past the limit, so they are not decoded
+        text = "" if len(data) > MAX_REPLY_BYTES else decode_reply(data, name)
     except OSError as err:
         print(f"llm-patch: cannot read {args.reply}: {err.strerror or err}", file=sys.stderr)
         return 2
-    except PlacementError as err:  # not UTF-8 text (BINARY_FILE)
+    except PlacementError as err:  # not a regular file, not UTF-8 text
         print(f"llm-patch: {err.failure.message}", file=sys.stderr)
         if args.json:  # the report shape, with the reason as its error; nothing was read
             _print(report_json(Plan((), (), failure=err.failure), applied=False), True)
         return 2
     dry = args.command == "check" or args.dry_run
     partial = getattr(args, "partial", False)
-    options = PlanOptions(atomic=not partial)
+    options = PlanOptions(atomic=not partial, protected=tuple(args.protect))
     if args.fuzzy_threshold is not None:
-        options = PlanOptions(atomic=not partial, fuzzy_threshold=args.fuzzy_threshold)
+        options = dataclasses.replace(options, fuzzy_threshold=args.fuzzy_threshold)
     ws = DiskWorkspace(root)
-    plan = plan_reply(parse_reply(text), ws, options)
+    if len(data) > MAX_REPLY_BYTES:
+        parsed = ParsedReply((), _too_large(name, MAX_REPLY_BYTES))
+    else:
+        parsed = parse_reply(text)
+    plan = plan_reply(parsed, ws, options)
     applied = False
     write_failure: Failure | None = None
     if not dry and plan.files:
@@ -123,6 +138,36 @@ def _place(args: argparse.Namespace) -> int:
     report = report_json(plan, applied=applied, error=write_failure)
     _print(report, args.json)
     return _exit_code(plan, write_failure)
+
+
+def _read_reply(name: str, limit: int) -> bytes:
+    """The reply's bytes, at most `limit + 1` of them (one more than the limit says it is
+    too large): stdin (often a pipe) is read that far; a named reply must be a regular
+    file, since a FIFO may never deliver and a device such as /dev/zero never ends."""
+    if name == "-":
+        data = sys.stdin.buffer.read(limit + 1)
+    else:
+        try:
+            data = read_regular(name, name, limit, follow=True)
+        except PlacementError as err:
+            if err.failure.details.get("kind") == "fifo":  # say how to read it anyway
+                raise PlacementError.of(
+                    err.failure.code,
+                    f"{err.failure.message}; to read a reply from a pipe, give `-` and "
+                    f"redirect it: `- < {name}`",
+                    **err.failure.details,
+                ) from None
+            raise
+    return data
+
+
+def _too_large(name: str, limit: int) -> Failure:
+    return Failure(
+        ErrorCode.CONTENT_TOO_LARGE,
+        f"the reply ({name}) is over {limit:,} bytes, the limit; it was not read further. "
+        "Ask the model for smaller patches, one file at a time.",
+        {"limit": limit},
+    )
 
 
 def _exit_code(plan: Plan, write_failure: Failure | None) -> int:

@@ -177,6 +177,20 @@ def annotation_id(block_index: int) -> str:
     return f"llm-patch/block-{block_index}"
 
 
+def overwrite_annotation_id(path: str) -> str:
+    return f"llm-patch/replaces/{path}"
+
+
+def _overwrite_annotation(change: FileChange) -> types.ChangeAnnotation:
+    """A file whose content is replaced by another's (a move onto it, an `Add File` over
+    it) always asks first: what it held is lost, whatever the match."""
+    return types.ChangeAnnotation(
+        label=f"LLM patch replaces the existing {change.path}",
+        needs_confirmation=True,
+        description=f"{change.path}: its old content is replaced",
+    )
+
+
 def _annotation(
     outcome: BlockOutcome, *, confirm_fuzzy: bool, preview: bool
 ) -> types.ChangeAnnotation:
@@ -242,7 +256,10 @@ def build_workspace_edit(
     With `documentChanges`: one `TextDocumentEdit` per file, pinned to the version the plan
     read (null for files that were not open), resource operations for create / rename /
     delete (`CreateFile` always with `ignoreIfExists`, since some clients empty an existing
-    file otherwise) and, when the client supports them, one change annotation per block.
+    file otherwise) and, when the client supports them, one change annotation per block; a
+    file whose content a move or an `Add File` replaces (`overwrite_dest`) gets its own
+    annotation, which always asks for confirmation. The plan gives each path one change at
+    most, so the operations never depend on each other's order.
     Without: a plain `changes` map; file operations it cannot express come back in
     `unsupported` so the caller can refuse or report them.
     """
@@ -270,9 +287,15 @@ def build_workspace_edit(
         count += len(offsets)
         outcomes = [by_index[i] for i in change.blocks if i in by_index]
         core_line_of = LineMap(old, index.starts).core_line
+        replaced = replaced_annotation(change)
         out: list = []
         for e in offsets:
             rng = types.Range(start=index.position(e.start), end=index.position(e.end))
+            if replaced is not None:
+                out.append(
+                    types.AnnotatedTextEdit(annotation_id=replaced, range=rng, new_text=e.text)
+                )
+                continue
             if use_annotations and outcomes:
                 owner = _owner((rng.start.line, rng.end.line), outcomes, core_line_of)
                 if owner is not None:
@@ -288,9 +311,19 @@ def build_workspace_edit(
             out.append(types.TextEdit(range=rng, new_text=e.text))
         return out
 
+    def replaced_annotation(change: FileChange) -> str | None:
+        if not use_annotations or not change.overwrite_dest:
+            return None
+        key = overwrite_annotation_id(change.path)
+        annotations.setdefault(key, _overwrite_annotation(change))
+        return key
+
     def file_annotation(change: FileChange) -> str | None:
         if not use_annotations:
             return None
+        replaced = replaced_annotation(change)
+        if replaced is not None:
+            return replaced
         owner = _weakest([by_index[i] for i in change.blocks if i in by_index])
         if owner is None:
             return None

@@ -7,9 +7,14 @@ Two definitions of a line meet in this package:
 * an LSP client also ends a line at a lone "\\r", and never at the other characters
   `str.splitlines` accepts (form feed, U+2028...).
 
-Both number the lines of a text alike unless it holds a lone "\\r"; then one core line can
-span several editor lines, and `LineMap` converts between the two numberings. Model text
-("\\n" endings) comes from `to_lf`.
+A CR-only text (classic Mac OS endings: "\\r" and never "\\n") is the exception the core
+makes: the plan reads it with each "\\r" turned into "\\n" (`from_cr`) and writes the result
+back with "\\r" (`to_cr`), so its lines match, place and keep their endings like any other
+file's. The swap is exact because such a text has no "\\n" of its own.
+
+Both number the lines of a text alike unless it holds a lone "\\r" and a "\\n"; then one
+core line can span several editor lines, and `LineMap` converts between the two numberings.
+Model text ("\\n" endings) comes from `to_lf`.
 """
 
 from __future__ import annotations
@@ -26,6 +31,21 @@ def to_lf(text: str) -> str:
     "\\n", and a last line without an ending gets one."""
     lf = text.replace("\r\n", "\n")
     return lf if not lf or lf.endswith("\n") else lf + "\n"
+
+
+def is_cr_only(text: str) -> bool:
+    """Does "\\r" end the lines here, with no "\\n" anywhere (a classic Mac OS file)?"""
+    return "\r" in text and "\n" not in text
+
+
+def from_cr(text: str) -> str:
+    """A CR-only text in the core's form: every "\\r" a "\\n"."""
+    return text.replace("\r", "\n")
+
+
+def to_cr(text: str) -> str:
+    """The core's form of a CR-only text back to "\\r" endings."""
+    return text.replace("\n", "\r")
 
 
 def has_lone_cr(text: str) -> bool:
@@ -63,7 +83,8 @@ class LineMap:
     """Core line numbers ↔ editor line numbers (both 0-based) for one text."""
 
     def __init__(self, text: str, lsp_starts: Sequence[int] | None = None):
-        self.same = not has_lone_cr(text)
+        # a CR-only text is split at its "\r" by the core too (see `from_cr`)
+        self.same = not has_lone_cr(text) or is_cr_only(text)
         if self.same:
             return
         self.core_starts = [0]

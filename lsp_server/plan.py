@@ -1,9 +1,11 @@
 """Blocks + snapshots → Plan: every block placed (or refused) and the net change per file.
 
 Blocks apply in reply order, each to the text the earlier ones produced, so a reply that
-edits a file twice, or creates a file and then edits it, works as written. By default the
-plan is all-or-nothing: one failed block and no file changes at all (the placed blocks are
-reported as skipped). Pure: snapshots come from a `SnapshotSource`, nothing is written.
+edits a file twice, or creates a file and then edits it, works as written. Moves carry text
+from path to path, and the plan's file changes are each path's net change (see `_changes`),
+so the writer and an editor end with what applying the blocks one by one gives. By default
+the plan is all-or-nothing: one failed block and no file changes at all (the placed blocks
+are reported as skipped). Pure: snapshots come from a `SnapshotSource`, nothing is written.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from lsp_server.lines import to_lf
+from lsp_server.lines import from_cr, is_cr_only, to_cr, to_lf
 from lsp_server.model import (
     DEFAULT_FUZZY_THRESHOLD,
     Action,
@@ -39,7 +41,7 @@ from lsp_server.model import (
 )
 from lsp_server.resolve import lazy_merge, placeholders
 from lsp_server.resolve.hunks import apply_hunks, rebuild, split_lines
-from lsp_server.workspace import SnapshotSource
+from lsp_server.workspace import SnapshotSource, refuse_protected
 
 MAX_BLOCK_BYTES = 1_000_000
 ORDERED_FORMATS = {Format.UNIFIED_DIFF, Format.APPLY_PATCH}
@@ -64,65 +66,121 @@ class PlanOptions:
     atomic: bool = True
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD
     check_syntax: bool = True  # warn (SYNTAX_BROKEN) when an edit adds tree-sitter errors
+    # globs no block may write, on top of the version-control folders that are always
+    # protected (`--protect`, `llmPatch.protectedPaths`; see workspace.refuse_protected)
+    protected: tuple[str, ...] = ()
 
 
 @dataclass
 class _File:
-    """One path's evolving state while the reply is planned."""
+    """What one file path holds while the reply is planned.
 
-    snap: Snapshot
-    text: str | None  # current text; None = does not exist (now)
-    renamed_from: str | None = None
+    Blocks move text between paths, so a path's text may continue another path's file
+    (`origin`); the net change of each path is worked out once every block has run
+    (`_changes`), from what the path held first and what it holds last.
+    """
+
+    snap: Snapshot  # what the path held before the reply
+    base: str | None  # the snapshot's text in the core's form (CR-only files: see lines.py)
+    text: str | None  # what it holds now, in the core's form; None: nothing (now)
+    origin: str | None  # the path whose original file this text continues; None: a new file
+    cr: bool = False  # the text is a CR-only file's: its "\n" go back to "\r" when written
     blocks: list[int] = field(default_factory=list)
-    overwrite_dest: bool = False
+    replaced: bool = False  # an existing file's content was replaced by a move or Add File
+
+
+def _opened(key: str, snap: Snapshot) -> _File:
+    raw = snap.text
+    cr = raw is not None and is_cr_only(raw)
+    base = from_cr(raw) if cr and raw is not None else raw
+    return _File(snap, base, base, key if raw is not None else None, cr)
+
+
+def _written(f: _File) -> str | None:
+    """A path's text as it will be written."""
+    return to_cr(f.text) if f.cr and f.text is not None else f.text
 
 
 class _State:
-    def __init__(self, source: SnapshotSource):
+    def __init__(self, source: SnapshotSource, options: PlanOptions):
         self.source = source
+        self.protected = options.protected
         self.files: dict[str, _File] = {}
         self.order: list[str] = []
         self.clipboards: dict[str, str] = {}
         self.warnings: list[PlanWarning] = []
+        # facts about the disk, kept when a failed block is rolled back: a path as blocks
+        # name it → (the file's key, the path root-relative, its snapshot); a file's
+        # identity → the key it was first reached by
+        self.named: dict[str, tuple[str, str, Snapshot]] = {}
+        self.keys: dict[tuple[int, int], str] = {}
 
-    def key(self, path: str) -> str:
-        rel = getattr(self.source, "relative", None)
-        return rel(path) if rel else path
+    def look(self, path: str) -> tuple[str, str, Snapshot]:
+        """(key, root-relative path, snapshot) of a path as a block names it. Paths that
+        reach one file (a symlink and the file it names, a symlinked folder, another
+        spelling on a case-insensitive disk) share one key, so their blocks apply in
+        sequence to one text."""
+        found = self.named.get(path)
+        if found is None:
+            rel_of = getattr(self.source, "relative", None)
+            rel = rel_of(path) if rel_of else path
+            snap = self.source.snapshot(rel)
+            key = snap.path
+            if snap.identity is not None:
+                key = self.keys.setdefault(snap.identity, key)
+            found = self.named[path] = (key, rel, snap)
+        return found
 
     def get(self, path: str) -> tuple[str, _File]:
-        key = self.key(path)
+        key, _, snap = self.look(path)
         if key not in self.files:
-            snap = self.source.snapshot(key)
-            self.files[key] = _File(snap, snap.text)
+            self.files[key] = _opened(key, snap)
             self.order.append(key)
         return key, self.files[key]
 
-    def checkpoint(self) -> tuple:
-        return (
-            {
-                k: (f.text, f.renamed_from, list(f.blocks), f.overwrite_dest)
-                for k, f in self.files.items()
-            },
-            dict(self.clipboards),
-            len(self.warnings),
-        )
+    def writable(self, path: str) -> tuple[str, _File]:
+        """`get` for a path a block writes: refused when it is protected."""
+        key, rel, _ = self.look(path)
+        for name in dict.fromkeys((rel, key)):
+            refuse_protected(name, self.protected)
+        return self.get(path)
 
-    def restore(self, cp) -> None:
-        files, clips, n_warnings = cp
-        del self.warnings[n_warnings:]
-        for k in list(self.files):
-            if k not in files:
-                del self.files[k]
-                self.order.remove(k)
-                continue
-            f = self.files[k]
-            f.text, f.renamed_from, f.blocks, f.overwrite_dest = (
-                files[k][0],
-                files[k][1],
-                files[k][2],
-                files[k][3],
+    def refuse_link(self, path: str, what: str) -> None:
+        """A symlink's text is the file it names, but deleting or moving the link is not
+        deleting or moving that file: rather than guess which is meant, refuse."""
+        key, rel, snap = self.look(path)
+        if snap.link:
+            raise PlacementError.of(
+                ErrorCode.IO_ERROR,
+                f"{rel} is a symbolic link to {key}; llm-patch edits the file a link names "
+                f"but does not {what} links: {what} {key} instead, or the link yourself",
+                path=rel,
+                link_to=key,
             )
-        self.clipboards = clips
+
+    def refuse_lookalike(self, path: str) -> None:
+        """A new file must not share its name with an existing one after Unicode
+        normalisation (or case folding, where the disk ignores case)."""
+        _, rel, snap = self.look(path)
+        other = snap.same_name_as
+        if other is not None and other != rel:
+            raise PlacementError.of(
+                ErrorCode.FILE_EXISTS,
+                f"{rel} would be a new file with the same name as the existing {other} "
+                "(they differ only in letter case or Unicode normalisation, which some "
+                f"file systems ignore); edit {other}, or choose another name",
+                path=rel,
+                existing=other,
+            )
+
+    def checkpoint(self) -> tuple:
+        files = {k: dataclasses.replace(f, blocks=list(f.blocks)) for k, f in self.files.items()}
+        return files, list(self.order), dict(self.clipboards), len(self.warnings)
+
+    def restore(self, cp: tuple) -> None:
+        files, order, clips, n_warnings = cp
+        self.files, self.order, self.clipboards = files, order, clips
+        del self.warnings[n_warnings:]
 
 
 def _missing(path: str, what: str, snap: Snapshot | None = None) -> PlacementError:
@@ -203,9 +261,11 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
         raise PlacementError.of(ErrorCode.MALFORMED_BLOCK, "the block names no file")
     _check_size(block)
     _check_unicode(block)
-    key, f = state.get(block.path)
     action = block.action
+    reads = action is Action.STRUCTURAL and (block.target or Target()).operation == "read_structure"
+    key, f = state.get(block.path) if reads else state.writable(block.path)
     if action is Action.DELETE:
+        state.refuse_link(block.path, "delete")
         if f.text is None:
             raise _missing(key, "nothing to delete", f.snap)
         f.text = None
@@ -222,6 +282,8 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
                 "lines, so it can only be merged into an existing file",
             )
         existed = f.text is not None
+        if not existed or action is Action.CREATE:
+            state.refuse_lookalike(block.path)
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.ERROR:
             if f.text == _to_file_endings(block.content or "", f.text):
                 f.blocks.append(block.index)
@@ -233,7 +295,24 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
                 path=key,
             )
         new = block.content or ""
-        f.text = rebuild(f.text, new) if existed and f.text else new
+        before = f.text
+        if existed and f.text:
+            f.text = rebuild(f.text, new)
+        else:
+            f.text, f.cr = new, False
+            f.origin = f.origin if existed else None
+        if action is Action.CREATE and before and f.text != before and f.origin is not None:
+            # V4A `Add File` / text-editor `create` over a file that was there
+            state.warnings.append(
+                PlanWarning(
+                    WarningType.OVERWRITES_FILE,
+                    f"block {block.index} creates {key}, which already exists: its old "
+                    "content is replaced (the diff shows what goes)",
+                    key,
+                    block.index,
+                )
+            )
+            f.replaced = True
         f.blocks.append(block.index)
         kind = MatchKind.OVERWRITE if existed else MatchKind.CREATE
         n = len(split_lines(f.text))
@@ -272,7 +351,7 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
             )
         if target.operation.startswith("move_structure_to_"):
             dest, levels = structure.move_destination(target)
-            if dest is not None and state.key(dest) != key:
+            if dest is not None and state.look(dest)[0] != key:
                 return _move_across_files(state, block, key, f, old_lf, target, dest, levels)
         edit = structure.apply_structure(old_lf, key, target, block.content, block.language)
         f.text = rebuild(f.text, edit.text)
@@ -297,13 +376,13 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
         fuzzy_threshold=options.fuzzy_threshold,
         clipboards=state.clipboards,
         inline=block.format in INLINE_FORMATS,
-        eol_from=f.snap.text,
+        eol_from=f.base,
     )
     f.text = result.text
     f.blocks.append(block.index)
     kind = result.match
     if block.move_to:
-        moved = _move(state, key, f, block.move_to, block.index)
+        moved = _move(state, key, f, block, block.move_to)
         kind = kind if block.hunks else moved
     return BlockOutcome(
         block,
@@ -341,7 +420,7 @@ def _move_across_files(
         raise PlacementError.of(
             ErrorCode.MALFORMED_BLOCK, f"unknown operation {target.operation!r}"
         )
-    dkey, d = state.get(dest)
+    dkey, d = state.writable(dest)
     if d.text is None:
         raise _missing(dkey, "the destination of a move must exist", d.snap)
     cut_text, code, src_lines = structure.remove_structure(old_lf, key, target, block.language)
@@ -367,16 +446,29 @@ def _move_across_files(
     )
 
 
-def _move(state: _State, key: str, f: _File, dest: str, index: int) -> MatchKind:
-    dkey, d = state.get(dest)
+def _move(state: _State, key: str, f: _File, block: EditBlock, dest: str) -> MatchKind:
+    """`*** Move to:` / `rename to`: the text (with its origin) leaves `key` for `dest`. A
+    destination that holds a file is replaced, as Codex and git do, with a warning."""
+    state.refuse_link(block.path or key, "move")
+    dkey, d = state.writable(dest)
     if dkey == key:
         return MatchKind.RENAME
     if d.snap.is_dir and d.text is None:
         raise _missing(dkey, "cannot move a file onto a directory", d.snap)
-    d.overwrite_dest = d.text is not None
-    d.text = f.text
-    d.renamed_from = f.renamed_from or key
-    d.blocks.extend(f.blocks + [index])
+    state.refuse_lookalike(dest)
+    if d.text and d.origin is not None and d.text != f.text:
+        state.warnings.append(
+            PlanWarning(
+                WarningType.OVERWRITES_FILE,
+                f"block {block.index} moves {key} onto {dkey}, which already exists: "
+                f"{dkey}'s old content is replaced (the diff shows what goes)",
+                dkey,
+                block.index,
+            )
+        )
+        d.replaced = True
+    d.text, d.origin, d.cr = f.text, f.origin, f.cr
+    d.blocks.extend(f.blocks + [block.index])
     f.text = None
     return MatchKind.RENAME
 
@@ -432,7 +524,7 @@ def _warnings(
     structural = {w.path for w in out if w.type is WarningType.SYNTAX_BROKEN}
     for key in state.order:
         f = state.files[key]
-        if f.text is None or f.text == f.snap.text:
+        if f.text is None or f.text == f.base:
             continue
         name = key.rsplit("/", 1)[-1]
         top = _head_lines(f.snap.text or "", 5)
@@ -452,8 +544,8 @@ def _warnings(
                     key,
                 )
             )
-        if options.check_syntax and f.snap.text is not None and key not in structural:
-            w = _syntax_warning(key, f.snap.text, f.text)
+        if options.check_syntax and f.base is not None and key not in structural:
+            w = _syntax_warning(key, f.base, f.text)
             if w is not None:
                 out.append(w)
         if f.snap.text and not f.text.strip():
@@ -497,7 +589,7 @@ def plan_reply(
 ) -> Plan:
     if reply.failure is not None:
         return Plan((), (), failure=reply.failure)
-    state = _State(source)
+    state = _State(source, options)
     outcomes: list[BlockOutcome] = []
     for block in reply.blocks:
         if cancelled is not None and cancelled():
@@ -521,33 +613,51 @@ def plan_reply(
 
 
 def _changes(state: _State) -> list[FileChange]:
-    out: list[FileChange] = []
-    moved_away = {f.renamed_from for f in state.files.values() if f.renamed_from}
+    """The net change of each path: what it held before the reply → what it holds now.
+
+    Each path appears in one change at most, so the writer and an editor can apply the
+    changes in any order. A text that left its own path for one that did not exist, and
+    whose path ends empty, is a rename (an editor keeps the document open under its new
+    name); anything else is a create, modify or delete of each path: a swap of two files is
+    two modifies, a move onto an existing file a modify of it and a delete of the source.
+    """
+    renamed: dict[str, str] = {}  # source → destination
     for key in state.order:
         f = state.files[key]
-        snap = state.files[f.renamed_from].snap if f.renamed_from else f.snap
-        if f.renamed_from:
+        origin = f.origin
+        if f.text is None or origin is None or origin == key or f.snap.text is not None:
+            continue
+        if state.files[origin].text is None and origin not in renamed:
+            renamed[origin] = key
+    source_of = {dest: src for src, dest in renamed.items()}
+    out: list[FileChange] = []
+    for key in state.order:
+        f = state.files[key]
+        blocks = tuple(dict.fromkeys(f.blocks))
+        if key in renamed:
+            continue  # with its destination
+        if key in source_of:
+            src = state.files[source_of[key]]
             out.append(
                 FileChange(
-                    f.renamed_from,
+                    source_of[key],
                     FileAction.RENAME,
-                    snap.text,
-                    f.text,
+                    src.snap.text,
+                    _written(f),
                     new_path=key,
-                    version=snap.version,
-                    digest=snap.digest,
-                    bom=snap.bom,
-                    mode=snap.mode,
-                    blocks=tuple(f.blocks),
-                    overwrite_dest=f.overwrite_dest,
+                    version=src.snap.version,
+                    digest=src.snap.digest,
+                    bom=src.snap.bom,
+                    mode=src.snap.mode,
+                    blocks=tuple(dict.fromkeys(src.blocks + list(blocks))),
                 )
             )
             continue
-        if key in moved_away and f.text is None:
+        new = _written(f)
+        if new == f.snap.text:
             continue
-        if f.text == f.snap.text:
-            continue
-        if f.text is None:
+        like = state.files[f.origin].snap if f.origin is not None else f.snap
+        if new is None:
             action = FileAction.DELETE
         elif f.snap.text is None:
             action = FileAction.CREATE
@@ -558,12 +668,13 @@ def _changes(state: _State) -> list[FileChange]:
                 key,
                 action,
                 f.snap.text,
-                f.text,
+                new,
                 version=f.snap.version,
                 digest=f.snap.digest,
-                bom=f.snap.bom,
-                mode=f.snap.mode,
-                blocks=tuple(f.blocks),
+                bom=like.bom,
+                mode=like.mode,
+                blocks=blocks,
+                overwrite_dest=f.replaced and action is not FileAction.CREATE,
             )
         )
     return out
@@ -596,7 +707,7 @@ def fuzzy_retries(
         if not isinstance(sim, int | float) or not RETRY_FLOOR <= sim < options.fuzzy_threshold:
             continue
         threshold = max(RETRY_FLOOR, float(sim) - 0.001)
-        looser = PlanOptions(atomic=False, fuzzy_threshold=threshold)
+        looser = dataclasses.replace(options, atomic=False, fuzzy_threshold=threshold)
         try:
             again = plan_reply(ParsedReply((outcome.block,)), source, looser, cancelled)
         except Cancelled:

@@ -1,17 +1,25 @@
-"""Snapshots: the text each block resolves against, and the guard that keeps paths inside the root.
+"""Snapshots: the text each block resolves against, and the guards on the paths a reply names.
 
 The server overlays open documents (their unsaved text and version); everything else is
 read from disk with its content hash, so the writer can refuse a file that changed between
 plan and write. Reply paths are untrusted: anything that would leave the root — `..`,
 absolute paths elsewhere, `~`, drive letters, NUL bytes, symlinks pointing out — is refused.
+
+A snapshot names the file by its own path (symlinked folders resolved, a symlink by the
+file it names, the spelling the folder lists) and carries its identity, so the plan treats
+every path to one file as that one file. Only regular files are read, and never more than
+the size limit: a FIFO, a device or a socket is refused by name (`read_regular`). Version-
+control folders and the user's protected globs are never written (`refuse_protected`).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 import stat
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
@@ -152,6 +160,7 @@ class DiskWorkspace:
     def __init__(self, root: Path, overlay: Overlay | None = None):
         self.root = Path(os.path.realpath(root))
         self.overlay = overlay
+        self._listings: dict[Path, frozenset[str] | None] = {}  # folder → its entries
 
     def relative(self, path: str) -> str:
         rel = relative_path(path, self.root)
@@ -186,36 +195,220 @@ class DiskWorkspace:
         return target
 
     def snapshot(self, path: str) -> Snapshot:
+        """What `path` holds now, under the file's own path: symlinked folders resolved, a
+        symlink to a file named by the file, and, where the file system ignores case or
+        Unicode normalisation, the name spelled as the folder lists it."""
         rel = self.relative(path)
-        if self.overlay is not None:
-            opened = self.overlay(rel)
-            if opened is not None:
-                text, version = opened
-                return Snapshot(rel, text, version=version)
         target = self.absolute(rel)
+        key, same_name = self._canonical(rel, target)
+        link = target.is_symlink()
+        if self.overlay is not None:
+            for name in dict.fromkeys((rel, key)):
+                opened = self.overlay(name)
+                if opened is not None:
+                    text, version = opened
+                    identity = _identity(target)
+                    return Snapshot(name, text, version=version, identity=identity, link=link)
         try:
             st = target.stat()
         except FileNotFoundError:
-            return Snapshot(rel, None)
+            return Snapshot(key, None, same_name_as=same_name)
         except OSError as err:
             raise _io_failure(rel, err) from None
         if stat.S_ISDIR(st.st_mode):
-            return Snapshot(rel, None, is_dir=True)
+            return Snapshot(key, None, is_dir=True)
+        if not stat.S_ISREG(st.st_mode):
+            raise not_regular(rel, st.st_mode)
         if st.st_size > MAX_FILE_BYTES:
-            raise PlacementError(
-                Failure(
-                    ErrorCode.FILE_TOO_LARGE,
-                    f"{rel} is {st.st_size:,} bytes; llm-patch edits files up to "
-                    f"{MAX_FILE_BYTES:,} bytes",
-                    {"path": rel, "bytes": st.st_size, "limit": MAX_FILE_BYTES},
-                )
-            )
-        try:
-            data = target.read_bytes()
-        except OSError as err:
-            raise _io_failure(rel, err) from None
+            raise _too_large(rel, st.st_size)
+        data = read_regular(self.root / key, rel, MAX_FILE_BYTES)
+        if len(data) > MAX_FILE_BYTES:  # it grew after the stat
+            raise _too_large(rel, len(data))
         text, bom = decode(data, rel)
-        return Snapshot(rel, text, digest=digest(data), bom=bom, mode=stat.S_IMODE(st.st_mode))
+        return Snapshot(
+            key,
+            text,
+            digest=digest(data),
+            bom=bom,
+            mode=stat.S_IMODE(st.st_mode),
+            identity=_identity_of(st),
+            link=link,
+            same_name_as=same_name,
+        )
+
+    def _canonical(self, rel: str, target: Path) -> tuple[str, str | None]:
+        """The file's own root-relative path, and the existing look-alike it is (or would
+        be) when its name matches a folder entry only after case folding or Unicode
+        normalisation."""
+        real = Path(os.path.realpath(target))
+        if real == self.root or self.root not in real.parents:
+            return rel, None  # `absolute` refused what leaves; the root itself is no file
+        key = real.relative_to(self.root).as_posix()
+        names = self._listing(real.parent)
+        if names is None or real.name in names:
+            return key, None
+        if os.path.lexists(real):
+            # found by a name the folder does not list: a case-insensitive (or normalising)
+            # file system matched it to an entry spelled otherwise
+            spelled = [n for n in names if _fold(n) == _fold(real.name)]
+        else:
+            spelled = [n for n in names if _nfc(n) == _nfc(real.name)]
+        if not spelled:
+            return key, None
+        other = (real.parent / spelled[0]).relative_to(self.root).as_posix()
+        return (other if os.path.lexists(real) else key), other
+
+    def _listing(self, folder: Path) -> frozenset[str] | None:
+        if folder not in self._listings:
+            try:
+                self._listings[folder] = frozenset(os.listdir(folder))
+            except OSError:
+                self._listings[folder] = None
+        return self._listings[folder]
+
+
+def _nfc(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
+
+
+def _fold(name: str) -> str:
+    return _nfc(_nfc(name).casefold())
+
+
+def _identity(target: Path) -> tuple[int, int] | None:
+    try:
+        return _identity_of(target.stat())
+    except OSError:
+        return None
+
+
+def _identity_of(st: os.stat_result) -> tuple[int, int] | None:
+    """(device, inode) of a file with one name. A hard-linked file has none: the writer
+    replaces the name it writes (the other names keep the old text), so each name stays
+    a file of its own rather than collecting edits another name would not show."""
+    if stat.S_ISDIR(st.st_mode) or st.st_nlink != 1:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _too_large(rel: str, size: int) -> PlacementError:
+    return PlacementError.of(
+        ErrorCode.FILE_TOO_LARGE,
+        f"{rel} is {size:,} bytes; llm-patch edits files up to {MAX_FILE_BYTES:,} bytes",
+        path=rel,
+        bytes=size,
+        limit=MAX_FILE_BYTES,
+    )
+
+
+# What a path that is not a regular file is, in a refusal's words.
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "fifo", "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "character-device", "a character device"),
+    (stat.S_ISBLK, "block-device", "a block device"),
+    (stat.S_ISSOCK, "socket", "a socket"),
+    (stat.S_ISLNK, "symlink", "a symbolic link"),
+)
+
+
+def not_regular(name: str, mode: int) -> PlacementError:
+    """The refusal for a path that is not a regular file (IO_ERROR, naming what it is)."""
+    kind, words = "special", "a special file"
+    for test, k, w in _SPECIAL_KINDS:
+        if test(mode):
+            kind, words = k, w
+            break
+    return PlacementError.of(
+        ErrorCode.IO_ERROR,
+        f"{name} is {words}, not a regular file; llm-patch reads and writes regular files only",
+        path=name,
+        kind=kind,
+    )
+
+
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO swapped in after the stat: open returns at once
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def read_regular(path: str | Path, name: str, limit: int, *, follow: bool = False) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit + 1` of them: more than
+    `limit` tells the caller the file is too large without reading all of it.
+
+    Anything else is refused (`not_regular`, naming it as `name`) before it is opened and
+    again after, from the open file, in case it was swapped in between: opening a FIFO waits
+    for a writer that may never come, a device such as /dev/zero never ends, and opening
+    some devices does something. Without `follow`, a symlink in the last place is refused
+    too (O_NOFOLLOW): the caller resolved and checked the path already.
+    """
+    flags = _READ_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    try:
+        st = os.stat(path, follow_symlinks=follow)
+        if not stat.S_ISREG(st.st_mode):
+            raise not_regular(name, st.st_mode)
+        fd = os.open(path, flags)
+    except OSError as err:
+        raise _io_failure(name, err) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise not_regular(name, st.st_mode)
+        chunks: list[bytes] = []
+        left = limit + 1
+        step = min(left, st.st_size + 1 if st.st_size else 1 << 16)
+        while left > 0:
+            chunk = os.read(fd, min(left, step))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+            step = 1 << 16
+        return b"".join(chunks)
+    except OSError as err:
+        raise _io_failure(name, err) from None
+    finally:
+        os.close(fd)
+
+
+# Folders a version-control tool reads as its own: a hook in `.git/hooks`, a `core.fsmonitor`
+# command in `.git/config`, an `[hooks]` entry in `.hg/hgrc` all run a command on the next
+# commit or status. A `.git` *file* (a worktree's or a submodule's) points at such a folder.
+VCS_FOLDERS = (".git", ".hg", ".svn")
+
+
+def refuse_protected(rel: str, globs: Sequence[str] = ()) -> None:
+    """Refuse (`PROTECTED_PATH`) to write `rel` when it is or lies inside a version-control
+    folder, or when it or a folder above it matches one of `globs`.
+
+    A version-control name is compared the way a case-insensitive file system would (`.GIT`
+    and `.git.` reach `.git` on some); a glob is matched with `fnmatch` against the
+    root-relative path and each folder above it, `*` crossing "/", and a leading `**/` also
+    matching at the root.
+    """
+    parts = rel.split("/")
+    for part in parts:
+        if _fold(part).rstrip(". ") in VCS_FOLDERS:
+            raise PlacementError.of(
+                ErrorCode.PROTECTED_PATH,
+                f"refusing to write {rel}: {part} belongs to version control, whose hooks "
+                "and configuration run commands; llm-patch never writes there",
+                path=rel,
+                pattern=part,
+            )
+    prefixes = ["/".join(parts[:n]) for n in range(len(parts), 0, -1)]
+    for glob in globs:
+        tails = (glob, glob[3:]) if glob.startswith("**/") else (glob,)
+        if any(fnmatch.fnmatchcase(p, g) for p in prefixes for g in tails):
+            raise PlacementError.of(
+                ErrorCode.PROTECTED_PATH,
+                f"refusing to write {rel}: it matches the protected pattern {glob!r} "
+                "(--protect, llmPatch.protectedPaths)",
+                path=rel,
+                pattern=glob,
+            )
 
 
 def _io_failure(rel: str, err: OSError) -> PlacementError:

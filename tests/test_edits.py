@@ -398,6 +398,30 @@ def test_create_rename_delete_become_resource_operations():
     assert delete.uri == "file:///ws/gone.py"
 
 
+def test_a_replaced_file_always_asks_for_confirmation():
+    """A modify or delete whose file's content a move or `Add File` replaced asks first,
+    even when every block matched exactly: what the file held is lost."""
+    plan = Plan(
+        (_outcome(0, "a.py", MatchKind.RENAME), _outcome(1, "b.py", MatchKind.RENAME)),
+        (
+            FileChange("b.py", FileAction.MODIFY, "B\n", "A\n", blocks=(0,), overwrite_dest=True),
+            FileChange("c.py", FileAction.DELETE, "C\n", None, blocks=(1,), overwrite_dest=True),
+            FileChange("a.py", FileAction.DELETE, "A\n", None, blocks=(0,)),
+        ),
+    )
+    built = build_workspace_edit(plan, FULL, _uri)
+    assert built.needs_confirmation
+    doc, replaced, moved = built.edit.document_changes
+    notes = built.edit.change_annotations
+    assert all(notes[e.annotation_id].needs_confirmation for e in doc.edits)
+    assert notes[replaced.annotation_id].needs_confirmation
+    assert "c.py" in notes[replaced.annotation_id].label
+    assert not notes[moved.annotation_id].needs_confirmation
+    # a client without annotations still gets the edit (and asks as it always does)
+    bare = build_workspace_edit(plan, EditCapabilities(change_annotations=False), _uri)
+    assert not bare.edit.change_annotations and not bare.needs_confirmation
+
+
 def test_which_matches_need_confirmation():
     from lsp_server.edits import needs_confirmation
 

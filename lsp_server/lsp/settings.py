@@ -39,6 +39,7 @@ class Settings:
     diagnostics_delay: int = 300  # milliseconds from the last change to the analysis
     code_lens: bool = True
     reply_files: tuple[str, ...] = ("*.llm.md", "*.patch", "*.diff")
+    protected_paths: tuple[str, ...] = ()  # globs no edit may write (PlanOptions.protected)
 
     @property
     def restricted(self) -> bool:
@@ -128,4 +129,5 @@ SETTING_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "diagnosticsDelay": ("diagnostics_delay", _delay),
     "codeLens": ("code_lens", _bool),
     "replyFiles": ("reply_files", _globs),
+    "protectedPaths": ("protected_paths", _globs),
 }
