@@ -31,9 +31,14 @@ def file_diff(change: FileChange) -> str:
     new = split_lsp_lines(change.new_text or "")
     lines = []
     for line in unified_diff(old, new, old_name, new_name):
-        if not line.endswith("\n"):
+        # a diff's lines end in "\n" whatever the file's endings ("\r\n", or "\r" alone)
+        if line.endswith("\r\n"):
+            line = line[:-2] + "\n"
+        elif line.endswith("\r"):
+            line = line[:-1] + "\n"
+        elif not line.endswith("\n"):
             line += "\n\\ No newline at end of file\n"
-        lines.append(line.replace("\r\n", "\n") if line.endswith("\r\n") else line)
+        lines.append(line)
     text = "".join(lines)
     if change.action is FileAction.RENAME and not text:
         text = f"rename {change.path} => {new_path}\n"

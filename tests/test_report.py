@@ -12,9 +12,25 @@ from typing import Any
 
 import pytest
 
-from lsp_server.model import EditBlock, ErrorCode, Failure, Format, Hunk, ParsedReply
+from lsp_server.model import (
+    EditBlock,
+    ErrorCode,
+    Failure,
+    FileAction,
+    FileChange,
+    Format,
+    Hunk,
+    ParsedReply,
+)
 from lsp_server.plan import plan_reply
-from lsp_server.report import describe_failure, fence_for, plural, render, report_json
+from lsp_server.report import (
+    describe_failure,
+    fence_for,
+    file_diff,
+    plural,
+    render,
+    report_json,
+)
 from lsp_server.workspace import DiskWorkspace
 
 
@@ -251,3 +267,20 @@ def test_a_run_that_failed_after_planning_says_why(ws: DiskWorkspace) -> None:
     r = report_json(_plan(ws), applied=False, error=failure)
     assert r["ok"] is False and r["error"]["code"] == "IO_ERROR"
     assert (r["summary"], r["label"]) == ("cannot write a.py: disk full", "✗ not applied")
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_a_file_diff_reads_the_same_whatever_the_files_line_endings(eol: str) -> None:
+    old = eol.join(["one", "two", "three", ""])
+    new = eol.join(["one", "TWO", "three", ""])
+    diff = file_diff(FileChange("a.txt", FileAction.MODIFY, old, new))
+    assert diff.splitlines() == [
+        "--- a/a.txt",
+        "+++ b/a.txt",
+        "@@ -1,3 +1,3 @@",
+        " one",
+        "-two",
+        "+TWO",
+        " three",
+    ]
+    assert "No newline" not in diff and "\r" not in diff
