@@ -38,6 +38,16 @@ class Wire:
         return next(m for m in self.sent if m.get("id") == msg_id and "method" not in m)
 
 
+async def answered(wire: Wire, msg_id: object, timeout: float = 5.0) -> dict:
+    """The answer to a request the server handles in the background (a worker, a task)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not any(m.get("id") == msg_id and "method" not in m for m in wire.sent):
+        assert loop.time() < deadline, f"no answer to {msg_id!r}"
+        await asyncio.sleep(0.01)
+    return wire.answer(msg_id)
+
+
 def connected() -> tuple[LlmPatchServer, Wire]:
     """A fresh server, initialised, that writes to a `Wire`."""
     ls = create_server()
@@ -108,7 +118,7 @@ def test_2_a_change_to_a_document_that_is_not_open_is_ignored():
     assert wire.sent[before:] == []  # no error shown to the user
 
 
-def test_3_only_the_top_level_object_is_a_message():
+async def test_3_only_the_top_level_object_is_a_message():
     ls, wire = connected()
     original = {"jsonrpc": "2.0", "id": "nested"}
     assert ls.protocol.structure_message(original) is original
@@ -123,7 +133,7 @@ def test_3_only_the_top_level_object_is_a_message():
     )
     # pygls's reader decodes with `structure_message` as the object hook
     ls.protocol.handle_message(json.loads(body, object_hook=ls.protocol.structure_message))
-    assert "-a\n+b\n" in wire.answer(5)["result"]["diff"]
+    assert "-a\n+b\n" in (await answered(wire, 5))["result"]["diff"]
 
 
 def test_4_a_request_that_cannot_be_read_is_answered():
