@@ -1,0 +1,84 @@
+"""A plan the server keeps between a code action and the apply that follows is checked
+against the disk before it is sent (issue 14, item 2).
+
+The usual editor flow asks for code actions on a selection (which plans it) and runs the
+chosen action's command a moment later, reusing that plan. A file that is not open in the
+editor gets an edit with no version to pin (`version: null`): if it changed on disk in
+between, the edit's line and column point into different text. Each test runs against the
+real server process, as VS Code and Neovim 0.11 would drive it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest_lsp
+from lsp.conftest import CONFIG, EditorClient, sr, start_session, whole
+
+EDITORS = ["visual-studio-code", "neovim@v0.11.0"]
+
+
+@pytest_lsp.fixture(config=CONFIG, params=EDITORS)
+async def editor(request, lsp_client: EditorClient, tmp_path: Path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    await start_session(lsp_client, request.param, root.resolve())
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def _offered_apply(editor: EditorClient, reply: str):
+    """The *Apply LLM patch* action on a selection of a notes document (trigger Invoked,
+    so the server plans the selection and keeps the plan for the apply)."""
+    notes = editor.open("notes.md", reply)
+    actions = await editor.actions(notes, whole(reply))
+    return next(a for a in actions if a.title.startswith("Apply LLM patch"))
+
+
+async def test_a_file_rewritten_on_disk_after_the_code_action_is_planned_again(
+    editor: EditorClient,
+):
+    editor.write("a.py", "x = 1\ny = 2\n")
+    action = await _offered_apply(editor, "Change y:\n\n" + sr("a.py", "y = 2\n", "y = 3\n"))
+    editor.write("a.py", "import os\nimport sys\nx = 1\ny = 2\n")
+
+    report = await editor.run_action(action)
+
+    target = editor.uri("a.py")
+    assert report["ok"] is True, report
+    assert editor.text(target) == "import os\nimport sys\nx = 1\ny = 3\n"
+
+
+async def test_a_change_only_the_content_hash_sees_is_caught_too(editor: EditorClient):
+    # same size, same inode, and the modification time put back: only the bytes differ
+    path = editor.root / "a.py"
+    editor.write("a.py", "x = 1\ny = 2\n")
+    action = await _offered_apply(editor, sr("a.py", "y = 2\n", "y = 3\n"))
+    before = path.stat()
+    path.write_bytes(b"y = 2\nx = 1\n")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+        before.st_size,
+        before.st_mtime_ns,
+        before.st_ino,
+    )
+
+    report = await editor.run_action(action)
+
+    assert report["ok"] is True, report
+    assert editor.text(editor.uri("a.py")) == "y = 3\nx = 1\n"
+
+
+async def test_a_file_that_no_longer_places_is_refused_not_edited(editor: EditorClient):
+    editor.write("a.py", "x = 1\ny = 2\n")
+    action = await _offered_apply(editor, sr("a.py", "y = 2\n", "y = 3\n"))
+    editor.write("a.py", "import sys\nx = 1\n")
+
+    report = await editor.run_action(action)
+
+    assert report["ok"] is False
+    assert report["blocks"][0]["error"]["code"] == "TEXT_NOT_FOUND"
+    assert editor.received == []
+    assert (editor.root / "a.py").read_text() == "import sys\nx = 1\n"
