@@ -121,7 +121,7 @@ class LlmPatchServer(LanguageServer):
         return await loop.run_in_executor(self.workers, functools.partial(fn, *args, **kwargs))
 
     def shutdown(self) -> None:
-        # a worker stuck on the disk must not keep the process from exiting
+        # the client is gone: queued work is dropped, work already running finishes alone
         self.workers.shutdown(wait=False, cancel_futures=True)
         super().shutdown()
 
