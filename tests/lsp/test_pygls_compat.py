@@ -25,23 +25,7 @@ from lsp_server.lsp.commands import request_cancelled
 from lsp_server.lsp.server import create_server
 from lsp_server.lsp.session import LlmPatchServer
 
-from .conftest import CONFIG, EditorClient, only_text_edits, sr
-
-
-class Wire:
-    """The server's transport: every message it sends, decoded."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict] = []
-
-    def write(self, data: bytes) -> None:
-        self.sent.append(json.loads(data))
-
-    def close(self) -> None:
-        pass
-
-    def answer(self, msg_id: object) -> dict:
-        return next(m for m in self.sent if m.get("id") == msg_id and "method" not in m)
+from .conftest import CONFIG, EditorClient, Wire, only_text_edits, sr
 
 
 async def answered(wire: Wire, msg_id: object, timeout: float = 5.0) -> dict:

@@ -14,7 +14,11 @@ import os
 from pathlib import Path
 
 import pytest_lsp
-from lsp.conftest import CONFIG, EditorClient, sr, start_session, whole
+from lsp.conftest import CONFIG, EditorClient, Wire, sr, start_session, whole
+
+from lsp_server.lsp import apply
+from lsp_server.lsp.analysis import ReplySource
+from lsp_server.lsp.server import create_server
 
 EDITORS = ["visual-studio-code", "neovim@v0.11.0"]
 
@@ -82,3 +86,34 @@ async def test_a_file_that_no_longer_places_is_refused_not_edited(editor: Editor
     assert report["blocks"][0]["error"]["code"] == "TEXT_NOT_FOUND"
     assert editor.received == []
     assert (editor.root / "a.py").read_text() == "import sys\nx = 1\n"
+
+
+async def test_a_file_that_changes_while_the_patch_is_planned_is_refused(tmp_path: Path):
+    # in-process, to change the file at the one moment that matters: after the plan read it
+    ls = create_server()
+    wire = Wire()
+    ls.protocol.set_writer(wire, include_headers=False)
+    params = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+    ls.protocol.handle_message(
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+    )
+    target = tmp_path / "a.py"
+    target.write_text("x = 1\ny = 2\n")
+    plan_it = ls.analyse
+
+    async def plan_then_edit(*args, **kwargs):
+        analysis = await plan_it(*args, **kwargs)
+        target.write_text("import sys\nx = 1\ny = 2\n")
+        return analysis
+
+    ls.analyse = plan_then_edit
+    report = await apply.apply(
+        ls, ReplySource(sr("a.py", "y = 2\n", "y = 3\n")), apply.ApplyOptions()
+    )
+
+    assert report["ok"] is False
+    assert report["error"]["code"] == "STALE_VERSION"
+    assert "a.py changed on disk since the patch was planned" in report["error"]["message"]
+    assert report["blocks"][0]["status"] == "failed"
+    assert not any(m.get("method") == "workspace/applyEdit" for m in wire.sent)
+    assert target.read_text() == "import sys\nx = 1\ny = 2\n"
