@@ -78,7 +78,6 @@ class Analysis:
     related: dict[int, list[types.DiagnosticRelatedInformation]] = field(default_factory=dict)
     retry_thresholds: dict[int, float] = field(default_factory=dict)  # blocks a looser fuzzy places
     reads: dict[str, DiskRead] = field(default_factory=dict)  # files the plan read from disk
-    single_file: bool = False  # planned without a workspace folder: open documents only
 
 
 def block_paths(block: EditBlock) -> set[str]:
@@ -117,9 +116,7 @@ def place(
     plan = plan_reply(parsed, ws, options, cancelled)
     rel = related_information(plan, ws, root.path, uris, encoding) if related else {}
     again = fuzzy_retries(plan, ws, options, cancelled) if retries else {}
-    return Analysis(
-        source, parsed, plan, root.path, uris, rel, again, dict(ws.reads), root.single_file
-    )
+    return Analysis(source, parsed, plan, root.path, uris, rel, again, dict(ws.reads))
 
 
 def related_information(
