@@ -128,25 +128,38 @@ class SessionWorkspace(DiskWorkspace):
 
     def snapshot(self, path: str) -> Snapshot:
         rel = self.relative(path)
-        if self.overlay is not None and self.overlay(rel) is not None:
-            return super().snapshot(rel)
         if self.single_file:
-            raise PlacementError.of(
-                ErrorCode.OUTSIDE_WORKSPACE,
-                f"refusing path {path!r}: the editor has no workspace folder open, so only "
-                f"documents open in the editor can be edited, and {rel} is not open; open "
-                "its folder as the workspace (or open the file) to edit it",
-                path=path,
-                single_file=True,
-            )
+            if not self._is_open(rel):  # refused before anything is read from disk
+                raise PlacementError.of(
+                    ErrorCode.OUTSIDE_WORKSPACE,
+                    f"refusing path {path!r}: the editor has no workspace folder open, so "
+                    f"only documents open in the editor can be edited, and {rel} is not "
+                    "open; open its folder as the workspace (or open the file) to edit it",
+                    path=path,
+                    single_file=True,
+                )
+            return super().snapshot(rel)
         before = fingerprint(str(self.root / rel))
         try:
             snap = super().snapshot(rel)
         except PlacementError as err:
             self._record(DiskRead(rel, before, f"refused {err.failure.code}"))
             raise
-        self._record(DiskRead(rel, before, content_mark(snap)))
+        if snap.version is None:  # read from disk, not an open document
+            self._record(DiskRead(rel, before, content_mark(snap)))
         return snap
+
+    def _is_open(self, rel: str) -> bool:
+        """Is the file open in the editor, by this name or by the file it resolves to (the
+        open documents are keyed by their real path under the root)?"""
+        if self.overlay is None:
+            return False
+        real = os.path.realpath(self.root / rel)
+        try:
+            key = Path(real).relative_to(self.root).as_posix()
+        except ValueError:
+            key = rel
+        return self.overlay(rel) is not None or self.overlay(key) is not None
 
     def _record(self, read: DiskRead) -> None:
         # the first read is what the plan was built on; later ones (related information,

@@ -151,3 +151,13 @@ def test_without_a_workspace_folder_only_open_documents_are_read(tmp_path: Path)
     assert err.value.failure.code is ErrorCode.OUTSIDE_WORKSPACE
     assert "no workspace folder" in err.value.failure.message
     assert ws.reads == {}
+
+
+def test_single_file_mode_knows_an_open_document_by_a_symlink_to_it(tmp_path: Path):
+    (tmp_path / "real.py").write_text("x = 1\n")
+    (tmp_path / "alias.py").symlink_to("real.py")
+    root = plan_root(_view(folders=()), (tmp_path / "reply.llm.md").as_uri())
+    ws = SessionWorkspace(root, {"real.py": ("x = 1\n", 4)})
+    assert ws.snapshot("alias.py").text == "x = 1\n"
+    with pytest.raises(PlacementError):
+        ws.snapshot("other.py")
