@@ -17,6 +17,13 @@
   `workspace/applyEdit` arrives.
 * **memory** — peak RSS (`VmHWM`) of the server after opening N generated 10,000-line
   documents, and again after checking a reply against ten of them.
+* **typing** — a 12 MB document is open (not a reply); each keystroke is an incremental
+  `didChange` inserting one character somewhere in it. *Keystroke* is how long the server's
+  event loop is busy with one: from sending the `didChange` until the answer to a
+  `llmPatch.stats` request sent right behind it, less that request's own round trip
+  measured alone. *CPU* is the server's CPU time over a burst of keystrokes, per
+  keystroke. The first keystroke (which counts the document's lines once) is reported
+  apart.
 """
 
 from __future__ import annotations
@@ -25,7 +32,9 @@ import asyncio
 import atexit
 import json
 import os
+import random
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -394,6 +403,71 @@ async def _memory(
     }
 
 
+TYPING_MB = 12
+
+
+async def _typing(root: Path, keystrokes: int, client: Client | None = None) -> dict[str, Any]:
+    """Keystrokes in a big open document: the event loop's time per `didChange`."""
+    unit = generate("python", 10_000, seed=11).text
+    text = unit * max(1, (TYPING_MB << 20) // len(unit))
+    lines = text.count("\n")
+    shared = client is not None
+    client = await _server(root, client)
+    uri = (root / "typing" / "big.py").as_uri()
+    client.open(uri, text)
+
+    async def stats_ms() -> float:
+        t0 = time.perf_counter()
+        await client.request("workspace/executeCommand", {"command": "llmPatch.stats"})
+        return (time.perf_counter() - t0) * 1000.0
+
+    await stats_ms()  # the document is open and the server idle
+    rng = random.Random(3)
+    version = 1
+
+    def keystroke() -> None:
+        nonlocal version
+        version += 1
+        at = {"line": rng.randrange(lines), "character": 4}
+        client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": {"start": at, "end": at}, "text": "x"}],
+            },
+        )
+
+    t0 = time.perf_counter()
+    keystroke()
+    await client.request("workspace/executeCommand", {"command": "llmPatch.stats"})
+    first = (time.perf_counter() - t0) * 1000.0
+    alone = [await stats_ms() for _ in range(keystrokes)]
+    typed = []
+    for _ in range(keystrokes):
+        t0 = time.perf_counter()
+        keystroke()
+        await client.request("workspace/executeCommand", {"command": "llmPatch.stats"})
+        typed.append((time.perf_counter() - t0) * 1000.0)
+    base = statistics.median(alone)
+    cpu0 = client.cpu_ms()
+    for _ in range(keystrokes):
+        keystroke()
+    await stats_ms()
+    cpu = (client.cpu_ms() - cpu0) / keystrokes
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    if not shared:
+        await client.stop()
+    return {
+        "document_mb": round(len(text) / (1 << 20), 1),
+        "lines": lines,
+        "keystrokes": keystrokes,
+        "first_keystroke_ms": round(max(0.0, first - base), 3),
+        "keystroke": summary([max(0.0, t - base) for t in typed]),
+        "round_trip_alone": summary(alone),
+        "cpu_per_keystroke_ms": round(cpu, 3),
+    }
+
+
 async def _run(
     starts: int, rounds: int, blocks: int, docs: int, settle: float, log: Log, reuse: bool
 ) -> dict[str, Any]:
@@ -433,6 +507,14 @@ async def _run(
         log(
             f"lsp memory  {docs} open docs: rss {mem['open_rss_mb']} MB,"
             f" peak {mem['peak_rss_mb']} MB (idle {mem['idle_rss_mb']} MB)"
+        )
+        out["typing"] = await _typing(root, max(20, 25 * rounds), client)
+        typing = out["typing"]
+        log(
+            f"lsp typing in a {typing['document_mb']} MB document  keystroke median"
+            f" {typing['keystroke']['median_ms']:.2f} ms (p95 {typing['keystroke']['p95_ms']:.2f}),"
+            f" CPU {typing['cpu_per_keystroke_ms']:.2f} ms;"
+            f" first {typing['first_keystroke_ms']:.0f} ms"
         )
         if client is not None:
             await client.stop()

@@ -83,6 +83,12 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             "new process, wall clock" + (
                 f"; the first start after an install (empty code cache) took {first:.0f} ms"
                 if first is not None else ""))
+    typing = lsp.get("typing")
+    if typing:
+        add(f"keystroke in a {typing['document_mb']} MB open document", 10.0, "ms",
+            typing["keystroke"]["median_ms"],
+            "didChange → the event loop is free again; CPU "
+            f"{typing['cpu_per_keystroke_ms']:.2f} ms per keystroke")
     mem = lsp.get("memory")
     if mem and mem.get("documents") == 50:
         add("peak RSS, 50 open 10k-line documents", 150.0, "MB", mem["peak_rss_mb"],
@@ -207,6 +213,15 @@ def markdown(results: dict[str, Any]) -> str:
              f"{mem['open_rss_mb']} MB", f"peak {mem['peak_rss_mb']} MB after a 50-block check; "
              f"idle {mem['idle_rss_mb']} MB"],
         ]
+        typing = lsp.get("typing")
+        if typing:
+            body.append(
+                [f"keystroke (`didChange`) in a {typing['document_mb']} MB open document",
+                 _ms(typing["keystroke"]),
+                 f"server CPU {_num(typing['cpu_per_keystroke_ms'])} ms per keystroke; the "
+                 f"first (counts the lines once) {_num(typing['first_keystroke_ms'])} ms"
+                 + (f"; measured apart, {typing['run']['date']} on {typing['run']['commit']}"
+                    if typing.get("run") else "")])
         lines += _table(["what", "median (p95)", "notes"], body)
     elif isinstance(lsp, dict) and "skipped" in lsp:
         lines += ["", f"Language server: skipped ({lsp['skipped']})."]

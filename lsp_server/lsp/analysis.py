@@ -1,9 +1,11 @@
 """A reply placed against the workspace: where the reply came from, and what placing it found.
 
-`place` does the work, in a worker thread, on a frozen copy of the open documents: it
-plans the reply, finds where each failed block's closest text sits in its file (for the
-diagnostic's related information), and which failed blocks a looser fuzzy threshold would
-place (for the "apply at the closest match" quick fix). Nothing here talks to the client.
+`place` does the work, in a worker thread, on a frozen view of the editor (`EditorView`):
+it finds the root the reply plans against, plans the reply, finds where each failed
+block's closest text sits in its file (for the diagnostic's related information), and
+which failed blocks a looser fuzzy threshold would place (for the "apply at the closest
+match" quick fix). The analysis keeps what the plan read from disk, so a kept plan can be
+checked against the disk before it is used. Nothing here talks to the client.
 """
 
 from __future__ import annotations
@@ -19,6 +21,13 @@ from pygls.uris import from_fs_path
 
 from lsp_server.edits import PositionIndex
 from lsp_server.lines import LineMap
+from lsp_server.lsp.editor_workspace import (
+    DiskRead,
+    EditorView,
+    SessionWorkspace,
+    overlay,
+    plan_root,
+)
 from lsp_server.model import EditBlock, ErrorCode, ParsedReply, PlacementError, Plan
 from lsp_server.workspace import DiskWorkspace
 
@@ -68,6 +77,7 @@ class Analysis:
     uris: dict[str, str]  # workspace path → the URI the editor uses for it
     related: dict[int, list[types.DiagnosticRelatedInformation]] = field(default_factory=dict)
     retry_thresholds: dict[int, float] = field(default_factory=dict)  # blocks a looser fuzzy places
+    reads: dict[str, DiskRead] = field(default_factory=dict)  # files the plan read from disk
 
 
 def block_paths(block: EditBlock) -> set[str]:
@@ -85,9 +95,7 @@ def parse(text: str) -> ParsedReply:
 def place(
     source: ReplySource,
     parsed: ParsedReply,
-    root: Path,
-    open_texts: dict[str, tuple[str, int]],
-    uris: dict[str, str],
+    view: EditorView,
     *,
     atomic: bool,
     fuzzy_threshold: float,
@@ -96,17 +104,19 @@ def place(
     related: bool = True,
     retries: bool = False,
 ) -> Analysis:
-    """Plan a parsed reply against `root`, open documents first (runs in a worker thread)."""
+    """Plan a parsed reply against its root, open documents first (runs in a worker thread)."""
     # the engine loads on first use (or when the session warms it), not with the server:
     # the editor waits for the `initialize` answer, which does not need it
     from lsp_server.plan import PlanOptions, fuzzy_retries, plan_reply
 
     options = PlanOptions(atomic=atomic, fuzzy_threshold=fuzzy_threshold)
-    ws = DiskWorkspace(root, open_texts.get)
+    root = plan_root(view, source.uri)
+    open_texts, uris = overlay(view, root.path)
+    ws = SessionWorkspace(root, open_texts)
     plan = plan_reply(parsed, ws, options, cancelled)
-    rel = related_information(plan, ws, root, uris, encoding) if related else {}
+    rel = related_information(plan, ws, root.path, uris, encoding) if related else {}
     again = fuzzy_retries(plan, ws, options, cancelled) if retries else {}
-    return Analysis(source, parsed, plan, root, uris, rel, again)
+    return Analysis(source, parsed, plan, root.path, uris, rel, again, dict(ws.reads))
 
 
 def related_information(

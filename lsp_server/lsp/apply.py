@@ -1,9 +1,15 @@
 """Applying a reply: plan it, send the editor one `workspace/applyEdit`, check it landed.
 
 The editor applies the edit with its own undo and preview. Uncertain matches (and every
-block, with `preview`) ask the user to confirm first. A client may answer `applied: true`
+block, with `preview`) ask the user to confirm first. Open documents are pinned to the
+version the plan read, and the editor refuses a stale one; files that are not open have no
+version, so right before sending, every file the plan read from disk is checked again
+(`stat`, then a hash of its bytes): one that changed means the edit would land on text the
+plan never saw, and nothing is sent (`STALE_VERSION`). A client may answer `applied: true`
 and still skip a document whose version moved on (Neovim does, silently), so each file is
 looked at again afterwards; what did not land is reported as failed, never as applied.
+
+Diffing (the edit, the report) and every look at the disk run in the session's workers.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from lsp_server.edits import BuiltEdit, build_workspace_edit
 from lsp_server.linediff import edit_present
 from lsp_server.lsp import diagnostics
 from lsp_server.lsp.analysis import Analysis, ReplySource
+from lsp_server.lsp.editor_workspace import changed_on_disk
 from lsp_server.lsp.progress import Progress
 from lsp_server.lsp.session import LlmPatchServer, RequestFailed
 from lsp_server.model import (
@@ -34,6 +41,7 @@ from lsp_server.model import (
     FileAction,
     FileChange,
     ParsedReply,
+    Plan,
 )
 from lsp_server.report import report_json
 
@@ -43,6 +51,9 @@ RESTRICTED_MESSAGE = (
     "Patch tool is disabled in Restricted mode. Use request_mode_upgrade to request write access."
 )
 STALE_MESSAGE = "the document changed since the patch was planned; run it again"
+DISK_STALE_MESSAGE = (
+    "changed on disk since the patch was planned; nothing was applied: run it again"
+)
 # How long to wait (seconds) for the editor to sync an edited document before judging it.
 VERIFY_TIMEOUT = 2.0
 POLL_INTERVAL = 0.05  # seconds between looks at the disk while verifying
@@ -112,8 +123,8 @@ async def _apply(
     preview = options.preview or ls.settings.always_preview
     whole_reply = parsed is None  # a chosen block's plan says nothing about the others
     if parsed is None:
-        parsed = ls.parse_cached(source.text)
-    reused = reusable_analysis(ls, source, options, partial) if whole_reply else None
+        parsed = await ls.parse_cached(source.text)
+    reused = await reusable_analysis(ls, source, options, partial) if whole_reply else None
     if reused is not None:
         analysis = reused
     else:
@@ -142,18 +153,19 @@ async def _apply(
 
     if plan.failure is not None:
         ls.tell(types.MessageType.Warning, f"LLM patch: {plan.failure.message}")
-        return report_json(plan, applied=False)
+        return await report(ls, plan, applied=False)
     if not plan.ok and not partial:
         failed = [o for o in plan.outcomes if not o.placed]
         ls.tell(types.MessageType.Warning, _refusal_message(failed, len(plan.outcomes)))
-        return report_json(plan, applied=False)
+        return await report(ls, plan, applied=False)
     if not plan.files:
-        report = report_json(plan, applied=False)
+        done = await report(ls, plan, applied=False)
         if plan.outcomes and all(o.already_applied or not o.placed for o in plan.outcomes):
             ls.tell(types.MessageType.Info, "LLM patch: nothing to change — already applied")
-        return report
+        return done
 
-    built = build_workspace_edit(
+    built = await ls.run_work(
+        build_workspace_edit,
         plan,
         ls.edit_capabilities(),
         ls.uri_for(analysis),
@@ -164,12 +176,37 @@ async def _apply(
     if unsupported and not partial:
         first = next(iter(unsupported.values()))
         ls.tell(types.MessageType.Error, f"LLM patch: {first.message}")
-        return report_json(plan, applied=False, failures=unsupported)
+        return await report(ls, plan, applied=False, failures=unsupported)
     if cancelled():
         raise Cancelled()
     if built.empty:
-        return report_json(plan, applied=False, failures=unsupported)
+        return await report(ls, plan, applied=False, failures=unsupported)
+    # the last look before sending: a file that is not open has no version to pin
+    stale = await ls.run_work(changed_on_disk, analysis.root, analysis.reads, content=True)
+    if stale:
+        return await _refuse_stale(ls, analysis, stale)
     return await _send(ls, analysis, built, unsupported)
+
+
+async def report(ls: LlmPatchServer, plan: Plan, **kwargs: Any) -> dict[str, Any]:
+    """`report_json` in a worker: it diffs every changed file."""
+    return await ls.run_work(report_json, plan, **kwargs)
+
+
+async def _refuse_stale(
+    ls: LlmPatchServer, analysis: Analysis, stale: list[str]
+) -> dict[str, Any]:
+    """Files the plan read changed on disk before the edit was sent: send nothing."""
+    names = ", ".join(stale)
+    message = f"{names} {DISK_STALE_MESSAGE}"
+    ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
+    ls.stats.conflicts += 1
+    failures = {
+        path: Failure(ErrorCode.STALE_VERSION, f"{path} {DISK_STALE_MESSAGE}", {"path": path})
+        for path in stale
+    }
+    error = Failure(ErrorCode.STALE_VERSION, message, {"paths": stale})
+    return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
 
 
 async def _send(
@@ -205,13 +242,13 @@ async def _send(
         ls.tell(types.MessageType.Error, f"LLM patch not applied: {why}")
         ls.stats.conflicts += 1
         failures = {c.path: Failure(code, why, {"path": c.path}) for c in built.files}
-        return report_json(plan, applied=False, failures={**failures, **unsupported})
+        return await report(ls, plan, applied=False, failures={**failures, **unsupported})
 
     stale = await _verify(ls, analysis, built)
     ls.stats.conflicts += len(stale)
     if not stale:
         ls.stats.applied += 1
-    report = report_json(plan, applied=True, failures={**stale, **unsupported})
+    done = await report(ls, plan, applied=True, failures={**stale, **unsupported})
     if stale:
         paths = ", ".join(sorted(stale))
         ls.tell(
@@ -227,24 +264,28 @@ async def _send(
         )
     if analysis.source.uri is not None and analysis.source.whole_document:
         diagnostics.schedule(ls, analysis.source.uri, delay=0.05)
-    return report
+    return done
 
 
-def reusable_analysis(
+async def reusable_analysis(
     ls: LlmPatchServer, source: ReplySource, options: ApplyOptions, partial: bool
 ) -> Analysis | None:
     """The analysis a code action just made for this reply, if applying can use it.
 
     The usual flow asks for code actions and then runs the chosen one's command on the
     same text and document versions: planning again would double the wait. It is reused
-    only when nothing it depends on changed (`plan_key`) and its outcome is the one this
-    apply would get: the cached plan is not all-or-nothing, which only matters when a
-    block failed.
+    only when nothing it depends on changed — in the editor (`plan_key`), and on disk:
+    every file it read is the same size, age, inode and content as then — and its outcome
+    is the one this apply would get: the cached plan is not all-or-nothing, which only
+    matters when a block failed.
     """
     if options.fuzzy_threshold not in (None, ls.settings.fuzzy_threshold):
         return None
     hit = ls.plans.get(ls.plan_key(source))
     if hit is None or not (partial or hit.plan.ok):
+        return None
+    if await ls.run_work(changed_on_disk, hit.root, hit.reads, content=True):
+        logger.info("a file changed on disk since the code action was planned: planning again")
         return None
     return hit
 
@@ -282,7 +323,8 @@ async def _verify_one(
         doc_now = ls.open_document(uri)
         if doc_now is None:
             return change.path, None
-        if edit_present(change.old_text or "", change.new_text or "", doc_now.source):
+        old, new = change.old_text or "", change.new_text or ""
+        if await ls.run_work(edit_present, old, new, doc_now.source):
             return change.path, None
         return change.path, Failure(
             ErrorCode.STALE_VERSION,
@@ -292,7 +334,7 @@ async def _verify_one(
         )
     target = root / change.path
     if change.action is FileAction.CREATE:
-        ok = lambda: target.exists() or ls.open_document(uri) is not None  # noqa: E731
+        ok = target.exists  # or open in the editor, unsaved: `_poll` looks at that too
         what = "was not created"
     elif change.action is FileAction.DELETE:
         ok = lambda: not target.exists()  # noqa: E731
@@ -301,7 +343,8 @@ async def _verify_one(
         dest = root / (change.new_path or change.path)
         ok = lambda: dest.exists() and not target.exists()  # noqa: E731
         what = f"was not moved to {change.new_path}"
-    if not await _poll(ok, VERIFY_TIMEOUT):
+    opened = uri if change.action is FileAction.CREATE else None
+    if not await _poll(ls, ok, VERIFY_TIMEOUT, opened):
         return change.path, Failure(
             ErrorCode.STALE_VERSION,
             f"{change.path}: the editor reported the edit applied, but the file {what}",
@@ -310,10 +353,14 @@ async def _verify_one(
     return change.path, None
 
 
-async def _poll(check: Callable[[], bool], timeout: float) -> bool:
+async def _poll(
+    ls: LlmPatchServer, check: Callable[[], bool], timeout: float, uri: str | None = None
+) -> bool:
+    """Wait until `check()` (which looks at the disk, so it runs in a worker) holds, or the
+    document `uri` is open in the editor."""
     deadline = time.monotonic() + timeout
     while True:
-        if check():
+        if (uri is not None and ls.open_document(uri) is not None) or await ls.run_work(check):
             return True
         if time.monotonic() >= deadline:
             return False

@@ -59,10 +59,10 @@ async def code_action(
     target: dict[str, Any] = {"uri": uri, "version": doc.version}
     if selection:
         target["range"] = ls.converter.unstructure(rng)
-        source = ls.reply_source(target)
+        source = await ls.reply_source(target)
     else:
         source = ReplySource(doc.source, uri, doc.version)
-    parsed = ls.parse_cached(source.text)
+    parsed = await ls.parse_cached(source.text)
     if parsed.failure is not None or not parsed.blocks:
         return actions or None
     plan = await known_plan(ls, source, parsed, params.context)

@@ -20,7 +20,7 @@ from lsp_server.lsp.analysis import ReplySource
 from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.lsp.settings import fuzzy_threshold
 from lsp_server.model import FileAction, FileChange, ParsedReply
-from lsp_server.report import file_diff, report_json
+from lsp_server.report import file_diff
 
 APPLY = "llmPatch.apply"
 CHECK = "llmPatch.check"
@@ -39,7 +39,7 @@ async def apply_reply(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
     """`llmPatch.apply(target, options?)`: apply every block of a reply."""
     target, options = _split_args(args, APPLY)
     apply.require_write(ls)
-    source = ls.reply_source(target)
+    source = await ls.reply_source(target)
     return await apply.apply(ls, source, options, cancelled=request_cancelled(ls))
 
 
@@ -47,11 +47,11 @@ async def check_reply(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
     """`llmPatch.check(target, options?)`: place every block, apply nothing; a reply document
     gets the diagnostics."""
     target, options = _split_args(args, CHECK)
-    source = ls.reply_source(target)
+    source = await ls.reply_source(target)
     partial = options.partial if options.partial is not None else not ls.settings.atomic
     analysis = await ls.analyse(
         source,
-        parsed=ls.parse_cached(source.text),
+        parsed=await ls.parse_cached(source.text),
         atomic=not partial,
         fuzzy_threshold=options.fuzzy_threshold,
         cancelled=request_cancelled(ls),
@@ -60,7 +60,7 @@ async def check_reply(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
     if source.uri is not None:
         ls.reply_uris.add(unquote(source.uri))
         diagnostics.remember(ls, analysis)
-    return report_json(analysis.plan, applied=False)
+    return await apply.report(ls, analysis.plan, applied=False)
 
 
 async def apply_block(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
@@ -69,8 +69,8 @@ async def apply_block(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
     apply.require_write(ls)
     if not isinstance(target, dict) or not isinstance(target.get("block"), int):
         raise JsonRpcInvalidParams(f'{APPLY_BLOCK} needs {{"uri" | "text", "block": <index>}}')
-    source = ls.reply_source(target)
-    parsed = ls.parse_cached(source.text)
+    source = await ls.reply_source(target)
+    parsed = await ls.parse_cached(source.text)
     chosen = [b for b in parsed.blocks if b.index == target["block"]]
     if not chosen:
         raise JsonRpcInvalidParams(
@@ -98,8 +98,9 @@ async def structure_tool(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
     return await apply.apply(ls, source, options, cancelled=request_cancelled(ls))
 
 
-def build_diff(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
-    """`llmPatch.buildDiff({original, updated, path?})`: the unified diff between two texts."""
+async def build_diff(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
+    """`llmPatch.buildDiff({original, updated, path?})`: the unified diff between two texts
+    (diffed in a worker: two big texts can take a while)."""
     if len(args) != 1 or not isinstance(args[0], dict):
         raise JsonRpcInvalidParams(
             f'{BUILD_DIFF} takes one object: {{"original", "updated", "path"?}}'
@@ -110,7 +111,7 @@ def build_diff(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
         raise JsonRpcInvalidParams('"original" and "updated" must be strings')
     path = arg.get("path") if isinstance(arg.get("path"), str) and arg.get("path") else "file"
     change = FileChange(path, FileAction.MODIFY, original, updated)
-    return {"path": path, "diff": file_diff(change)}
+    return {"path": path, "diff": await ls.run_work(file_diff, change)}
 
 
 def stats(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:

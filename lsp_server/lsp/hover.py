@@ -120,5 +120,5 @@ async def _own_diff(ls: LlmPatchServer, analysis: Analysis, outcome: BlockOutcom
             prior_change = next((c for c in before.files if c.path == change.path), None)
             if prior_change is not None:
                 change = dataclasses.replace(change, old_text=prior_change.new_text)
-        diffs.append(file_diff(change))
+        diffs.append(await ls.run_work(file_diff, change))
     return "".join(diffs)

@@ -6,8 +6,9 @@ tests/lsp/test_pygls_compat.py (one test per change):
 
 1. Lines end where the LSP says ("\\n", "\\r\\n", "\\r"). pygls splits a document with
    `str.splitlines`, which also breaks at form feeds, U+2028 and friends; an incremental
-   change after such a character landed on the wrong line. Changes are applied here on a
-   document that splits the LSP's way, and handed to pygls as the whole new text.
+   change after such a character landed on the wrong line. Changes are applied here
+   (`document_lines.DocumentLines`, which splits the LSP's way) and handed to pygls as the
+   whole new text.
 2. A change to a document that is not open is logged and ignored (pygls raised KeyError).
 3. Only a message's top-level object is structured. pygls hands `structure_message` to
    `json.loads` as its `object_hook`, which runs on nested objects too: an object with a
@@ -21,6 +22,13 @@ tests/lsp/test_pygls_compat.py (one test per change):
 6. Cancelled request ids are remembered, so a command that runs long can see that the
    client gave up on it (`was_cancelled`); pygls only cancels the request's future, which
    a command running as pygls's sub-task cannot see.
+7. A keystroke costs the lines it touches, not the document. pygls splits the whole text
+   into lines for every incremental change (and writes it back line by line); each open
+   document's line lengths are kept here between changes instead (`DocumentLines`).
+8. Before `initialize`, a request is answered with ServerNotInitialized (-32002) and a
+   notification other than `exit` is dropped, as the protocol requires. pygls handled them
+   as usual: a command was answered, and a `didOpen` failed with "the workspace is not
+   available", shown to the user.
 """
 
 from __future__ import annotations
@@ -33,42 +41,20 @@ from urllib.parse import unquote
 
 import attrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcServerNotInitialized,
+)
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
-from pygls.workspace import TextDocument
 
-from lsp_server.linediff import split_lsp_lines
+from lsp_server.lsp.document_lines import DocumentLines
 
 logger = logging.getLogger("lsp_server")
 
 # How many cancelled request ids are remembered; a cancel is read within moments of arriving.
 REMEMBERED_CANCELS = 256
-
-
-class LspLinesDocument(TextDocument):
-    """A pygls document whose lines end only where the LSP says (1)."""
-
-    @property
-    def lines(self) -> tuple[str, ...]:
-        return tuple(split_lsp_lines(self.source))
-
-
-def apply_changes(
-    text: str,
-    changes: list[types.TextDocumentContentChangeEvent],
-    position_codec: Any,
-) -> str:
-    """The text after a `didChange`'s changes, each applied to what the one before left,
-    with pygls's own incremental algorithm on LSP lines (1)."""
-    for change in changes:
-        if isinstance(change, types.TextDocumentContentChangePartial):
-            scratch = LspLinesDocument("", source=text, position_codec=position_codec)
-            scratch.apply_change(change)
-            text = scratch.source
-        else:
-            text = change.text
-    return text
 
 
 @dataclass
@@ -85,6 +71,8 @@ class Protocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._cancelled: OrderedDict[Any, None] = OrderedDict()
+        self._lines: dict[str, DocumentLines] = {}  # by unquoted URI, while the text is theirs (7)
+        self._initialize_seen = False  # (8)
 
     def was_cancelled(self, msg_id: Any) -> bool:
         """Has the client sent `$/cancelRequest` for this request (6)?"""
@@ -92,19 +80,46 @@ class Protocol(LanguageServerProtocol):
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
-        doc = self.workspace.text_documents.get(unquote(params.text_document.uri))
+        key = unquote(params.text_document.uri)
+        doc = self.workspace.text_documents.get(key)
         if doc is None:  # (2)
             logger.warning(
                 "didChange for a document that is not open: %s", params.text_document.uri
             )
             return None
-        text = apply_changes(
-            doc.source, list(params.content_changes), self.workspace.position_codec
-        )
+        text = self._apply_changes(key, doc.source, list(params.content_changes))
         whole = attrs.evolve(
             params, content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]
         )
         return (yield from super().lsp_text_document__did_change(whole))
+
+    def _apply_changes(
+        self, key: str, text: str, changes: list[types.TextDocumentContentChangeEvent]
+    ) -> str:
+        """The text after a `didChange`'s changes, each applied to what the one before
+        left (1), on the document's kept lines (7)."""
+        lines = self._lines.get(key)
+        if lines is not None and lines.text is not text:
+            lines = None  # the text came from elsewhere (a reopen): count again
+        enc = self.workspace.position_encoding
+        encoding = str(getattr(enc, "value", enc) or "utf-16")
+        for change in changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                if lines is None:
+                    lines = DocumentLines(text)
+                text = lines.apply(change.range, change.text, encoding)
+            else:
+                text, lines = change.text, None  # counted when the next partial change comes
+        if lines is None:
+            self._lines.pop(key, None)
+        else:
+            self._lines[key] = lines
+        return text
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        self._lines.pop(unquote(params.text_document.uri), None)
+        return (yield from super().lsp_text_document__did_close(params))
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any):
@@ -123,11 +138,31 @@ class Protocol(LanguageServerProtocol):
     def handle_message(self, message: Any):
         if isinstance(message, dict):
             message = self._structure_top_level(message)
-        if getattr(message, "method", None) == types.CANCEL_REQUEST:
+        method = getattr(message, "method", None)
+        if not self._initialize_seen and method is not None and self._before_initialize(message):
+            return None
+        if method == types.CANCEL_REQUEST:
             self._cancelled[message.params.id] = None  # (6)
             while len(self._cancelled) > REMEMBERED_CANCELS:
                 self._cancelled.popitem(last=False)
         return super().handle_message(message)
+
+    def _before_initialize(self, message: Any) -> bool:
+        """Answer or drop a message that came before `initialize` (8); False lets it through."""
+        method = message.method
+        if method == types.INITIALIZE:
+            self._initialize_seen = True
+            return False
+        if method == types.EXIT:
+            return False
+        msg_id = getattr(message, "id", None)
+        if msg_id is None:
+            logger.warning("dropped %s: the client has not sent initialize", method)
+            return True
+        error = JsonRpcServerNotInitialized(f"{method}: the client has not sent initialize")
+        # pygls has no public way to answer a request without handling it (as in (4))
+        self._send_response(msg_id, error=error.to_response_error())
+        return True
 
     def _structure_top_level(self, data: dict[str, Any]):
         """pygls's structuring of one decoded message, its top-level object only (3); a

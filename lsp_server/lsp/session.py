@@ -6,8 +6,11 @@ registers them. What they share lives here: the settings, the open documents see
 workspace the core plans against, the client's capabilities, the analyses kept for reply
 documents, the caches, and the statistics.
 
-Everything slow (placing blocks, reading files, tree-sitter) runs in a worker thread on a
-frozen copy of the open documents, so typing never waits for it.
+Everything slow or blocking (placing blocks, reading files, diffing, tree-sitter) runs in
+the session's own worker threads (`run_work`) on a frozen copy of the open documents, so
+typing never waits for it. Those workers are not pygls's thread pool: pygls reads the
+client's messages from stdin in a thread of that pool, and work that blocks (a file that
+never finishes reading) must never leave the server unable to read its next message.
 """
 
 from __future__ import annotations
@@ -17,11 +20,10 @@ import fnmatch
 import functools
 import hashlib
 import logging
-import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -36,6 +38,8 @@ from pygls.workspace import TextDocument
 from lsp_server import __version__
 from lsp_server.edits import UTF16, EditCapabilities, PositionIndex
 from lsp_server.lsp.analysis import LRU, Analysis, ReplySource, parse, place
+from lsp_server.lsp.disk import FileTooLarge, NotRegularFile, read_regular
+from lsp_server.lsp.editor_workspace import EditorView, OpenDocument
 from lsp_server.lsp.progress import NoProgress, Progress
 from lsp_server.lsp.pygls_compat import Protocol
 from lsp_server.lsp.settings import Settings
@@ -43,6 +47,10 @@ from lsp_server.model import ErrorCode, ParsedReply, PlacementError
 from lsp_server.workspace import MAX_FILE_BYTES
 
 logger = logging.getLogger("lsp_server")
+
+# Worker threads for plans, reads and diffs. Plans hold the GIL most of the time, so more
+# threads than this would only queue; a few keep one slow plan from delaying the others.
+WORKERS = 4
 
 
 class RequestFailed(JsonRpcException):
@@ -104,6 +112,18 @@ class LlmPatchServer(LanguageServer):
         self.stopping = False
         self.log_handler: logging.Handler | None = None
         self._doc_events: dict[str, asyncio.Event] = {}
+        self.workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="llm-patch-work")
+
+    async def run_work(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`fn(*args, **kwargs)` in a worker thread: anything that reads the disk, diffs or
+        plans, so the event loop (and the messages it answers) never waits on it."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.workers, functools.partial(fn, *args, **kwargs))
+
+    def shutdown(self) -> None:
+        # the client is gone: queued work is dropped, work already running finishes alone
+        self.workers.shutdown(wait=False, cancel_futures=True)
+        super().shutdown()
 
     # -- the client
 
@@ -181,54 +201,25 @@ class LlmPatchServer(LanguageServer):
 
     # -- the workspace the core plans against
 
-    def root_for(self, uri: str | None) -> Path:
-        """The workspace folder a reply belongs to: the one holding it, else the first."""
-        folders: list[Path] = []
+    def view(self) -> EditorView:
+        """A frozen copy of the workspace folders and open `file:` documents (taken on the
+        event loop, used in a worker: see `editor_workspace`)."""
+        folders: list[str] = []
+        documents: list[OpenDocument] = []
         try:
             ws = self.workspace
-            for folder in ws.folders.values():
-                path = to_fs_path(folder.uri)
-                if path:
-                    folders.append(Path(path))
-            if not folders and ws.root_path:
-                folders.append(Path(ws.root_path))
-        except RuntimeError:
-            pass
-        doc_path = to_fs_path(uri) if uri and uri_scheme(uri) == "file" else None
-        if doc_path:
-            real = Path(os.path.realpath(doc_path))
-            for folder in sorted(folders, key=lambda p: len(str(p)), reverse=True):
-                real_folder = Path(os.path.realpath(folder))
-                if real_folder == real or real_folder in real.parents:
-                    return folder
-        if folders:
-            return folders[0]
-        if doc_path:
-            return Path(doc_path).parent
-        return Path.cwd()
-
-    def overlay(self, root: Path) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
-        """A frozen copy of the open documents under `root`: path → (text, version), path → URI."""
-        real_root = Path(os.path.realpath(root))
-        texts: dict[str, tuple[str, int]] = {}
-        uris: dict[str, str] = {}
-        try:
-            docs = list(self.workspace.text_documents.values())
-        except RuntimeError:
-            docs = []
-        for doc in docs:
-            if uri_scheme(doc.uri) != "file" or doc.version is None:
-                continue
-            path = to_fs_path(doc.uri)
-            if not path:
-                continue
-            try:
-                rel = Path(os.path.realpath(path)).relative_to(real_root).as_posix()
-            except ValueError:
-                continue
-            texts[rel] = (doc.source, doc.version)
-            uris[rel] = doc.uri
-        return texts, uris
+        except RuntimeError:  # not initialised yet
+            return EditorView((), ())
+        for folder in ws.folders.values():
+            path = to_fs_path(folder.uri)
+            if path:
+                folders.append(path)
+        if not folders and ws.root_path:
+            folders.append(ws.root_path)
+        for doc in list(ws.text_documents.values()):
+            if uri_scheme(doc.uri) == "file" and doc.version is not None:
+                documents.append(OpenDocument(doc.uri, doc.source, doc.version))
+        return EditorView(tuple(folders), tuple(documents))
 
     def uri_for(self, analysis: Analysis) -> Callable[[str], str]:
         """Workspace path → the URI the editor knows the file by."""
@@ -240,11 +231,12 @@ class LlmPatchServer(LanguageServer):
 
     # -- replies and their analyses
 
-    def parse_cached(self, text: str) -> ParsedReply:
+    async def parse_cached(self, text: str) -> ParsedReply:
+        """The reply's blocks, parsed in a worker (a reply can be a megabyte), kept by text."""
         key = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
         parsed = self.parses.get(key)
         if parsed is None:
-            parsed = parse(text)
+            parsed = await self.run_work(parse, text)
             self.parses.put(key, parsed)
         return parsed
 
@@ -261,11 +253,9 @@ class LlmPatchServer(LanguageServer):
         retries: bool = False,
     ) -> Analysis:
         """Parse (unless given) and place a reply in a worker thread, on frozen document copies."""
-        loop = asyncio.get_running_loop()
         if parsed is None:
-            parsed = await loop.run_in_executor(self.thread_pool, parse, source.text)
-        root = self.root_for(source.uri)
-        texts, uris = self.overlay(root)
+            parsed = await self.run_work(parse, source.text)
+        view = self.view()
         if fuzzy_threshold is None:
             fuzzy_threshold = self.settings.fuzzy_threshold
         given = cancelled or (lambda: False)
@@ -279,9 +269,7 @@ class LlmPatchServer(LanguageServer):
             place,
             source,
             parsed,
-            root,
-            texts,
-            uris,
+            view,
             atomic=atomic,
             fuzzy_threshold=fuzzy_threshold,
             encoding=self.encoding,
@@ -289,15 +277,16 @@ class LlmPatchServer(LanguageServer):
             related=related,
             retries=retries,
         )
-        return await loop.run_in_executor(self.thread_pool, work)
+        return await self.run_work(work)
 
     def plan_key(self, source: ReplySource) -> tuple:
-        """What a plan depends on: the reply, the open documents' versions, the threshold."""
-        open_docs = self.overlay(self.root_for(source.uri))[0]
+        """What a plan depends on in the editor: the reply, the workspace folders, the open
+        documents' versions, the threshold. (What it read from disk is checked apart, by
+        `editor_workspace.changed_on_disk`, before the plan is used.)"""
         return (
             hashlib.sha1(source.text.encode("utf-8", "surrogatepass")).hexdigest(),
             source.uri,
-            tuple(sorted((p, v) for p, (_, v) in open_docs.items())),
+            self.view().key(),
             self.settings.fuzzy_threshold,
         )
 
@@ -309,7 +298,7 @@ class LlmPatchServer(LanguageServer):
             return None
         return analysis
 
-    def reply_source(self, target: Any) -> ReplySource:
+    async def reply_source(self, target: Any) -> ReplySource:
         """The reply a command argument names: {"text"} or {"uri", "version"?, "range"?}."""
         if not isinstance(target, dict):
             raise JsonRpcInvalidParams(
@@ -326,7 +315,7 @@ class LlmPatchServer(LanguageServer):
         if doc is not None:
             text, version = doc.source, doc.version
         else:
-            text, version = read_reply_file(uri), None
+            text, version = await self.run_work(read_reply_file, uri), None
         expected = target.get("version")
         if isinstance(expected, int) and version is not None and expected != version:
             # ranges and block numbers were computed on the older text
@@ -356,21 +345,26 @@ class LlmPatchServer(LanguageServer):
 
 
 def read_reply_file(uri: str) -> str:
-    """A reply document the editor has not opened: read it from disk (text only, bounded)."""
+    """A reply document the editor has not opened, read from disk (runs in a worker): a
+    regular file only, read up to the limit; a pipe or a device is refused, never waited on."""
     if uri_scheme(uri) != "file":
         raise JsonRpcInvalidParams(f"unknown document {uri}: it is not open and not a file")
     path = to_fs_path(uri)
+    if not path:
+        raise JsonRpcInvalidParams(f"unknown document {uri}")
     try:
-        data = Path(path).read_bytes() if path else None
+        data = read_regular(path, MAX_FILE_BYTES)
+    except NotRegularFile as err:
+        raise RequestFailed(
+            f"cannot read the reply {uri}: {err}", data={"code": str(ErrorCode.IO_ERROR)}
+        ) from None
+    except FileTooLarge as err:
+        raise RequestFailed(
+            f"{uri} is over {err.limit:,} bytes; too large to be a reply",
+            data={"code": str(ErrorCode.CONTENT_TOO_LARGE)},
+        ) from None
     except OSError as err:
         raise JsonRpcInvalidParams(f"unknown document {uri}: {err.strerror or err}") from None
-    if data is None:
-        raise JsonRpcInvalidParams(f"unknown document {uri}")
-    if len(data) > MAX_FILE_BYTES:
-        raise RequestFailed(
-            f"{uri} is {len(data):,} bytes; too large to be a reply",
-            data={"code": str(ErrorCode.CONTENT_TOO_LARGE)},
-        )
     from lsp_server.reply import decode_reply  # the CLI's rule (UTF-8 or refused); the engine
 
     try:

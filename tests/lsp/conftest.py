@@ -15,6 +15,7 @@ prefix with Python's codecs), not with `lsp_server.edits`, so the two check each
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import sys
 from pathlib import Path
@@ -134,6 +135,25 @@ def apply_edits(text: str, edits: list, encoding: str) -> str:
     for start, end, new_text in reversed(spans):
         text = text[:start] + new_text + text[end:]
     return text
+
+
+# --- a server in this process ------------------------------------------------------------------
+
+
+class Wire:
+    """The server's transport: every message it sends, decoded."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict] = []
+
+    def write(self, data: bytes) -> None:
+        self.sent.append(json.loads(data))
+
+    def close(self) -> None:
+        pass
+
+    def answer(self, msg_id: object) -> dict:
+        return next(m for m in self.sent if m.get("id") == msg_id and "method" not in m)
 
 
 # --- the client ----------------------------------------------------------------------------------

@@ -8,34 +8,34 @@ from __future__ import annotations
 
 import asyncio
 import json
+import statistics
+import time
 from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pytest_lsp import client_capabilities
 
+from lsp_server.linediff import split_lsp_lines
+from lsp_server.lsp import document_lines
 from lsp_server.lsp.commands import request_cancelled
 from lsp_server.lsp.server import create_server
 from lsp_server.lsp.session import LlmPatchServer
 
-from .conftest import EditorClient, only_text_edits, sr
+from .conftest import CONFIG, EditorClient, Wire, only_text_edits, sr
 
 
-class Wire:
-    """The server's transport: every message it sends, decoded."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict] = []
-
-    def write(self, data: bytes) -> None:
-        self.sent.append(json.loads(data))
-
-    def close(self) -> None:
-        pass
-
-    def answer(self, msg_id: object) -> dict:
-        return next(m for m in self.sent if m.get("id") == msg_id and "method" not in m)
+async def answered(wire: Wire, msg_id: object, timeout: float = 5.0) -> dict:
+    """The answer to a request the server handles in the background (a worker, a task)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not any(m.get("id") == msg_id and "method" not in m for m in wire.sent):
+        assert loop.time() < deadline, f"no answer to {msg_id!r}"
+        await asyncio.sleep(0.01)
+    return wire.answer(msg_id)
 
 
 def connected() -> tuple[LlmPatchServer, Wire]:
@@ -108,7 +108,7 @@ def test_2_a_change_to_a_document_that_is_not_open_is_ignored():
     assert wire.sent[before:] == []  # no error shown to the user
 
 
-def test_3_only_the_top_level_object_is_a_message():
+async def test_3_only_the_top_level_object_is_a_message():
     ls, wire = connected()
     original = {"jsonrpc": "2.0", "id": "nested"}
     assert ls.protocol.structure_message(original) is original
@@ -123,7 +123,7 @@ def test_3_only_the_top_level_object_is_a_message():
     )
     # pygls's reader decodes with `structure_message` as the object hook
     ls.protocol.handle_message(json.loads(body, object_hook=ls.protocol.structure_message))
-    assert "-a\n+b\n" in wire.answer(5)["result"]["diff"]
+    assert "-a\n+b\n" in (await answered(wire, 5))["result"]["diff"]
 
 
 def test_4_a_request_that_cannot_be_read_is_answered():
@@ -175,6 +175,107 @@ async def test_6_a_command_sees_the_client_cancel_it():
     await asyncio.wait_for(seen.wait(), 5)
     assert ls.protocol.was_cancelled("c1")
     assert wire.answer("c1")["error"]["code"] == types.LSPErrorCodes.RequestCancelled.value
+
+
+def _big_document(ls: LlmPatchServer, uri: str, megabytes: int) -> str:
+    line = "    value = compute(alpha, beta, gamma)  # a line of a generated file\n"
+    text = line * ((megabytes << 20) // len(line))
+    item = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+    notify(ls, "textDocument/didOpen", {"textDocument": item})
+    return text
+
+
+def _keystroke(ls: LlmPatchServer, uri: str, version: int, line: int) -> None:
+    at = {"line": line, "character": 4}
+    change = {"range": {"start": at, "end": at}, "text": "x"}
+    notify(
+        ls,
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+    )
+
+
+def test_7_a_keystroke_splits_only_the_lines_it_touches(monkeypatch):
+    ls, _ = connected()
+    uri = "file:///ws/big.py"
+    text = _big_document(ls, uri, 2)
+    lines = text.count("\n")
+    _keystroke(ls, uri, 2, lines // 2)  # the first change counts the document's lines once
+    split = []
+    monkeypatch.setattr(
+        document_lines, "split_lsp_lines", lambda t: split.append(len(t)) or split_lsp_lines(t)
+    )
+    for n, line in enumerate((10, lines - 3, lines // 3, lines)):
+        _keystroke(ls, uri, 3 + n, line)
+    assert len(split) == 4 and max(split) < 500, split
+    doc = ls.workspace.text_documents[uri]
+    assert doc.version == 6
+    assert doc.source.count("x") == text.count("x") + 5
+    assert doc.source.endswith("\nx")  # the last keystroke was on the empty last line
+
+
+def test_7_a_keystroke_costs_far_less_than_reading_the_whole_document():
+    ls, _ = connected()
+    uri = "file:///ws/big.py"
+    text = _big_document(ls, uri, 12)
+    lines = text.count("\n")
+    _keystroke(ls, uri, 2, 5)
+    costs = []
+    for n in range(15):
+        t0 = time.perf_counter()
+        _keystroke(ls, uri, 3 + n, (n * 7919) % lines)
+        costs.append(time.perf_counter() - t0)
+    splits = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        split_lsp_lines(text)
+        splits.append(time.perf_counter() - t0)
+    # pygls split the document into lines (and wrote it back line by line) on every change
+    assert statistics.median(costs) < min(splits) / 2, (costs, splits)
+
+
+async def test_8_before_initialize_requests_are_refused_and_notifications_dropped():
+    ls = create_server()
+    wire = Wire()
+    ls.protocol.set_writer(wire, include_headers=False)
+    request(ls, 1, "workspace/executeCommand", {"command": "llmPatch.stats", "arguments": []})
+    item = {"uri": "file:///ws/a.md", "languageId": "markdown", "version": 1, "text": "x"}
+    notify(ls, "textDocument/didOpen", {"textDocument": item})
+    request(ls, 2, "shutdown")
+    await asyncio.sleep(0.05)
+    assert [m["id"] for m in wire.sent] == [1, 2]  # no error shown for the notification
+    for msg_id in (1, 2):
+        assert wire.answer(msg_id)["error"]["code"] == -32002
+    params = {"processId": None, "rootUri": None, "capabilities": {}}
+    request(ls, 3, "initialize", params)
+    assert "result" in wire.answer(3)
+    request(ls, 4, "workspace/executeCommand", {"command": "llmPatch.stats", "arguments": []})
+    assert (await answered(wire, 4))["result"]["patches"] == 0
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def uninitialised(lsp_client: EditorClient):
+    yield
+
+
+async def test_8_a_real_client_before_initialize(uninitialised: EditorClient, tmp_path: Path):
+    client = uninitialised  # pytest-lsp's client refuses to send requests this early
+    try:
+        with pytest.raises(JsonRpcException) as err:
+            stats = {"command": "llmPatch.stats"}
+            await _raw_request(client, types.WORKSPACE_EXECUTE_COMMAND, stats)
+        assert err.value.code == -32002
+        client.open(tmp_path.joinpath("early.llm.md").as_uri(), "text")
+    finally:
+        await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual-studio-code"),
+                root_uri=tmp_path.as_uri(),
+            )
+        )
+    assert (await client.command("llmPatch.stats"))["patches"] == 0
+    assert not any(m.type == types.MessageType.Error for m in client.messages)
+    await client.shutdown_session()
 
 
 async def test_incremental_sync_breaks_lines_only_where_the_client_does(
