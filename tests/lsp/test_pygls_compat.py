@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import statistics
-import time
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -212,26 +210,6 @@ def test_7_a_keystroke_splits_only_the_lines_it_touches(monkeypatch):
     assert doc.version == 6
     assert doc.source.count("x") == text.count("x") + 5
     assert doc.source.endswith("\nx")  # the last keystroke was on the empty last line
-
-
-def test_7_a_keystroke_costs_far_less_than_reading_the_whole_document():
-    ls, _ = connected()
-    uri = "file:///ws/big.py"
-    text = _big_document(ls, uri, 12)
-    lines = text.count("\n")
-    _keystroke(ls, uri, 2, 5)
-    costs = []
-    for n in range(15):
-        t0 = time.perf_counter()
-        _keystroke(ls, uri, 3 + n, (n * 7919) % lines)
-        costs.append(time.perf_counter() - t0)
-    splits = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        split_lsp_lines(text)
-        splits.append(time.perf_counter() - t0)
-    # pygls split the document into lines (and wrote it back line by line) on every change
-    assert statistics.median(costs) < min(splits) / 2, (costs, splits)
 
 
 async def test_8_before_initialize_requests_are_refused_and_notifications_dropped():
