@@ -308,6 +308,7 @@ _SPECIAL_KINDS = (
     (stat.S_ISBLK, "block-device", "a block device"),
     (stat.S_ISSOCK, "socket", "a socket"),
     (stat.S_ISLNK, "symlink", "a symbolic link"),
+    (stat.S_ISDIR, "directory", "a folder"),
 )
 
 

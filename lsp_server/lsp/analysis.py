@@ -101,6 +101,7 @@ def place(
     fuzzy_threshold: float,
     encoding: str,
     cancelled: Callable[[], bool],
+    protected: tuple[str, ...] = (),
     related: bool = True,
     retries: bool = False,
 ) -> Analysis:
@@ -109,7 +110,7 @@ def place(
     # the editor waits for the `initialize` answer, which does not need it
     from lsp_server.plan import PlanOptions, fuzzy_retries, plan_reply
 
-    options = PlanOptions(atomic=atomic, fuzzy_threshold=fuzzy_threshold)
+    options = PlanOptions(atomic=atomic, fuzzy_threshold=fuzzy_threshold, protected=protected)
     root = plan_root(view, source.uri)
     open_texts, uris = overlay(view, root.path)
     ws = SessionWorkspace(root, open_texts)

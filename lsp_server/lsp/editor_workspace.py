@@ -29,9 +29,27 @@ from pathlib import Path
 
 from pygls.uris import to_fs_path, uri_scheme
 
-from lsp_server.lsp.disk import Fingerprint, fingerprint
 from lsp_server.model import ErrorCode, PlacementError, Snapshot
 from lsp_server.workspace import DiskWorkspace
+
+# (size, mtime_ns, inode, device) of a file; None when nothing is there.
+Fingerprint = tuple[int, int, int, int] | None
+# The fingerprint of a path `stat` cannot look at (permission denied, a name too long): the
+# plan could not read it either, so it stays "unchanged" while it stays unreadable.
+UNREADABLE: Fingerprint = (-1, -1, -1, -1)
+
+
+def fingerprint(path: str) -> Fingerprint:
+    """What `stat` says of a path now (following symlinks): enough to notice most changes
+    without reading the file (a change within one mtime tick that keeps the size needs the
+    content's hash)."""
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError:
+        return UNREADABLE
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
 
 
 @dataclass(frozen=True)

@@ -38,13 +38,12 @@ from pygls.workspace import TextDocument
 from lsp_server import __version__
 from lsp_server.edits import UTF16, EditCapabilities, PositionIndex
 from lsp_server.lsp.analysis import LRU, Analysis, ReplySource, parse, place
-from lsp_server.lsp.disk import FileTooLarge, NotRegularFile, read_regular
 from lsp_server.lsp.editor_workspace import EditorView, OpenDocument
 from lsp_server.lsp.progress import NoProgress, Progress
 from lsp_server.lsp.pygls_compat import Protocol
 from lsp_server.lsp.settings import Settings
 from lsp_server.model import ErrorCode, ParsedReply, PlacementError
-from lsp_server.workspace import MAX_FILE_BYTES
+from lsp_server.workspace import MAX_FILE_BYTES, read_regular
 
 logger = logging.getLogger("lsp_server")
 
@@ -272,6 +271,7 @@ class LlmPatchServer(LanguageServer):
             view,
             atomic=atomic,
             fuzzy_threshold=fuzzy_threshold,
+            protected=self.settings.protected_paths,
             encoding=self.encoding,
             cancelled=check,
             related=related,
@@ -288,6 +288,7 @@ class LlmPatchServer(LanguageServer):
             source.uri,
             self.view().key(),
             self.settings.fuzzy_threshold,
+            self.settings.protected_paths,
         )
 
     def current_analysis(self, uri: str) -> Analysis | None:
@@ -353,18 +354,19 @@ def read_reply_file(uri: str) -> str:
     if not path:
         raise JsonRpcInvalidParams(f"unknown document {uri}")
     try:
-        data = read_regular(path, MAX_FILE_BYTES)
-    except NotRegularFile as err:
+        data = read_regular(path, uri, MAX_FILE_BYTES, follow=True)
+    except PlacementError as err:
+        if "kind" in err.failure.details:  # a pipe, a device, a socket: never read
+            raise RequestFailed(
+                f"cannot read the reply: {err.failure.message}",
+                data={"code": str(ErrorCode.IO_ERROR)},
+            ) from None
+        raise JsonRpcInvalidParams(f"unknown document {err.failure.message}") from None
+    if len(data) > MAX_FILE_BYTES:
         raise RequestFailed(
-            f"cannot read the reply {uri}: {err}", data={"code": str(ErrorCode.IO_ERROR)}
-        ) from None
-    except FileTooLarge as err:
-        raise RequestFailed(
-            f"{uri} is over {err.limit:,} bytes; too large to be a reply",
+            f"{uri} is over {MAX_FILE_BYTES:,} bytes; too large to be a reply",
             data={"code": str(ErrorCode.CONTENT_TOO_LARGE)},
-        ) from None
-    except OSError as err:
-        raise JsonRpcInvalidParams(f"unknown document {uri}: {err.strerror or err}") from None
+        )
     from lsp_server.reply import decode_reply  # the CLI's rule (UTF-8 or refused); the engine
 
     try:

@@ -1,4 +1,4 @@
-"""What a server plan reads (lsp/editor_workspace.py, lsp/disk.py), without a client.
+"""What a server plan reads (lsp/editor_workspace.py, workspace.read_regular), without a client.
 
 * reads of the disk are bounded and refuse anything but a regular file, without waiting;
 * a plan records what it read from disk, and `changed_on_disk` notices a change by `stat`
@@ -15,15 +15,16 @@ from pathlib import Path
 import pytest
 
 from lsp_server.lsp.analysis import ReplySource, parse, place
-from lsp_server.lsp.disk import FileTooLarge, NotRegularFile, fingerprint, read_regular
 from lsp_server.lsp.editor_workspace import (
     EditorView,
     OpenDocument,
     SessionWorkspace,
     changed_on_disk,
+    fingerprint,
     plan_root,
 )
 from lsp_server.model import ErrorCode, PlacementError
+from lsp_server.workspace import read_regular
 
 from .conftest import sr
 
@@ -41,33 +42,35 @@ def _in_thread(fn, *args):
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     thread.join(5)
-    assert not thread.is_alive(), f"{fn.__name__}{args} blocked"
+    assert not thread.is_alive(), f"{fn} blocked"
     if "error" in out:
         raise out["error"]
     return out["value"]
 
 
-def test_a_regular_file_is_read_up_to_its_limit(tmp_path: Path):
+def test_a_regular_file_is_read_up_to_its_limit_and_one_byte(tmp_path: Path):
     path = tmp_path / "r.md"
     path.write_bytes(b"x" * 100)
-    assert read_regular(str(path), 100) == b"x" * 100
-    with pytest.raises(FileTooLarge) as err:
-        read_regular(str(path), 99)
-    assert (err.value.size, err.value.limit) == (100, 99)
+    assert read_regular(str(path), "r.md", 100, follow=True) == b"x" * 100
+    assert len(read_regular(str(path), "r.md", 99, follow=True)) == 100  # over: the caller says
+
+
+def _refused(path: str) -> str:
+    with pytest.raises(PlacementError) as err:
+        _in_thread(lambda: read_regular(path, "the reply", 1000, follow=True))
+    assert err.value.failure.code is ErrorCode.IO_ERROR
+    return err.value.failure.message
 
 
 def test_a_pipe_is_refused_without_waiting_for_a_writer(tmp_path: Path):
     fifo = tmp_path / "pipe.md"
     os.mkfifo(fifo)
-    with pytest.raises(NotRegularFile, match=r"a named pipe \(FIFO\), not a regular file"):
-        _in_thread(read_regular, str(fifo), 1000)
+    assert "a FIFO (named pipe), not a regular file" in _refused(str(fifo))
 
 
 def test_a_device_that_never_ends_is_refused(tmp_path: Path):
-    with pytest.raises(NotRegularFile, match="a character device"):
-        _in_thread(read_regular, "/dev/zero", 1000)
-    with pytest.raises(NotRegularFile, match="a folder"):
-        read_regular(str(tmp_path), 1000)
+    assert "a character device" in _refused("/dev/zero")
+    assert "a folder" in _refused(str(tmp_path))
 
 
 def _view(*docs: OpenDocument, folders: tuple[str, ...]) -> EditorView:

@@ -111,3 +111,13 @@ async def test_bad_settings_are_ignored_and_named(client: EditorClient, ws: Path
     warnings = [m.message for m in client.log_messages if m.type == types.MessageType.Warning]
     assert any("llmPatch.fuzzyThreshold" in w for w in warnings)
     assert any("llmPatch.mode" in w for w in warnings)
+
+
+async def test_protected_paths_setting_refuses_those_files(client: EditorClient, ws: Path):
+    client.write("deploy/prod.env", "KEY=1\n")
+    client.write("a.py", "x = 1\n")
+    await client.settings({"protectedPaths": ["deploy/*"]})
+    reply = sr("deploy/prod.env", "KEY=1\n", "KEY=2\n") + sr("a.py", "x = 1\n", "x = 2\n")
+    report = await client.command("llmPatch.check", {"text": reply})
+    codes = {b["path"]: (b.get("error") or {}).get("code") for b in report["blocks"]}
+    assert codes == {"deploy/prod.env": "PROTECTED_PATH", "a.py": None}
