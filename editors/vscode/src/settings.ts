@@ -23,6 +23,7 @@ export const SERVER_SETTINGS: readonly SettingSpec[] = [
   { key: "diagnosticsDelay", default: 300 },
   { key: "codeLens", default: true },
   { key: "replyFiles", default: ["*.llm.md", "*.patch", "*.diff"] },
+  { key: "protectedPaths", default: [] },
 ];
 
 /** Settings only the extension reads (how to find and start the server). */

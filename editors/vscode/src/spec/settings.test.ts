@@ -64,6 +64,7 @@ describe("serverSettings", () => {
       diagnosticsDelay: 50,
       codeLens: true,
       replyFiles: ["*.llm.md", "*.patch", "*.diff"],
+      protectedPaths: [],
     });
   });
 });
