@@ -131,6 +131,7 @@ describe("activation", () => {
         diagnosticsDelay: 300,
         codeLens: true,
         replyFiles: ["*.llm.md", "*.patch", "*.diff"],
+        protectedPaths: [],
       },
     });
     assert.equal(c.state, languageclient.State.Running);
