@@ -81,11 +81,11 @@ def test_rename_failure_rolls_back(project, monkeypatch, fail_at):
     real = os.replace
     calls = {"n": 0}
 
-    def flaky(src, dst):
+    def flaky(src, dst, **dir_fds):
         calls["n"] += 1
         if calls["n"] == fail_at:
             raise OSError(28, "No space left on device", str(dst))
-        return real(src, dst)
+        return real(src, dst, **dir_fds)
 
     monkeypatch.setattr(os, "replace", flaky)
     with pytest.raises(WriteError) as e:
@@ -131,10 +131,10 @@ def test_permission_error_from_os_is_reported(project, monkeypatch):
     before = tree(project)
     real = os.replace
 
-    def deny(src, dst):
+    def deny(src, dst, **dir_fds):
         if str(dst).endswith("b.py"):
             raise PermissionError(13, "Permission denied", str(dst))
-        return real(src, dst)
+        return real(src, dst, **dir_fds)
 
     monkeypatch.setattr(os, "replace", deny)
     with pytest.raises(WriteError) as e:
