@@ -18,7 +18,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import secrets
 import stat
 import threading
 import time
@@ -72,7 +71,7 @@ def is_reserved(name: str) -> bool:
 
 def reserved_name(suffix: str) -> str:
     """A fresh name for a temporary (`.new`) or saved (`.old`) file."""
-    return f"{RESERVED_PREFIX}{secrets.token_hex(8)}{suffix}"
+    return f"{RESERVED_PREFIX}{os.urandom(8).hex()}{suffix}"
 
 
 def split_rel(rel: str) -> tuple[str, str]:
