@@ -215,13 +215,22 @@ class Round:
     recovery_killed: bool = False
 
 
-def one_round(corpus: Corpus, rng: random.Random, timing: Timing, kill_recovery: bool) -> Round:
+def one_round(
+    corpus: Corpus,
+    rng: random.Random,
+    timing: Timing,
+    kill_recovery: bool,
+    target: str | None = "random",
+) -> Round:
+    """One kill of an apply (aimed at the journal state `target`, None for anywhere in the
+    run, "random" for a choice among those), a recovery, and the checks."""
     reset(corpus)
     root = str(corpus.root)
     apply = ["apply", str(corpus.reply), "--root", root]
     # a kill anywhere in the run would mostly land in start-up and planning: aim at each
     # state of the journal as often as at the whole run
-    target = rng.choice((None, *PHASES))
+    if target == "random":
+        target = rng.choice((None, *PHASES))
     if target is None:
         kill = kill_at(apply, corpus.root, rng.uniform(0, timing.total * 1.1), None)
     else:
@@ -279,13 +288,15 @@ def run(
     lines: int,
     seed: int,
     kill_recovery: bool = True,
-    base: Path | None = None,
+    targets: tuple[str | None, ...] = (),
 ) -> list[Round]:
+    """`kills` rounds; the first ones aimed at `targets` (journal states, None: anywhere)."""
     rng = random.Random(seed)
-    with tempfile.TemporaryDirectory(dir=base) as tmp:
+    aims = list(targets) + ["random"] * max(0, kills - len(targets))
+    with tempfile.TemporaryDirectory() as tmp:
         corpus = build(Path(tmp), files, lines)
         timing = measure(corpus)
-        rounds = [one_round(corpus, rng, timing, kill_recovery) for _ in range(kills)]
+        rounds = [one_round(corpus, rng, timing, kill_recovery, aim) for aim in aims[:kills]]
     return rounds
 
 

@@ -15,6 +15,7 @@ the workspace lock that serialises writers of one root.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
 import os
@@ -171,6 +172,35 @@ def open_regular(dir_fd: int, name: str) -> int:
 
 class NotRegular(Exception):
     """A name that should be a regular file is a FIFO, a device, a socket or a folder."""
+
+
+# renameat2(2) flags (Linux 3.15+): swap two names atomically; rename only onto nothing
+RENAME_EXCHANGE = 2
+RENAME_NOREPLACE = 1
+_renameat2: list = []  # [the libc function or None], looked up on first use
+
+
+def rename2(dir_fd: int, src: str, dst: str, flags: int) -> bool:
+    """`renameat2` within one folder; False when the system or file system lacks it (the
+    caller then does without), True when done. Other failures raise OSError as usual."""
+    if not _renameat2:
+        _renameat2.append(_find_renameat2())
+    func = _renameat2[0]
+    if func is None:
+        return False
+    if func(dir_fd, os.fsencode(src), dir_fd, os.fsencode(dst), flags) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), dst)
+
+
+def _find_renameat2():
+    try:
+        return getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    except OSError:
+        return None
 
 
 def fsync_folder(fd: int) -> None:

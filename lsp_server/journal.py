@@ -49,6 +49,8 @@ _STATES = (PREPARE, COMMIT, COMMITTED)
 _VERSION = 1
 _MAX_JOURNAL_BYTES = 64 * 1024 * 1024
 _OWN_NAME = re.compile(r"\.llm-patch-[0-9a-f]{16}\.(new|old)\Z")
+_SAVING = ".journal"  # the suffix of a journal being written (renamed over the journal)
+_SAVING_NAME = re.compile(r"\.llm-patch-[0-9a-f]{16}\.journal\Z")
 # temporary files of versions before the journal (tempfile.mkstemp names), swept by `recover`
 _LEGACY_TEMP = re.compile(r"\.llm-patch-[a-z0-9_]{8}\Z")
 
@@ -94,7 +96,7 @@ def save(folders: Folders, journal: Journal) -> None:
         }
     ).encode()
     root = folders.root_fd
-    tmp = reserved_name(TEMP_SUFFIX)
+    tmp = reserved_name(_SAVING)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=root)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -102,7 +104,7 @@ def save(folders: Folders, journal: Journal) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, JOURNAL_NAME, src_dir_fd=root, dst_dir_fd=root)
-    except BaseException:
+    except OSError:
         _unlink_quietly(root, tmp)
         raise
     fsync_folder(root)
@@ -295,6 +297,7 @@ def recover_open(folders: Folders) -> Recovery:
 
 
 def _recover(folders: Folders, sweep: bool) -> Recovery:
+    _drop_unsaved(folders)
     journal = load(folders)
     if journal is None:
         return Recovery("nothing", removed=_sweep(folders.root) if sweep else 0)
@@ -324,6 +327,14 @@ def _recover(folders: Folders, sweep: bool) -> Recovery:
     discard(folders)
     removed += undone + (_sweep(folders.root) if sweep else 0)
     return Recovery("rolled back", paths, removed)
+
+
+def _drop_unsaved(folders: Folders) -> None:
+    """A journal that was being written when its apply died never took effect: remove it.
+    (Under the workspace lock no other apply is writing one.)"""
+    for name in os.listdir(folders.root_fd):
+        if _SAVING_NAME.match(name):
+            _unlink_quietly(folders.root_fd, name)
 
 
 def _sweep(root: Path) -> int:

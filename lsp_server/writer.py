@@ -33,6 +33,8 @@ from lsp_server import journal
 from lsp_server.disk import (
     BACKUP_SUFFIX,
     JOURNAL_NAME,
+    RENAME_EXCHANGE,
+    RENAME_NOREPLACE,
     TEMP_SUFFIX,
     Folders,
     Metadata,
@@ -44,6 +46,7 @@ from lsp_server.disk import (
     lstat,
     open_regular,
     read_regular,
+    rename2,
     reserved_name,
     split_rel,
     workspace_lock,
@@ -53,6 +56,7 @@ from lsp_server.model import ErrorCode, Failure, FileAction, PlacementError, Pla
 from lsp_server.workspace import MAX_FILE_BYTES, DiskWorkspace, digest, encode
 
 _NOTHING = "nothing was written"
+_WHILE = "while the patch was being written"
 
 
 @dataclass
@@ -160,6 +164,10 @@ class _Transaction:
             self._roll_back(record, err.failure)
         except OSError as err:
             self._roll_back(record, io_failure(self.current, err, _NOTHING).failure)
+        except BaseException:  # Ctrl-C: undo now rather than leave it to the next run
+            if not journal.undo(record, self.folders)[0]:
+                journal.discard(self.folders)
+            raise
         try:
             journal.finish(record, self.folders)
             journal.discard(self.folders)
@@ -362,6 +370,10 @@ class _Transaction:
                 continue
             try:
                 inodes[i] = self._write_temp(t, e.temp)
+            except FileNotFoundError:  # its folder was removed since it was checked
+                raise _stale(
+                    t.path, "while the patch was being written (its folder is gone)"
+                ) from None
             except OSError as err:
                 raise _Abort(io_failure(t.path, err, _NOTHING).failure) from None
         return inodes
@@ -413,42 +425,62 @@ class _Transaction:
         folder = self.folders.fd(t.folder)
         try:
             if t.data is None:
+                # moved aside first, checked after: what was moved is exactly what is checked
                 assert e.backup is not None
                 os.replace(t.name, e.backup, src_dir_fd=folder, dst_dir_fd=folder)
                 self._same(t, folder, e.backup)
                 return
             assert e.temp is not None
             if t.old is None:
-                self._create(t, folder, e.temp)
+                self._onto_nothing(t, folder, e.temp)
                 return
             assert e.backup is not None
             if t.linked:
                 self._same(t, folder, e.backup)
                 current = lstat(folder, t.name)
                 if current is None or current.st_ino != t.old.st_ino:
-                    raise _stale(t.path, "while the patch was being written")
+                    raise _stale(t.path, _WHILE)
+                self._swap(t, folder, e.temp, e.backup)
             else:
                 os.replace(t.name, e.backup, src_dir_fd=folder, dst_dir_fd=folder)
                 self._same(t, folder, e.backup)
-            os.replace(e.temp, t.name, src_dir_fd=folder, dst_dir_fd=folder)
+                self._onto_nothing(t, folder, e.temp)
         except FileNotFoundError:
-            raise _stale(t.path, "while the patch was being written (it is gone)") from None
+            raise _stale(t.path, f"{_WHILE} (it is gone)") from None
+        except FileExistsError:
+            raise _stale(t.path, f"{_WHILE} (it was created meanwhile)") from None
         except NotRegular:
-            raise _stale(t.path, "while the patch was being written") from None
+            raise _stale(t.path, _WHILE) from None
         except OSError as err:
             raise _Abort(io_failure(t.path, err, _NOTHING).failure) from None
 
-    def _create(self, t: _Target, folder: int, temp: str) -> None:
+    def _swap(self, t: _Target, folder: int, temp: str, backup: str) -> None:
+        """The new text takes the name in one atomic exchange, so that whatever held the name
+        at that instant (the file checked, or an editor's save a moment after the check)
+        ends up under the temporary name, where it is looked at once more."""
+        assert t.old is not None
+        if not rename2(folder, temp, t.name, RENAME_EXCHANGE):
+            os.replace(temp, t.name, src_dir_fd=folder, dst_dir_fd=folder)  # no exchange here
+            return
+        was = lstat(folder, temp)
+        if was is None or was.st_ino != t.old.st_ino:
+            rename2(folder, temp, t.name, RENAME_EXCHANGE)  # give the name back to theirs
+            os.unlink(backup, dir_fd=folder)  # the old file is no longer what it should hold
+            raise _stale(t.path, _WHILE)
+        os.unlink(temp, dir_fd=folder)  # a second name of the old file: the saved one stays
+
+    def _onto_nothing(self, t: _Target, folder: int, temp: str) -> None:
+        """Rename where nothing is (FileExistsError when someone just created the name)."""
         if lstat(folder, t.name) is not None:
-            raise _stale(t.path, "while the patch was being written (it was created meanwhile)")
+            raise FileExistsError(t.name)
+        if rename2(folder, temp, t.name, RENAME_NOREPLACE):
+            return
         try:
-            # a link fails when the name was taken since the line above; a rename would not
+            # a link fails when the name was taken since the check above; a rename would not
             os.link(temp, t.name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
         except FileExistsError:
-            raise _stale(
-                t.path, "while the patch was being written (it was created meanwhile)"
-            ) from None
-        except OSError:  # no hard links on this file system
+            raise
+        except OSError:  # no hard links either: a plain rename, right after the check
             os.replace(temp, t.name, src_dir_fd=folder, dst_dir_fd=folder)
             return
         os.unlink(temp, dir_fd=folder)
@@ -459,12 +491,12 @@ class _Transaction:
         assert t.old is not None
         st = lstat(folder, name)
         if st is None or st.st_ino != t.old.st_ino:
-            raise _stale(t.path, "while the patch was being written")
+            raise _stale(t.path, _WHILE)
         if not stat.S_ISREG(t.old.st_mode):
             return
         data, st = read_regular(folder, name, MAX_FILE_BYTES)
         if _stamp(st) != _stamp(t.old) or digest(data) != t.old_hash:
-            raise _stale(t.path, "while the patch was being written")
+            raise _stale(t.path, _WHILE)
 
     # --- 5. the commit -------------------------------------------------------------------------
 
@@ -484,7 +516,7 @@ class _Transaction:
             self.current = t.path
             st = lstat(self.folders.fd(t.folder), e.backup)
             if st is None or _stamp(st) != _stamp(t.old):
-                raise _stale(t.path, "while the patch was being written")
+                raise _stale(t.path, _WHILE)
 
 
 def _stamp(st: os.stat_result) -> tuple[int, int, int]:
