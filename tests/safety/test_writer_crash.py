@@ -161,12 +161,13 @@ def test_a_reply_cannot_write_llm_patch_s_own_files(tmp_path: Path):
 
 def test_a_re_run_reports_blocks_already_applied(tmp_path: Path):
     """After a complete apply (or a recovery that finished one), running the reply again
-    says "already applied" — not TEXT_AMBIGUOUS because the old line now looks like two of
-    its neighbours, and never a fuzzy edit of a neighbour."""
+    says "already applied": not TEXT_AMBIGUOUS because the old line now looks like two of
+    its neighbours, and never a fuzzy edit of the neighbour most like it (before, the second
+    run turned `retry_limit_seconds = 1` into `retry_limit_second = compute()`)."""
     (tmp_path / "f.py").write_text("".join(f"v_0_{j} = {j}\n" for j in range(50)))
-    (tmp_path / "g.py").write_text("x_totals = 1\nx_total = 1\n")
+    (tmp_path / "g.py").write_text("retry_limit_seconds = 1\nretry_limit_second = 1\n")
     reply = crash_loop_block("f.py", "v_0_25 = 25\n", "v_0_25 = 'new'\n") + crash_loop_block(
-        "g.py", "x_total = 1\n", "x_total = 2\n"
+        "g.py", "retry_limit_second = 1\n", "retry_limit_second = compute()\n"
     )
     ws = DiskWorkspace(tmp_path)
     first = plan_reply(parse_reply(reply), ws)
