@@ -87,6 +87,8 @@ class Folders:
     `fd("a/b")` opens `a` relative to the root and `b` relative to `a`, both with
     `O_NOFOLLOW | O_DIRECTORY`: a symlink (or a file) where a folder was is an error, never
     followed. Paths given here are real paths (symlinks inside the root already resolved).
+    A descriptor returned is good until the next call: the least used ones are closed to
+    keep their number bounded, so callers ask again rather than keep one.
     """
 
     def __init__(self, root: Path):
@@ -94,8 +96,9 @@ class Folders:
         self.root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self._open: OrderedDict[str, int] = OrderedDict()
 
-    def fd(self, rel: str, made: list[str] | None = None) -> int:
-        """The folder `rel`; with `made`, missing folders are created and appended to it."""
+    def fd(self, rel: str, create: bool = False) -> int:
+        """The folder `rel`; with `create`, missing folders are made (the journal has named
+        them beforehand, so that an undo removes them)."""
         if rel == "":
             return self.root_fd
         fd = self._open.get(rel)
@@ -103,14 +106,13 @@ class Folders:
             self._open.move_to_end(rel)
             return fd
         parent_rel, name = split_rel(rel)
-        parent = self.fd(parent_rel, made)
+        parent = self.fd(parent_rel, create)
         try:
             fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
         except FileNotFoundError:
-            if made is None:
+            if not create:
                 raise
             os.mkdir(name, 0o777, dir_fd=parent)
-            made.append(rel)
             fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
         self._open[rel] = fd
         while len(self._open) > _OPEN_FOLDERS:

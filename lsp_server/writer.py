@@ -119,7 +119,6 @@ class _Transaction:
     def __init__(self, plan: Plan, ws: DiskWorkspace, folders: Folders):
         self.plan, self.ws, self.folders = plan, ws, folders
         self.dirs: list[str] = []  # folders to create, outermost first
-        self.made: list[str] = []
         self.current = ""  # the user's file being worked on, for an error's message
 
     def run(self) -> None:
@@ -380,7 +379,7 @@ class _Transaction:
 
     def _write_temp(self, t: _Target, temp: str) -> int:
         assert t.data is not None
-        folder = self.folders.fd(t.folder, made=self.made)
+        folder = self.folders.fd(t.folder, create=True)
         # a replacement starts private and takes the old file's mode at the end; a new file
         # gets what any new file in that folder gets (umask, default ACL, set-group-ID folder)
         mode = 0o600 if t.meta is not None else 0o666

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server import writer
 from lsp_server.model import Action, EditBlock, ErrorCode, Format, Hunk, ParsedReply
 from lsp_server.plan import plan_reply
 from lsp_server.workspace import DiskWorkspace
-from lsp_server import writer
 from lsp_server.writer import WriteError, write_plan
 
 
