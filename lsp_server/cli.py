@@ -1,4 +1,4 @@
-"""`llm-patch apply | check | serve`: the terminal and script face of the same core.
+"""`llm-patch apply | check | recover | serve`: the terminal and script face of the same core.
 
 Every subcommand's arguments are parsed here, once; `serve` hands them to the language
 server (`lsp_server.lsp.server.serve`).
@@ -6,7 +6,9 @@ server (`lsp_server.lsp.server.serve`).
 Exit codes: 0 every block placed (and written unless a dry run), 1 at least one block
 failed (nothing written unless --partial; a reply over the limit is such a failure, read no
 further than the limit), 2 usage error or unreadable reply (missing, not a regular file, or
-not UTF-8 text: refused rather than read with replacement characters).
+not UTF-8 text: refused rather than read with replacement characters). `recover` exits 0
+when the workspace is consistent afterwards (whether or not there was anything to do), 1
+when it could not be made so.
 """
 
 from __future__ import annotations
@@ -16,12 +18,16 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsp_server import boot
 from lsp_server.lsp.settings import LOG_LEVELS
 from lsp_server.model import ErrorCode, Failure, ParsedReply, PlacementError, Plan
 from lsp_server.report import render_human, report_json
 from lsp_server.workspace import DiskWorkspace, read_regular
+
+if TYPE_CHECKING:
+    from lsp_server.journal import Recovery
 
 
 def _host_port(value: str) -> tuple[str, int]:
@@ -66,6 +72,11 @@ def _parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="write the blocks that placed even if others failed",
             )
+    rc = sub.add_parser(
+        "recover", help="finish or roll back an apply that was interrupted (killed, crashed)"
+    )
+    rc.add_argument("--root", default=".", help="workspace root (default: current folder)")
+    rc.add_argument("--json", action="store_true", help="print the result as JSON")
     sv = sub.add_parser("serve", help="run the language server")
     g = sv.add_mutually_exclusive_group()
     g.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (default)")
@@ -87,6 +98,8 @@ def run(argv: list[str]) -> int:
         from lsp_server.lsp.server import serve  # pygls: only now, after boot.begin
 
         return serve(args.tcp, args.log_file, args.log_level)
+    if args.command == "recover":
+        return _recover(args)
     return _place(args)
 
 
@@ -94,9 +107,11 @@ def _place(args: argparse.Namespace) -> int:
     """`apply` and `check`."""
     # the engine loads here rather than with this module: `serve` parses its arguments
     # here too, and answers the editor's `initialize` before it needs the engine
+    from lsp_server import journal
+    from lsp_server.disk import WriteError, workspace_lock
     from lsp_server.plan import PlanOptions, plan_reply
     from lsp_server.reply import MAX_REPLY_BYTES, decode_reply, parse_reply
-    from lsp_server.writer import WriteError, write_plan
+    from lsp_server.writer import write_plan
 
     root = Path(args.root)
     if not root.is_dir():
@@ -126,15 +141,36 @@ def _place(args: argparse.Namespace) -> int:
         parsed = ParsedReply((), _too_large(name, MAX_REPLY_BYTES))
     else:
         parsed = parse_reply(text)
-    plan = plan_reply(parsed, ws, options)
+    if dry:
+        if journal.pending(ws.root):
+            print(
+                "llm-patch: an apply in this workspace was interrupted; this check reads the "
+                "files as it left them — `llm-patch recover` (or the next apply) sets them "
+                "right first",
+                file=sys.stderr,
+            )
+        plan = plan_reply(parsed, ws, options)
+        _print(report_json(plan, applied=False), args.json)
+        return _exit_code(plan, None)
     applied = False
     write_failure: Failure | None = None
-    if not dry and plan.files:
-        try:
-            write_plan(plan, ws)
-            applied = True
-        except WriteError as err:
-            write_failure = err.failure
+    try:
+        # one apply at a time per workspace, from reading the files to the last rename, so
+        # two applies started together both land instead of one undoing the other
+        with workspace_lock(ws.root):
+            _say_recovered(journal.recover(ws.root))
+            plan = plan_reply(parsed, ws, options)
+            if plan.files:
+                try:
+                    write_plan(plan, ws)
+                    applied = True
+                except WriteError as err:
+                    write_failure = err.failure
+    except WriteError as err:  # the lock, or an interrupted apply that could not be undone
+        print(f"llm-patch: {err.failure.message}", file=sys.stderr)
+        if args.json:
+            _print(report_json(Plan((), (), failure=err.failure), applied=False), True)
+        return 1
     report = report_json(plan, applied=applied, error=write_failure)
     _print(report, args.json)
     return _exit_code(plan, write_failure)
@@ -168,6 +204,56 @@ def _too_large(name: str, limit: int) -> Failure:
         "Ask the model for smaller patches, one file at a time.",
         {"limit": limit},
     )
+
+
+def _say_recovered(recovery: Recovery) -> None:
+    if recovery.outcome == "nothing":
+        return
+    print(f"llm-patch: {_recovery_words(recovery)}", file=sys.stderr)
+
+
+def _recovery_words(recovery: Recovery) -> str:
+    if recovery.outcome == "nothing":
+        return "no interrupted apply to recover" + (
+            f"; {recovery.removed} leftover temporary files removed" if recovery.removed else ""
+        )
+    files = ", ".join(recovery.paths[:10]) + (" ..." if len(recovery.paths) > 10 else "")
+    how = (
+        "rolled back: every file is as it was before it"
+        if recovery.outcome == "rolled back"
+        else "completed: it had committed, every file holds its new text"
+    )
+    return f"an interrupted apply ({len(recovery.paths)} files: {files}) was {how}"
+
+
+def _recover(args: argparse.Namespace) -> int:
+    """`recover`: what an apply killed half-way left behind, finished or undone."""
+    from lsp_server import journal  # with the writer: see _place
+    from lsp_server.disk import WriteError
+
+    root = Path(args.root)
+    if not root.is_dir():
+        print(f"llm-patch: --root {args.root} is not a folder", file=sys.stderr)
+        return 2
+    try:
+        recovery = journal.recover(root, sweep=True)
+    except WriteError as err:
+        if args.json:
+            _print({"ok": False, "error": err.failure.to_json()}, True)
+        else:
+            print(f"llm-patch: {err.failure.message}", file=sys.stderr)
+        return 1
+    if args.json:
+        result = {
+            "ok": True,
+            "outcome": recovery.outcome,
+            "paths": list(recovery.paths),
+            "removed": recovery.removed,
+        }
+        _print(result, True)
+    else:
+        print(f"llm-patch: {_recovery_words(recovery)}")
+    return 0
 
 
 def _exit_code(plan: Plan, write_failure: Failure | None) -> int:

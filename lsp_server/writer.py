@@ -1,196 +1,548 @@
-"""Plan → files on disk, as one transaction.
+"""Plan → files on disk, as one transaction: every file or none, even across a crash.
 
-Every new file is prepared first (a temp file in the destination's folder, fsynced), each
-original is re-read and its hash compared with the one read at plan time (`STALE_VERSION`
-if someone changed it meanwhile), then the temp files are renamed in. If any step fails,
-files already replaced are restored from their saved bytes and created ones removed, so
-the tree ends either fully old or fully new. Modes of existing files are kept.
+Under the workspace lock (`disk.workspace_lock`), in this order:
+
+1. **Check** every file the plan touches, before anything is written: it is where the plan
+   left it (a file that changed since it was read is `STALE_VERSION`), a regular file,
+   writable by the user (a read-only file is `PERMISSION_DENIED`), not one of llm-patch's
+   own names. Its mode, owner, group and extended attributes are read.
+2. **Journal** (`journal.py`) what is about to happen, fsynced.
+3. **Prepare**: each new text goes to a temporary file in its destination's folder, gets
+   the metadata of the file it replaces, and is fsynced.
+4. **Rename**: each old file is first kept under a saved name (a hard link, so the name
+   never goes missing), then — immediately before its own rename — checked again (inode,
+   size, mtime and a hash of its bytes), then the new file is renamed over it. A deleted
+   file is renamed to its saved name.
+5. **Commit**: once every rename is done and durable, and no saved file changed meanwhile,
+   the journal says so; the saved files are removed.
+
+Any failure before the commit puts every saved file back under its name and removes every
+new one; a crash leaves the journal, and the next run (or `llm-patch recover`) does the
+same. All of it goes through folder descriptors (`disk.Folders`), never through a path that
+could have been swapped for a symlink since it was checked.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_server.model import ErrorCode, Failure, FileAction, FileChange, PlacementError, Plan
-from lsp_server.workspace import DiskWorkspace, digest, encode
+from lsp_server import journal
+from lsp_server.disk import (
+    BACKUP_SUFFIX,
+    JOURNAL_NAME,
+    RENAME_EXCHANGE,
+    RENAME_NOREPLACE,
+    TEMP_SUFFIX,
+    Folders,
+    Metadata,
+    NotRegular,
+    WriteError,
+    fsync_folder,
+    io_failure,
+    is_reserved,
+    lstat,
+    open_regular,
+    read_regular,
+    rename2,
+    reserved_name,
+    split_rel,
+    workspace_lock,
+)
+from lsp_server.journal import Entry, Journal
+from lsp_server.model import ErrorCode, Failure, FileAction, PlacementError, Plan
+from lsp_server.workspace import MAX_FILE_BYTES, DiskWorkspace, digest, encode
+
+_NOTHING = "nothing was written"
+_WHILE = "while the patch was being written"
 
 
-class WriteError(Exception):
+@dataclass
+class _Target:
+    """One name the plan changes: its new bytes (None: removed) and what it must find there."""
+
+    folder: str  # the real folder, root-relative
+    name: str
+    path: str  # as the plan names it
+    data: bytes | None
+    must_exist: bool
+    digest: str | None = None  # the plan's hash of the old bytes
+    meta_from: tuple[str, str] | None = None  # whose metadata a new text takes
+    old: os.stat_result | None = None  # what was there when checked
+    old_hash: str | None = None
+    meta: Metadata | None = None
+    linked: bool = False  # the old file is also under its saved name already
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.folder, self.name
+
+
+class _Abort(Exception):
     def __init__(self, failure: Failure):
         super().__init__(failure.message)
         self.failure = failure
 
 
-@dataclass
-class _Step:
-    target: Path
-    data: bytes | None  # None: remove target
-    original: bytes | None  # bytes before (None: did not exist)
-    mode: int | None
-    temp: Path | None = None
-    done: bool = False
-
-
-def _io(path: str, err: OSError) -> WriteError:
-    code = ErrorCode.PERMISSION_DENIED if isinstance(err, PermissionError) else ErrorCode.IO_ERROR
-    return WriteError(
-        Failure(code, f"{path}: {err.strerror or err}; nothing was written", {"path": path})
-    )
-
-
-def _read_current(target: Path) -> bytes | None:
-    try:
-        return target.read_bytes()
-    except FileNotFoundError:
-        return None
-
-
-def _steps(plan: Plan, ws: DiskWorkspace) -> list[_Step]:
-    steps: list[_Step] = []
-    for change in plan.files:
-        src = ws.absolute(change.path)
-        original = _read_current(src)
-        _check_fresh(change, original)
-        if change.action is FileAction.DELETE:
-            if src.is_dir():
-                raise WriteError(
-                    Failure(
-                        ErrorCode.IO_ERROR, f"{change.path} is a directory", {"path": change.path}
-                    )
-                )
-            steps.append(_Step(src, None, original, None))
-            continue
-        data = encode(change.new_text or "", change.bom)
-        if change.action is FileAction.RENAME:
-            dest = ws.absolute(change.new_path or change.path)
-            steps.append(_Step(dest, data, _read_current(dest), change.mode))
-            steps.append(_Step(src, None, original, None))
-            continue
-        if src.is_symlink():
-            # edit the file the link names (inside the root: `absolute` checked), as an editor
-            # saving through the link would; replacing the link itself would leave its target
-            # untouched and turn the link into a copy
-            src = Path(os.path.realpath(src))
-        steps.append(_Step(src, data, original, change.mode))
-    return steps
-
-
-def _check_fresh(change: FileChange, current: bytes | None) -> None:
-    if change.action is FileAction.CREATE:
-        return
-    if change.digest is not None and (current is None or digest(current) != change.digest):
-        raise WriteError(
-            Failure(
-                ErrorCode.STALE_VERSION,
-                f"{change.path} changed on disk after the patch was planned; nothing was "
-                "written — run it again",
-                {"path": change.path},
-            )
+def _stale(path: str, when: str) -> _Abort:
+    return _Abort(
+        Failure(
+            ErrorCode.STALE_VERSION,
+            f"{path} changed on disk {when}; {_NOTHING} — run it again",
+            {"path": path},
         )
+    )
 
 
 def write_plan(plan: Plan, ws: DiskWorkspace) -> None:
     """Write every file change or none. Raises WriteError naming the failure."""
-    try:
-        steps = _steps(plan, ws)
-    except PlacementError as err:  # the tree changed since the plan (a symlink swapped in)
-        raise WriteError(err.failure) from None
-    made_dirs: list[Path] = []
-    try:
-        for step in steps:
-            if step.data is None:
-                continue
-            _make_parents(step.target.parent, made_dirs)
-            fd, tmp = tempfile.mkstemp(prefix=".llm-patch-", dir=step.target.parent)
-            step.temp = Path(tmp)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(step.data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, step.mode if step.mode is not None else 0o666 & ~_umask())
-        for step in steps:
-            if step.data is None:
-                if step.target.exists():
-                    os.unlink(step.target)
-            else:
-                assert step.temp is not None
-                os.replace(step.temp, step.target)
-                step.temp = None
-            step.done = True
-    except OSError as err:
-        _rollback(steps)
-        _remove_temps(steps)
-        for folder in reversed(made_dirs):
-            try:
-                folder.rmdir()
+    if not plan.files:
+        return
+    with workspace_lock(ws.root):
+        try:
+            folders = Folders(ws.root)
+        except OSError as err:
+            raise io_failure(str(ws.root), err, _NOTHING) from None
+        try:
+            if journal.load(folders) is not None:
+                # an apply died here before: finish it first; the checks below then refuse
+                # whatever this plan read from its half-written tree
+                journal.recover_open(folders)
+            _Transaction(plan, ws, folders).run()
+        finally:
+            folders.close()
+
+
+class _Transaction:
+    def __init__(self, plan: Plan, ws: DiskWorkspace, folders: Folders):
+        self.plan, self.ws, self.folders = plan, ws, folders
+        self.dirs: list[str] = []  # folders to create, outermost first
+        self.current = ""  # the user's file being worked on, for an error's message
+
+    def run(self) -> None:
+        try:
+            targets = self._targets()
+            for t in targets:
+                self._check(t)
+        except _Abort as err:
+            raise WriteError(err.failure) from None
+        entries = tuple(
+            Entry(
+                t.folder,
+                t.name,
+                t.path,
+                temp=reserved_name(TEMP_SUFFIX) if t.data is not None else None,
+                backup=reserved_name(BACKUP_SUFFIX) if t.old is not None else None,
+            )
+            for t in targets
+        )
+        record = Journal(journal.PREPARE, entries, tuple(self.dirs))
+        try:
+            journal.save(self.folders, record)
+        except OSError as err:
+            try:  # renamed into place but not made durable: nothing else was done yet
+                journal.discard(self.folders)
             except OSError:
                 pass
-        raise _io(_name(err, ws), err) from None
-    finally:
-        _remove_temps(steps)
-    _remove_empty_dirs(plan, ws)
-
-
-def _remove_temps(steps: list[_Step]) -> None:
-    for step in steps:
-        if step.temp is not None:
-            step.temp.unlink(missing_ok=True)
-            step.temp = None
-
-
-def _make_parents(folder: Path, made: list[Path]) -> None:
-    """mkdir -p that records each folder in `made` as soon as it exists, outermost first, so
-    a rollback removes them even when a deeper mkdir fails."""
-    missing: list[Path] = []
-    while not folder.exists():
-        missing.append(folder)
-        folder = folder.parent
-    for m in reversed(missing):
-        m.mkdir()
-        made.append(m)
-
-
-def _name(err: OSError, ws: DiskWorkspace) -> str:
-    if err.filename:
+            raise io_failure(targets[0].path, err, _NOTHING) from None
+        self.current = targets[0].path
         try:
-            return Path(err.filename).resolve().relative_to(ws.root).as_posix()
-        except ValueError:
-            return str(err.filename)
-    return "(workspace)"
-
-
-def _rollback(steps: list[_Step]) -> None:
-    for step in reversed(steps):
-        if not step.done:
-            continue
+            inodes = self._prepare(targets, entries)
+            record = journal.with_inodes(record, inodes)
+            self._save(record, targets[0].path)
+            self._keep_old(targets, entries)
+            for t, e in zip(targets, entries, strict=True):
+                self.current = t.path
+                self._rename(t, e)
+            self._make_durable(targets)
+            self._recheck(targets, entries)
+            self._save(Journal(journal.COMMITTED, record.entries, record.dirs), targets[0].path)
+        except _Abort as err:
+            self._roll_back(record, err.failure)
+        except OSError as err:
+            self._roll_back(record, io_failure(self.current, err, _NOTHING).failure)
+        except BaseException:  # Ctrl-C: undo now rather than leave it to the next run
+            if not journal.undo(record, self.folders)[0]:
+                journal.discard(self.folders)
+            raise
         try:
-            if step.original is None:
-                if step.target.exists():
-                    os.unlink(step.target)
-            else:
-                step.target.write_bytes(step.original)
+            journal.finish(record, self.folders)
+            journal.discard(self.folders)
+        except OSError:
+            pass  # committed: the leftovers are removed by the next run (the journal says so)
+
+    def _save(self, record: Journal, path: str) -> None:
+        try:
+            journal.save(self.folders, record)
+        except OSError as err:
+            raise _Abort(io_failure(path, err, _NOTHING).failure) from None
+
+    def _roll_back(self, record: Journal, failure: Failure) -> None:
+        try:
+            # the journal on disk must not say `committed` while this undoes the renames
+            # (a failed fsync after the journal's own rename would leave it saying so)
+            journal.save(self.folders, record)
         except OSError:
             pass
+        try:
+            conflicts, _ = journal.undo(record, self.folders)
+            if not conflicts:
+                journal.discard(self.folders)
+        except OSError:
+            conflicts = [JOURNAL_NAME]
+        if conflicts:
+            failure = Failure(
+                failure.code,
+                f"{failure.message}; and {', '.join(conflicts)} could not be put back: run "
+                "`llm-patch recover` (the journal of this apply was kept)",
+                {**failure.details, "unrestored": conflicts},
+            )
+        raise WriteError(failure)
 
+    # --- 1. what to change, and checking it ----------------------------------------------------
 
-def _remove_empty_dirs(plan: Plan, ws: DiskWorkspace) -> None:
-    """A moved or deleted file's now-empty folders go too (git cannot keep them anyway)."""
-    for change in plan.files:
-        if change.action not in (FileAction.DELETE, FileAction.RENAME):
-            continue
-        folder = (ws.root / change.path).parent
-        while folder != ws.root and ws.root in folder.parents:
+    def _targets(self) -> list[_Target]:
+        """Every name the plan writes or removes, once. A name that one change removes and
+        another writes (a file moved away and another moved in) is simply written; two new
+        texts for one file (two paths reaching it) is refused rather than one lost."""
+        out: dict[tuple[str, str], _Target] = {}
+        for change in self.plan.files:
             try:
-                folder.rmdir()
+                new = self._change_targets(change)
+            except PlacementError as err:  # the tree changed since the plan (a symlink)
+                raise _Abort(err.failure) from None
+            for t in new:
+                have = out.get(t.key)
+                if have is None:
+                    out[t.key] = t
+                elif have.data is not None and t.data is not None:
+                    raise _Abort(
+                        Failure(
+                            ErrorCode.IO_ERROR,
+                            f"{t.path} and {have.path} are the same file, and the plan gives "
+                            f"it two new texts; {_NOTHING}",
+                            {"path": t.path},
+                        )
+                    )
+                else:
+                    write, gone = (have, t) if have.data is not None else (t, have)
+                    write.must_exist = True
+                    write.digest = write.digest or gone.digest
+                    out[t.key] = write
+        return list(out.values())
+
+    def _change_targets(self, change) -> list[_Target]:
+        data = None if change.new_text is None else encode(change.new_text, change.bom)
+        if change.action is FileAction.DELETE:
+            return [
+                _Target(*self._where(change.path, False), change.path, None, True, change.digest)
+            ]
+        if change.action is FileAction.RENAME:
+            dest = change.new_path or change.path
+            source = self._where(change.path, True)
+            return [
+                _Target(
+                    *self._where(dest, False),
+                    dest,
+                    data,
+                    change.overwrite_dest,
+                    meta_from=source,
+                ),
+                _Target(*self._where(change.path, False), change.path, None, True, change.digest),
+            ]
+        # a symlink inside the root is written through, as an editor saving through it would:
+        # replacing the link would leave the file it names untouched and turn it into a copy
+        where = self._where(change.path, True)
+        existing = change.action is FileAction.MODIFY
+        return [
+            _Target(
+                *where,
+                change.path,
+                data,
+                existing,
+                change.digest,
+                meta_from=where if existing else None,
+            )
+        ]
+
+    def _where(self, rel: str, follow: bool) -> tuple[str, str]:
+        """(real folder, name) of the plan's `rel`; `follow` resolves a final symlink too."""
+        target = self.ws.absolute(rel)  # the root guard, again: PlacementError if it leaves
+        try:
+            if follow:
+                real = Path(os.path.realpath(target))
+            else:
+                real = Path(os.path.realpath(target.parent)) / target.name
+        except OSError as err:
+            raise _Abort(io_failure(rel, err, _NOTHING).failure) from None
+        try:
+            real_rel = real.relative_to(self.ws.root).as_posix()
+        except ValueError:
+            real_rel = ""
+        if real_rel in ("", "."):
+            raise _Abort(
+                Failure(
+                    ErrorCode.OUTSIDE_WORKSPACE,
+                    f"refusing path {rel!r}: it resolves to a place outside the root; {_NOTHING}",
+                    {"path": rel},
+                )
+            )
+        return split_rel(real_rel)
+
+    def _check(self, t: _Target) -> None:
+        if is_reserved(t.name) or is_reserved(t.path.rpartition("/")[2]):
+            raise _Abort(
+                Failure(
+                    ErrorCode.PERMISSION_DENIED,
+                    f"{t.path}: names starting with .llm-patch- and {JOURNAL_NAME} are "
+                    f"llm-patch's own files (temporary files, the journal); {_NOTHING}",
+                    {"path": t.path},
+                )
+            )
+        try:
+            fd = self._existing_folder(t)
+            st = None if fd is None else lstat(fd, t.name)
+            if st is None and t.must_exist:
+                raise _stale(t.path, "after the patch was planned (it is gone)")
+            if st is not None:
+                self._check_old(t, fd, st)
+            if t.data is not None and t.meta_from is not None:
+                t.meta = self._metadata(t)
+        except NotRegular:
+            raise _not_regular(t.path) from None
+        except OSError as err:
+            raise _Abort(io_failure(t.path, err, _NOTHING).failure) from None
+
+    def _check_old(self, t: _Target, fd: int, st: os.stat_result) -> None:
+        if not t.must_exist:
+            raise _stale(t.path, "after the patch was planned (it was created meanwhile)")
+        if stat.S_ISDIR(st.st_mode):
+            raise _Abort(Failure(ErrorCode.IO_ERROR, f"{t.path} is a directory", {"path": t.path}))
+        t.old = st
+        if stat.S_ISLNK(st.st_mode):
+            return  # a link removed or replaced as itself: its own bytes are its target
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_regular(t.path)
+        _writable(t, fd)
+        data, st = read_regular(fd, t.name, MAX_FILE_BYTES)
+        t.old, t.old_hash = st, digest(data)
+        if t.digest is not None and t.old_hash != t.digest:
+            raise _stale(t.path, "after the patch was planned")
+
+    def _existing_folder(self, t: _Target) -> int | None:
+        """The folder's descriptor, or None when it does not exist yet (its missing folders
+        are noted to be created); a folder that is now a symlink or a file is stale."""
+        parts = t.folder.split("/") if t.folder else []
+        for i in range(len(parts) + 1):
+            rel = "/".join(parts[:i])
+            try:
+                fd = self.folders.fd(rel)
+            except FileNotFoundError:
+                for j in range(i, len(parts) + 1):
+                    missing = "/".join(parts[:j])
+                    if missing not in self.dirs:
+                        self.dirs.append(missing)
+                return None
+            except OSError:  # ELOOP, ENOTDIR: swapped for a symlink or a file
+                raise _stale(
+                    t.path, f"after the patch was planned ({rel} is no longer a folder)"
+                ) from None
+        return fd
+
+    def _metadata(self, t: _Target) -> Metadata | None:
+        assert t.meta_from is not None
+        folder, name = t.meta_from
+        fd = open_regular(self.folders.fd(folder), name)
+        try:
+            return Metadata.of(fd)
+        finally:
+            os.close(fd)
+
+    # --- 3. the new texts ----------------------------------------------------------------------
+
+    def _prepare(self, targets: list[_Target], entries: tuple[Entry, ...]) -> dict[int, int]:
+        inodes: dict[int, int] = {}
+        for i, (t, e) in enumerate(zip(targets, entries, strict=True)):
+            if t.data is None or e.temp is None:
+                continue
+            try:
+                inodes[i] = self._write_temp(t, e.temp)
+            except FileNotFoundError:  # its folder was removed since it was checked
+                raise _stale(
+                    t.path, "while the patch was being written (its folder is gone)"
+                ) from None
+            except OSError as err:
+                raise _Abort(io_failure(t.path, err, _NOTHING).failure) from None
+        return inodes
+
+    def _write_temp(self, t: _Target, temp: str) -> int:
+        assert t.data is not None
+        folder = self.folders.fd(t.folder, create=True)
+        # a replacement starts private and takes the old file's mode at the end; a new file
+        # gets what any new file in that folder gets (umask, default ACL, set-group-ID folder)
+        mode = 0o600 if t.meta is not None else 0o666
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(temp, flags, mode, dir_fd=folder)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(t.data)
+            fh.flush()
+            if t.meta is not None:
+                t.meta.apply(fh.fileno())
+            os.fsync(fh.fileno())
+            return os.fstat(fh.fileno()).st_ino
+
+    # --- 4. the renames ------------------------------------------------------------------------
+
+    def _keep_old(self, targets: list[_Target], entries: tuple[Entry, ...]) -> None:
+        """Each file about to be replaced gets a second name, the saved one, so that undoing
+        is a rename and the file keeps its inode, mode, owner and attributes."""
+        touched: set[str] = set()
+        for t, e in zip(targets, entries, strict=True):
+            if t.data is None or t.old is None or e.backup is None:
+                continue
+            self.current = t.path
+            folder = self.folders.fd(t.folder)
+            try:
+                os.link(
+                    t.name, e.backup, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False
+                )
+                t.linked = True
+                touched.add(t.folder)
+            except FileNotFoundError:
+                raise _stale(t.path, "while the patch was being written (it is gone)") from None
             except OSError:
-                break
-            folder = folder.parent
+                t.linked = False  # no hard links here: it is renamed away right before its swap
+        try:
+            for rel in touched:
+                fsync_folder(self.folders.fd(rel))
+        except OSError as err:
+            raise _Abort(io_failure(targets[0].path, err, _NOTHING).failure) from None
+
+    def _rename(self, t: _Target, e: Entry) -> None:
+        folder = self.folders.fd(t.folder)
+        try:
+            if t.data is None:
+                # moved aside first, checked after: what was moved is exactly what is checked
+                assert e.backup is not None
+                os.replace(t.name, e.backup, src_dir_fd=folder, dst_dir_fd=folder)
+                self._same(t, folder, e.backup)
+                return
+            assert e.temp is not None
+            if t.old is None:
+                self._onto_nothing(t, folder, e.temp)
+                return
+            assert e.backup is not None
+            if t.linked:
+                self._same(t, folder, e.backup)
+                current = lstat(folder, t.name)
+                if current is None or current.st_ino != t.old.st_ino:
+                    raise _stale(t.path, _WHILE)
+                self._swap(t, folder, e.temp, e.backup)
+            else:
+                os.replace(t.name, e.backup, src_dir_fd=folder, dst_dir_fd=folder)
+                self._same(t, folder, e.backup)
+                self._onto_nothing(t, folder, e.temp)
+        except FileNotFoundError:
+            raise _stale(t.path, f"{_WHILE} (it is gone)") from None
+        except FileExistsError:
+            raise _stale(t.path, f"{_WHILE} (it was created meanwhile)") from None
+        except NotRegular:
+            raise _stale(t.path, _WHILE) from None
+        except OSError as err:
+            raise _Abort(io_failure(t.path, err, _NOTHING).failure) from None
+
+    def _swap(self, t: _Target, folder: int, temp: str, backup: str) -> None:
+        """The new text takes the name in one atomic exchange, so that whatever held the name
+        at that instant (the file checked, or an editor's save a moment after the check)
+        ends up under the temporary name, where it is looked at once more."""
+        assert t.old is not None
+        if not rename2(folder, temp, t.name, RENAME_EXCHANGE):
+            os.replace(temp, t.name, src_dir_fd=folder, dst_dir_fd=folder)  # no exchange here
+            return
+        was = lstat(folder, temp)
+        if was is None or was.st_ino != t.old.st_ino:
+            rename2(folder, temp, t.name, RENAME_EXCHANGE)  # give the name back to theirs
+            os.unlink(backup, dir_fd=folder)  # the old file is no longer what it should hold
+            raise _stale(t.path, _WHILE)
+        os.unlink(temp, dir_fd=folder)  # a second name of the old file: the saved one stays
+
+    def _onto_nothing(self, t: _Target, folder: int, temp: str) -> None:
+        """Rename where nothing is (FileExistsError when someone just created the name)."""
+        if lstat(folder, t.name) is not None:
+            raise FileExistsError(t.name)
+        if rename2(folder, temp, t.name, RENAME_NOREPLACE):
+            return
+        try:
+            # a link fails when the name was taken since the check above; a rename would not
+            os.link(temp, t.name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+        except FileExistsError:
+            raise
+        except OSError:  # no hard links either: a plain rename, right after the check
+            os.replace(temp, t.name, src_dir_fd=folder, dst_dir_fd=folder)
+            return
+        os.unlink(temp, dir_fd=folder)
+
+    def _same(self, t: _Target, folder: int, name: str) -> None:
+        """The file now under `name` is the one checked before anything was written: same
+        inode, size, modification time and bytes. Otherwise someone changed it meanwhile."""
+        assert t.old is not None
+        st = lstat(folder, name)
+        if st is None or st.st_ino != t.old.st_ino:
+            raise _stale(t.path, _WHILE)
+        if not stat.S_ISREG(t.old.st_mode):
+            return
+        data, st = read_regular(folder, name, MAX_FILE_BYTES)
+        if _stamp(st) != _stamp(t.old) or digest(data) != t.old_hash:
+            raise _stale(t.path, _WHILE)
+
+    # --- 5. the commit -------------------------------------------------------------------------
+
+    def _make_durable(self, targets: list[_Target]) -> None:
+        try:
+            for rel in dict.fromkeys(t.folder for t in targets):
+                fsync_folder(self.folders.fd(rel))
+        except OSError as err:
+            raise _Abort(io_failure(targets[0].path, err, _NOTHING).failure) from None
+
+    def _recheck(self, targets: list[_Target], entries: tuple[Entry, ...]) -> None:
+        """A write into an old file between its check and its rename went to the inode that
+        is now the saved file: its size or time shows it, and the apply is undone."""
+        for t, e in zip(targets, entries, strict=True):
+            if t.old is None or e.backup is None or not stat.S_ISREG(t.old.st_mode):
+                continue
+            self.current = t.path
+            st = lstat(self.folders.fd(t.folder), e.backup)
+            if st is None or _stamp(st) != _stamp(t.old):
+                raise _stale(t.path, _WHILE)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _stamp(st: os.stat_result) -> tuple[int, int, int]:
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _writable(t: _Target, folder: int) -> None:
+    """A file its owner made read-only is not replaced behind their back (a rename would)."""
+    effective = os.access in os.supports_effective_ids
+    if os.access(t.name, os.W_OK, dir_fd=folder, effective_ids=effective):
+        return
+    assert t.old is not None
+    raise _Abort(
+        Failure(
+            ErrorCode.PERMISSION_DENIED,
+            f"{t.path} is not writable for you (mode {stat.S_IMODE(t.old.st_mode):04o}); "
+            f"{_NOTHING} — make it writable first if it should change",
+            {"path": t.path},
+        )
+    )
+
+
+def _not_regular(path: str) -> _Abort:
+    return _Abort(
+        Failure(
+            ErrorCode.IO_ERROR,
+            f"{path} is not a regular file (a FIFO, a device or a socket); {_NOTHING}",
+            {"path": path},
+        )
+    )

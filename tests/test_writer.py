@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server import writer
 from lsp_server.model import Action, EditBlock, ErrorCode, Format, Hunk, ParsedReply
 from lsp_server.plan import plan_reply
 from lsp_server.workspace import DiskWorkspace
@@ -74,24 +75,35 @@ def test_stale_file_refused_nothing_written(project):
     assert tree(project) == before
 
 
-@pytest.mark.parametrize("fail_at", [1, 2, 3, 4])
+@pytest.mark.parametrize("fail_at", range(1, 8))
 def test_rename_failure_rolls_back(project, monkeypatch, fail_at):
+    """Every rename fails in turn: plain renames (the journal's, a saved file's) and the
+    atomic exchanges and no-replace renames that put the new texts in place."""
     plan, ws = three_file_plan(project)
     before = tree(project)
-    real = os.replace
+    real_replace, real_rename2 = os.replace, writer.rename2
     calls = {"n": 0}
 
-    def flaky(src, dst):
+    def fail_here(dst) -> None:
         calls["n"] += 1
         if calls["n"] == fail_at:
             raise OSError(28, "No space left on device", str(dst))
-        return real(src, dst)
+
+    def flaky(src, dst, **dir_fds):
+        fail_here(dst)
+        return real_replace(src, dst, **dir_fds)
+
+    def flaky2(fd, src, dst, flags):
+        fail_here(dst)
+        return real_rename2(fd, src, dst, flags)
 
     monkeypatch.setattr(os, "replace", flaky)
+    monkeypatch.setattr(writer, "rename2", flaky2)
     with pytest.raises(WriteError) as e:
         write_plan(plan, ws)
     assert e.value.failure.code is ErrorCode.IO_ERROR
     assert tree(project) == before
+    assert calls["n"] >= fail_at
 
 
 @pytest.mark.parametrize("fail_at", [1, 3])
@@ -131,12 +143,20 @@ def test_permission_error_from_os_is_reported(project, monkeypatch):
     before = tree(project)
     real = os.replace
 
-    def deny(src, dst):
+    real2 = writer.rename2
+
+    def deny(src, dst, **dir_fds):
         if str(dst).endswith("b.py"):
             raise PermissionError(13, "Permission denied", str(dst))
-        return real(src, dst)
+        return real(src, dst, **dir_fds)
+
+    def deny2(fd, src, dst, flags):
+        if str(dst).endswith("b.py"):
+            raise PermissionError(13, "Permission denied", str(dst))
+        return real2(fd, src, dst, flags)
 
     monkeypatch.setattr(os, "replace", deny)
+    monkeypatch.setattr(writer, "rename2", deny2)
     with pytest.raises(WriteError) as e:
         write_plan(plan, ws)
     assert e.value.failure.code is ErrorCode.PERMISSION_DENIED

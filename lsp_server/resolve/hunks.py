@@ -525,11 +525,19 @@ def apply_hunks(
             try:
                 match, new_lines = _place_one(ft, hunk, new, hints, fuzzy_threshold, inline)
             except PlacementError as err:
-                missing = err.failure.code is ErrorCode.TEXT_NOT_FOUND
+                # the old text is not there, or only loosely (a fuzzy rung's tie): when the
+                # new text is there exactly, the reply was applied before
+                missing = err.failure.code is ErrorCode.TEXT_NOT_FOUND or (
+                    err.failure.code is ErrorCode.TEXT_AMBIGUOUS
+                    and err.failure.details.get("match") == MatchKind.FUZZY
+                )
                 if missing and _already_there(ft, new, hunk.old):
                     noops += 1
                     continue
                 raise
+            if match.kind is MatchKind.FUZZY and _already_there(ft, new, hunk.old):
+                noops += 1  # a second run: the line like the old one is a neighbour of it
+                continue
         except PlacementError as err:
             err.failure.details.setdefault("hunk", h_i)
             raise

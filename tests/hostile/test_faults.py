@@ -3,9 +3,12 @@
 tests/test_writer.py fails renames and fsyncs of a three-file plan. Here the plan does
 everything a reply can do at once — modify (CRLF, executable bit), create in new nested
 folders, delete, rename into a new folder — and each call of each kind the writer makes
-(temp file creation, the write itself with a full disk, fsync, chmod, mkdir, rename,
-unlink) is made to fail, one at a time. Whatever fails, the tree ends byte-identical to
-before (contents, modes, no temp files, no new folders) and the error names the code.
+(file creation — temporary files and the journal —, the write itself with a full disk,
+fsync, chmod, mkdir, link, rename, unlink) is made to fail, one at a time. Whatever fails
+before the commit, the tree ends byte-identical to before (contents, modes, no temporary
+files, no journal, no new folders) and the error names the code; a call that fails after
+the commit (removing a saved old file) leaves the new tree, and its leftovers are removed
+by the next recovery.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.journal import recover
 from lsp_server.model import ErrorCode
 from lsp_server.plan import plan_reply
 from lsp_server.reply import parse_reply
@@ -61,8 +65,8 @@ class Faults:
         self.kind, self.fail_at = kind, fail_at
         self.calls: dict[str, int] = {}
         real_replace, real_fsync, real_unlink = os.replace, os.fsync, os.unlink
-        real_chmod, real_mkstemp, real_fdopen = os.chmod, tempfile.mkstemp, os.fdopen
-        real_mkdir = Path.mkdir
+        real_chmod, real_open, real_fdopen = os.chmod, os.open, os.fdopen
+        real_mkdir, real_link = os.mkdir, os.link
         faults = self
 
         def counted(kind: str, err: OSError, real):
@@ -74,6 +78,13 @@ class Faults:
 
             return call
 
+        create = counted("create", OSError(errno.EMFILE, "Too many open files"), real_open)
+
+        def open_(path, flags, *args, **kwargs):
+            if flags & os.O_CREAT:  # a new file: temporary, journal (reads are not counted)
+                return create(path, flags, *args, **kwargs)
+            return real_open(path, flags, *args, **kwargs)
+
         eio = OSError(errno.EIO, "Input/output error")
         monkeypatch.setattr(os, "replace", counted("replace", eio, real_replace))
         monkeypatch.setattr(os, "fsync", counted("fsync", eio, real_fsync))
@@ -83,13 +94,12 @@ class Faults:
         monkeypatch.setattr(
             os, "chmod", counted("chmod", PermissionError(1, "not permitted"), real_chmod)
         )
+        monkeypatch.setattr(os, "open", open_)
         monkeypatch.setattr(
-            tempfile,
-            "mkstemp",
-            counted("mkstemp", OSError(errno.EMFILE, "Too many open files"), real_mkstemp),
+            os, "mkdir", counted("mkdir", PermissionError(13, "denied"), real_mkdir)
         )
         monkeypatch.setattr(
-            Path, "mkdir", counted("mkdir", PermissionError(13, "denied"), real_mkdir)
+            os, "link", counted("link", OSError(errno.EMLINK, "Too many links"), real_link)
         )
 
         class FullDisk:
@@ -139,7 +149,8 @@ CASES = [(kind, n) for kind, count in sorted(CALLS.items()) for n in range(1, co
 
 
 def test_the_transaction_makes_every_kind_of_call():
-    assert {"mkstemp", "write", "fsync", "chmod", "mkdir", "replace", "unlink"} <= set(CALLS)
+    kinds = {"create", "write", "fsync", "chmod", "mkdir", "link", "replace", "unlink"}
+    assert kinds <= set(CALLS)
 
 
 @pytest.mark.parametrize("kind, fail_at", CASES, ids=[f"{k}-{n}" for k, n in CASES])
@@ -156,8 +167,13 @@ def test_any_failing_call_leaves_the_tree_as_it_was(tmp_path: Path, monkeypatch,
         assert "nothing was written" in err.failure.message
         assert tree(root) == before, f"{kind} #{fail_at} left the tree changed"
         return
-    # the failed call was one the writer can do without (a chmod of a new file's mode, the
-    # removal of a folder left empty): then the whole change must be there, exactly
+    # the failed call was one the writer can do without (a hard link where a rename does,
+    # removing a saved old file after the commit): then the whole change must be there,
+    # exactly, and the next recovery removes whatever was left over
     monkeypatch.undo()
     expected_after(root)
-    assert not any(".llm-patch-" in name for name in tree(root))
+    if any(".llm-patch" in name for name in tree(root)):
+        assert ".llm-patch.journal" in tree(root), "leftovers that no journal names"
+        assert recover(root).outcome == "completed"
+    expected_after(root)
+    assert not any(".llm-patch" in name for name in tree(root))
