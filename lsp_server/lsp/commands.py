@@ -13,13 +13,13 @@ from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
 
 from lsp_server.lsp import apply, diagnostics
 from lsp_server.lsp.analysis import ReplySource
 from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.lsp.settings import fuzzy_threshold
-from lsp_server.model import FileAction, FileChange, ParsedReply
+from lsp_server.model import Cancelled, FileAction, FileChange, ParsedReply
 from lsp_server.report import file_diff
 
 APPLY = "llmPatch.apply"
@@ -49,14 +49,17 @@ async def check_reply(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
     target, options = _split_args(args, CHECK)
     source = await ls.reply_source(target)
     partial = options.partial if options.partial is not None else not ls.settings.atomic
-    analysis = await ls.analyse(
-        source,
-        parsed=await ls.parse_cached(source.text),
-        atomic=not partial,
-        fuzzy_threshold=options.fuzzy_threshold,
-        cancelled=request_cancelled(ls),
-        retries=source.uri is not None,
-    )
+    try:
+        analysis = await ls.analyse(
+            source,
+            parsed=await ls.parse_cached(source.text),
+            atomic=not partial,
+            fuzzy_threshold=options.fuzzy_threshold,
+            cancelled=request_cancelled(ls),
+            retries=source.uri is not None,
+        )
+    except Cancelled:  # the client cancelled the request: say so, never an internal error
+        raise JsonRpcRequestCancelled("the check was cancelled") from None
     if source.uri is not None:
         ls.reply_uris.add(unquote(source.uri))
         diagnostics.remember(ls, analysis)

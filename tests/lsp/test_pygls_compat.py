@@ -319,3 +319,17 @@ async def _raw_request(client: EditorClient, method: str, params: object) -> obj
 def _frame_text(body: str) -> bytes:
     data = body.encode()
     return b"Content-Length: %d\r\n\r\n" % len(data) + data
+
+
+async def test_6_a_cancelled_check_is_answered_as_cancelled_not_as_an_internal_error():
+    ls, wire = connected()
+    reply = sr("/nowhere/a.py", "x = 1\n", "x = 2\n")
+    notify(ls, "$/cancelRequest", {"id": "k1"})  # the client gave up before the plan's check
+    request(
+        ls,
+        "k1",
+        "workspace/executeCommand",
+        {"command": "llmPatch.check", "arguments": [{"text": reply}]},
+    )
+    answer = await answered(wire, "k1")
+    assert answer["error"]["code"] == types.LSPErrorCodes.RequestCancelled.value, answer
