@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from lsp_server.cli import run
+from lsp_server import boot
 
 if __name__ == "__main__":
+    boot.begin()  # before anything else loads: see lsp_server.boot
+    from lsp_server.cli import run
+
     raise SystemExit(run(["serve", *sys.argv[1:]]))

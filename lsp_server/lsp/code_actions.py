@@ -23,8 +23,7 @@ from lsp_server.lsp import commands
 from lsp_server.lsp.analysis import ReplySource, block_paths
 from lsp_server.lsp.diagnostics import SOURCE, ensure_analysis
 from lsp_server.lsp.session import LlmPatchServer
-from lsp_server.model import Cancelled, ParsedReply, Plan
-from lsp_server.reply.emit import corrected_block
+from lsp_server.model import BlockOutcome, Cancelled, ParsedReply, Plan
 
 KIND_APPLY = "refactor.rewrite.llmPatch"
 KIND_CHECK = "refactor.llmPatch.check"
@@ -214,7 +213,7 @@ def quick_fixes(
             outcome = next((o for o in analysis.plan.outcomes if o.block.index == index), None)
         if outcome is None or outcome.failure is None:
             continue
-        if corrected_block(outcome.block, outcome.failure) is None:
+        if _corrected(outcome) is None:
             continue
         data = {"fix": "correct", "uri": uri, "version": doc.version, "block": index}
         action = types.CodeAction(
@@ -258,7 +257,7 @@ def correction_edit(ls: LlmPatchServer, data: dict[str, Any]) -> types.Workspace
     outcome = next((o for o in analysis.plan.outcomes if o.block.index == data.get("block")), None)
     if outcome is None or outcome.failure is None:
         return None
-    text = corrected_block(outcome.block, outcome.failure)
+    text = _corrected(outcome)
     if text is None:
         return None
     index = PositionIndex(doc.source, ls.encoding)
@@ -284,3 +283,11 @@ def correction_edit(ls: LlmPatchServer, data: dict[str, Any]) -> types.Workspace
             ]
         )
     return types.WorkspaceEdit(changes={uri: [edit]})
+
+
+def _corrected(outcome: BlockOutcome) -> str | None:
+    # the reply package (all its parsers) loads with the engine, after the `initialize`
+    # answer, not with the server: see analysis.place
+    from lsp_server.reply.emit import corrected_block
+
+    return corrected_block(outcome.block, outcome.failure)
