@@ -26,8 +26,8 @@ from lsp_server.model import (
     Reindent,
 )
 from lsp_server.resolve.cache import TextCache
-from lsp_server.resolve.content_index import ContentIndex
-from lsp_server.resolve.indent import swap_prefix
+from lsp_server.resolve.content_index import ContentIndex, candidates
+from lsp_server.resolve.indent import infer_shift, swap_prefix
 from lsp_server.resolve.ladder import (
     DEFAULT_FUZZY_THRESHOLD,
     Hints,
@@ -447,16 +447,24 @@ def _fill_elisions(ft: FileText, match: Match, old: list[str], new: list[str]) -
 
 
 def _already_there(ft: FileText, new: str, old: str) -> bool:
+    """Is the new text in the file, exactly once, as written or re-indented as a whole (what
+    an earlier apply of the same block left)? Only the exact, whitespace and indent rungs'
+    candidate searches run: no closest-region scoring, since nothing is reported from it."""
     new_lines = text_lines(new)
     if not new_lines or new == old or not any(x.strip() for x in new_lines):
         return False
-    try:
-        m = locate(
-            ft.contents, new_lines, Hints(), exact_only=False, index=ft.index, fuzzy_threshold=1.01
-        )
-    except PlacementError:
-        return False
-    return m.kind in (MatchKind.EXACT, MatchKind.WHITESPACE, MatchKind.INDENT)
+    index, n = ft.index, len(new_lines)
+    for how in ("exact", "rstrip"):
+        found = candidates(index, new_lines, how)
+        if found:
+            return len(found) == 1
+    contents = ft.contents
+    shifted = [
+        s
+        for s in candidates(index, new_lines, "strip")
+        if infer_shift(new_lines, contents[s : s + n], contents, index.unit) is not None
+    ]
+    return len(shifted) == 1
 
 
 def _final_newline(hunk: Hunk, new: str) -> bool | None:
