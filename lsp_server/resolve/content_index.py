@@ -2,9 +2,10 @@
 
 Every rung of the matching ladder starts here: where could a block's lines start, once
 each line is normalised (`exact`, `rstrip`: trailing white space ignored, `strip`: all
-leading and trailing white space ignored)? Answers come from the text itself, not from
-comparing every window: a few C-level scans of the joined text for a text seen once, a
-table from line content to line numbers for a text asked about often.
+leading and trailing white space ignored, and for the last rungs `collapse` and `fold`)?
+Answers come from the text itself, not from comparing every window: a few C-level scans of
+the joined text for a text seen once, a table from line content to line numbers for a text
+asked about often.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from lsp_server.resolve.indent import detect_unit
+from lsp_server.resolve.reply_chars import collapse, fold
 
 
 class ContentIndex:
@@ -162,7 +164,12 @@ NORMALISERS = {
     "exact": lambda s: s,
     "rstrip": str.rstrip,
     "strip": str.strip,
+    # the ladder's last rungs (see reply_chars): runs of spaces, typographic punctuation
+    "collapse": collapse,
+    "fold": fold,
 }
+# Normalisations under which a normalised line is a substring of the line itself.
+_TRIMS = ("rstrip", "strip")
 # Lookups per normalisation that scan the joined text before the line table is built.
 SEARCHES = 4
 # A scan gives up (and the line table is built instead) past this many hits.
@@ -178,7 +185,7 @@ def candidates(index: ContentIndex, old: Sequence[str], how: str) -> list[int]:
     norm = NORMALISERS[how]
     keys = [norm(line) for line in old]
     if index.search_first(how):
-        found = raw_candidates(index, keys, how) if how != "exact" else None
+        found = raw_candidates(index, keys, how) if how in _TRIMS else None
         if found is None:
             found = search_candidates(index, keys, how)
         if found is not None:
