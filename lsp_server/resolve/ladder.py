@@ -21,9 +21,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lsp_server.model import DEFAULT_FUZZY_THRESHOLD, ErrorCode, MatchKind, PlacementError
+from lsp_server.model import (
+    DEFAULT_FUZZY_THRESHOLD,
+    MATCH_STRENGTH,
+    ErrorCode,
+    MatchKind,
+    PlacementError,
+)
+from lsp_server.resolve.alignment import realign
 from lsp_server.resolve.content_index import ContentIndex, candidates
-from lsp_server.resolve.indent import IndentShift, indent_of, infer_shift
+from lsp_server.resolve.indent import IndentShift, infer_shift
 from lsp_server.resolve.placeholders import is_placeholder_line as is_elision_line
 
 FUZZY_MARGIN = 0.05  # the best window must beat the runner-up by this much
@@ -38,9 +45,16 @@ class Match:
     end: int
     kind: MatchKind
     score: float = 1.0
-    shift: IndentShift | None = None  # re-indent the replacement (indent rung, fuzzy)
+    shift: IndentShift | None = None  # the indent rung's shift (uniform, see indent.py)
     # for elision: file line spans standing in for each `...` of the old text, in order
     elided: tuple[tuple[int, int], ...] = ()
+    # the file line each old line stands for (None: the file has no such line there; an
+    # elision line stands for a span of `elided`); empty when old line i is line start + i
+    rows: tuple[int | None, ...] = ()
+
+    def file_rows(self, n: int) -> tuple[int | None, ...]:
+        """`rows` for a block of `n` old lines, spelled out when the match is positional."""
+        return self.rows or tuple(range(self.start, self.start + n))
 
 
 @dataclass(frozen=True)
@@ -170,7 +184,69 @@ def locate(
     if any(is_elision_line(line) for line in old):
         return _locate_elided(index, old, hints, fuzzy_threshold)
 
-    return _locate_fuzzy(index, old, hints, fuzzy_threshold)
+    try:
+        return _locate_fuzzy(index, old, hints, fuzzy_threshold)
+    except PlacementError as err:
+        if err.failure.code is not ErrorCode.TEXT_NOT_FOUND:
+            raise
+        late = _locate_late(index, old, hints, fuzzy_threshold)
+        if late is None:
+            raise
+        return late
+
+
+def _locate_late(
+    index: ContentIndex, old: Sequence[str], hints: Hints, threshold: float
+) -> Match | None:
+    """The last rungs, tried only once every other found nothing, so a block that places
+    earlier never pays for them: runs of white space inside lines read as one space
+    (`whitespace`), then typographic quotes, dashes and ellipses read as ASCII (`fuzzy`),
+    both with the file's nesting (a uniform shift, as on the indentation rung), then an
+    empty first or last line of the block that the file does not have left out.
+    Each must find one place; several are TEXT_AMBIGUOUS, as on every rung. None when
+    none of them finds anything."""
+    n, total = len(old), len(index.lines)
+    for how, kind in (("collapse", MatchKind.WHITESPACE), ("fold", MatchKind.FUZZY)):
+        starts = _pick(candidates(index, old, how), n, hints, total, index)
+        if len(starts) * n > _SHIFT_CELLS:
+            raise _too_many(starts, n, kind)
+        # as on the indentation rung, the lines must nest as the file's do
+        starts = [
+            s
+            for s in starts
+            if infer_shift(old, index.lines[s : s + n], index.lines, index.unit) is not None
+        ]
+        if len(starts) > 1:
+            raise ambiguous_error(starts, n, kind)
+        if starts:
+            s = starts[0]
+            score = 1.0
+            if kind is MatchKind.FUZZY:
+                score = round(score_windows(index, old, {s})[0][0], 4)
+            return Match(s, s + n, kind, score)
+    lead = next((i for i, line in enumerate(old) if line.strip()), n)
+    trail = next((i for i, line in enumerate(reversed(old)) if line.strip()), n)
+    if not (lead or trail) or lead == n:
+        return None
+    trimmed = old[lead : n - trail]
+    line = None if hints.line is None else hints.line + lead
+    try:
+        inner = locate(
+            index.lines,
+            trimmed,
+            Hints(line, hints.anchors, hints.at_eof, hints.start_at),
+            fuzzy_threshold=threshold,
+            index=index,
+        )
+    except PlacementError as err:
+        if err.failure.code is ErrorCode.TEXT_NOT_FOUND:
+            return None
+        raise
+    rows = (None,) * lead + inner.file_rows(len(trimmed)) + (None,) * trail
+    kind = inner.kind
+    if MATCH_STRENGTH[kind] < MATCH_STRENGTH[MatchKind.WHITESPACE]:
+        kind = MatchKind.WHITESPACE  # an empty line the file lacks is not an exact quote
+    return Match(inner.start, inner.end, kind, inner.score, inner.shift, rows=rows)
 
 
 def _split_elided(old: Sequence[str]) -> list[list[str]]:
@@ -221,9 +297,34 @@ def _locate_elided(
         s = starts[0]
         spans.append((s, s + len(piece)))
     elided = tuple((spans[i][1], spans[i + 1][0]) for i in range(len(spans) - 1))
+    placed = [first.file_rows(len(pieces[0]))] + [tuple(range(a, b)) for a, b in spans[1:]]
     return Match(
-        spans[0][0], spans[-1][1], MatchKind.ELISION, min(worst.score, 1.0), worst.shift, elided
+        first.start,
+        spans[-1][1],
+        MatchKind.ELISION,
+        min(worst.score, 1.0),
+        worst.shift,
+        elided,
+        _elided_rows(old, placed),
     )
+
+
+def _elided_rows(
+    old: Sequence[str], placed: list[tuple[int | None, ...]]
+) -> tuple[int | None, ...]:
+    """`Match.rows` of an elided anchor: each piece's lines where they were found; the
+    `...` lines, and pieces of only empty lines (which place nothing), stand for no line."""
+    rows: list[int | None] = []
+    found = iter(placed)
+    raw = _split_elided(old)
+    for k, piece in enumerate(raw):
+        if any(line.strip() for line in piece):
+            rows.extend(next(found))
+        else:
+            rows.extend([None] * len(piece))
+        if k < len(raw) - 1:
+            rows.append(None)
+    return tuple(rows)
 
 
 def window_starts(index: ContentIndex, old: Sequence[str]) -> set[int]:
@@ -480,21 +581,13 @@ def _locate_fuzzy(index: ContentIndex, old: Sequence[str], hints: Hints, thresho
                 raise err
             best = picked[0]
             best_score = next(sc for sc, s in good if s == best)
-        shift = _fuzzy_shift(old, index.lines[best : best + n], index.lines)
-        return Match(best, best + n, MatchKind.FUZZY, round(best_score, 4), shift=shift)
+        score = round(best_score, 4)
+        rows = realign(index.stripped, old, best, line_ratio)
+        if rows is None:
+            return Match(best, best + n, MatchKind.FUZZY, score)
+        there = [r for r in rows if r is not None]
+        return Match(there[0], there[-1] + 1, MatchKind.FUZZY, score, rows=rows)
     raise _closest_failure(index, old, hints, "the text was not found", scored=scored)
-
-
-def _fuzzy_shift(
-    old: Sequence[str], window: Sequence[str], lines: Sequence[str]
-) -> IndentShift | None:
-    pairs = [(o, w) for o, w in zip(old, window, strict=True) if o.strip() and w.strip()]
-    if not pairs:
-        return None
-    o, w = pairs[0]
-    if indent_of(o) == indent_of(w):
-        return None
-    return infer_shift([o], [w], lines)
 
 
 def _closest_failure(
