@@ -1,12 +1,16 @@
 """The matching ladder: where in a file does a block's old text sit?
 
 Rungs run in order, strictest first: exact, whitespace (trailing white space ignored),
-indentation (the same lines shifted uniformly), elision (`...` lines standing for skipped
-code), fuzzy (similar enough, and clearly better than any other place). Each must find
-exactly one place; a hint (diff line number, V4A `@@` anchor, search start) may pick one of
-several equally good places, but nothing ever takes "the first match", and a looser rung
-never overrides a stricter one's ambiguity. Work is done on line *contents* (no endings);
-the caller keeps each line's own ending.
+indentation (the same lines shifted uniformly), then, for a block with `...` lines,
+elision (they stand for skipped code); otherwise runs of white space inside lines read as
+one space, typographic punctuation read as ASCII, the same rungs once more without an
+empty first or last line the file does not have there, and last fuzzy (similar enough,
+and clearly better than any other place; its lines re-paired around a line the reply
+skipped, see `alignment`). Each must find exactly one place; a hint (diff line number, V4A
+`@@` anchor, search start) may pick one of several equally good places, but nothing ever
+takes "the first match", and a looser rung never overrides a stricter one's ambiguity.
+Work is done on line *contents* (no endings); the caller keeps each line's own ending, and
+`replacement` builds what is written at the match.
 
 Speed: every rung starts from the text's `ContentIndex` (content → line numbers), so
 candidates come from lookups on the block's rarest line, not from scanning every window.
@@ -151,20 +155,73 @@ def locate(
     TEXT_NOT_FOUND (with the closest region) when no rung finds anything.
     """
     index = index or ContentIndex(lines)
-    n, total = len(old), len(lines)
+    n = len(old)
     if n == 0:
         raise ValueError("locate() needs at least one line; insertions are placed by the caller")
-    rungs: list[tuple[str, MatchKind]] = [("exact", MatchKind.EXACT)]
-    if not exact_only:
-        rungs.append(("rstrip", MatchKind.WHITESPACE))
-    for how, kind in rungs:
+    if exact_only:
+        starts = _pick(candidates(index, old, "exact"), n, hints, len(lines), index)
+        if len(starts) == 1:
+            return Match(starts[0], starts[0] + n, MatchKind.EXACT)
+        if starts:
+            raise ambiguous_error(starts, n, MatchKind.EXACT)
+        raise _closest_failure(index, old, hints, "the anchor must match exactly")
+    found = _locate_strict(index, old, hints)
+    if found is not None:
+        return found
+
+    if any(is_elision_line(line) for line in old):
+        return _locate_elided(index, old, hints, fuzzy_threshold)
+
+    # an empty first or last line the file does not have at that place: the text without
+    # it, on the strict rungs before the fuzzy rung may take a look-alike place for it
+    lead = next((i for i, line in enumerate(old) if line.strip()), n)
+    trail = next((i for i, line in enumerate(reversed(old)) if line.strip()), n)
+    trim = bool(lead or trail) and lead < n
+    if trim:
+        body = old[lead : n - trail]
+        inner_hints = Hints(
+            None if hints.line is None else hints.line + lead,
+            hints.anchors,
+            hints.at_eof,
+            hints.start_at,
+        )
+        found = _locate_strict(index, body, inner_hints)
+        if found is not None:
+            return _with_edges(index, found, lead, trail, len(body))
+    try:
+        return _locate_fuzzy(index, old, hints, fuzzy_threshold)
+    except PlacementError as err:
+        if not trim or err.failure.code is not ErrorCode.TEXT_NOT_FOUND:
+            raise
+        try:
+            found = _locate_fuzzy(index, body, inner_hints, fuzzy_threshold)
+        except PlacementError as inner:
+            if inner.failure.code is ErrorCode.TEXT_NOT_FOUND:
+                raise err from None  # the closest region of the block as the reply wrote it
+            raise
+        return _with_edges(index, found, lead, trail, len(body))
+
+
+# The rungs past the indentation rung that still read every line as equal: runs of white
+# space inside a line read as one space (`whitespace`), then typographic quotes, dashes and
+# ellipses read as ASCII (`fuzzy`). Both before the fuzzy rung, which would otherwise take
+# a look-alike line for the one that reads the same once folded.
+_LATE_RUNGS = (("collapse", MatchKind.WHITESPACE), ("fold", MatchKind.FUZZY))
+
+
+def _locate_strict(index: ContentIndex, old: Sequence[str], hints: Hints) -> Match | None:
+    """The rungs that read every line as equal: exact, trailing white space, indentation,
+    runs of white space, typographic punctuation. The first to find one place places the
+    block; several places the hints cannot separate are TEXT_AMBIGUOUS; None when none of
+    them finds anything."""
+    lines = index.lines
+    n, total = len(old), len(lines)
+    for how, kind in (("exact", MatchKind.EXACT), ("rstrip", MatchKind.WHITESPACE)):
         starts = _pick(candidates(index, old, how), n, hints, total, index)
         if len(starts) == 1:
             return Match(starts[0], starts[0] + n, kind)
         if len(starts) > 1:
             raise ambiguous_error(starts, n, kind)
-    if exact_only:
-        raise _closest_failure(index, old, hints, "the anchor must match exactly")
 
     starts = []
     shifts: dict[int, IndentShift] = {}
@@ -181,41 +238,12 @@ def locate(
     if len(starts) > 1:
         raise ambiguous_error(starts, n, MatchKind.INDENT)
 
-    if any(is_elision_line(line) for line in old):
-        return _locate_elided(index, old, hints, fuzzy_threshold)
-
-    try:
-        return _locate_fuzzy(index, old, hints, fuzzy_threshold)
-    except PlacementError as err:
-        if err.failure.code is not ErrorCode.TEXT_NOT_FOUND:
-            raise
-        late = _locate_late(index, old, hints, fuzzy_threshold)
-        if late is None:
-            raise
-        return late
-
-
-def _locate_late(
-    index: ContentIndex, old: Sequence[str], hints: Hints, threshold: float
-) -> Match | None:
-    """The last rungs, tried only once every other found nothing, so a block that places
-    earlier never pays for them: runs of white space inside lines read as one space
-    (`whitespace`), then typographic quotes, dashes and ellipses read as ASCII (`fuzzy`),
-    both with the file's nesting (a uniform shift, as on the indentation rung), then an
-    empty first or last line of the block that the file does not have left out.
-    Each must find one place; several are TEXT_AMBIGUOUS, as on every rung. None when
-    none of them finds anything."""
-    n, total = len(old), len(index.lines)
-    for how, kind in (("collapse", MatchKind.WHITESPACE), ("fold", MatchKind.FUZZY)):
+    for how, kind in _LATE_RUNGS:
         starts = _pick(candidates(index, old, how), n, hints, total, index)
         if len(starts) * n > _SHIFT_CELLS:
             raise _too_many(starts, n, kind)
         # as on the indentation rung, the lines must nest as the file's do
-        starts = [
-            s
-            for s in starts
-            if infer_shift(old, index.lines[s : s + n], index.lines, index.unit) is not None
-        ]
+        starts = [s for s in starts if infer_shift(old, lines[s : s + n], lines, index.unit)]
         if len(starts) > 1:
             raise ambiguous_error(starts, n, kind)
         if starts:
@@ -224,29 +252,33 @@ def _locate_late(
             if kind is MatchKind.FUZZY:
                 score = round(score_windows(index, old, {s})[0][0], 4)
             return Match(s, s + n, kind, score)
-    lead = next((i for i, line in enumerate(old) if line.strip()), n)
-    trail = next((i for i, line in enumerate(reversed(old)) if line.strip()), n)
-    if not (lead or trail) or lead == n:
-        return None
-    trimmed = old[lead : n - trail]
-    line = None if hints.line is None else hints.line + lead
-    try:
-        inner = locate(
-            index.lines,
-            trimmed,
-            Hints(line, hints.anchors, hints.at_eof, hints.start_at),
-            fuzzy_threshold=threshold,
-            index=index,
-        )
-    except PlacementError as err:
-        if err.failure.code is ErrorCode.TEXT_NOT_FOUND:
-            return None
-        raise
-    rows = (None,) * lead + inner.file_rows(len(trimmed)) + (None,) * trail
+    return None
+
+
+def _with_edges(index: ContentIndex, inner: Match, lead: int, trail: int, n: int) -> Match:
+    """A match of a block's lines without its `lead` first and `trail` last empty lines,
+    as a match of the whole block. The empty lines left out stand for the file's own empty
+    lines next to the match, as far as it has them (a block deleting two empty lines where
+    the file has one deletes that one); the others stand for nothing."""
+    lines = index.lines
+    start, end = inner.start, inner.end
+    head = 0
+    while head < lead and start > 0 and not lines[start - 1].strip():
+        head, start = head + 1, start - 1
+    tail = 0
+    while tail < trail and end < len(lines) and not lines[end].strip():
+        tail, end = tail + 1, end + 1
+    rows = (
+        (None,) * (lead - head)
+        + tuple(range(start, inner.start))
+        + inner.file_rows(n)
+        + tuple(range(inner.end, end))
+        + (None,) * (trail - tail)
+    )
     kind = inner.kind
     if MATCH_STRENGTH[kind] < MATCH_STRENGTH[MatchKind.WHITESPACE]:
         kind = MatchKind.WHITESPACE  # an empty line the file lacks is not an exact quote
-    return Match(inner.start, inner.end, kind, inner.score, inner.shift, rows=rows)
+    return Match(start, end, kind, inner.score, inner.shift, rows=rows)
 
 
 def _split_elided(old: Sequence[str]) -> list[list[str]]:

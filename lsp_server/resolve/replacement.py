@@ -59,7 +59,9 @@ class _Depths:
     file_unit: int = 0
 
     @classmethod
-    def of(cls, pairs: list[tuple[str, str]], lines: Sequence[str], unit: str) -> _Depths:
+    def of(
+        cls, pairs: list[tuple[str, str]], new: Sequence[str], lines: Sequence[str], unit: str
+    ) -> _Depths:
         if not pairs:
             return cls(shift=0)
         deltas = {width(indent_of(f)) - width(indent_of(o)) for o, f in pairs}
@@ -68,7 +70,13 @@ class _Depths:
         found = infer_shift([o for o, _ in pairs], [f for _, f in pairs], lines, unit)
         if found is None or found.old_unit is None:
             return cls()
-        file_unit = width(found.file_unit) if found.file_unit != "\t" else 4
+        # a change of unit only when the new lines are whole levels of the reply's unit
+        # too: a quoted line that drifted can make two lines look like another unit
+        if any(
+            (width(indent_of(x)) - found.old_base) % found.old_unit for x in new if x.strip()
+        ):
+            return cls()
+        file_unit = width(found.file_unit) if found.file_unit != "\t" else TAB_WIDTH
         fb = min(width(indent_of(f)) for _, f in pairs)
         return cls(None, found.old_base, found.old_unit, fb, file_unit)
 
@@ -79,11 +87,8 @@ class _Depths:
     def depth(self, reply: int) -> int:
         if self.shift is not None:
             return reply + self.shift
-        rel = reply - self.old_base
-        if rel < 0:
-            return self.file_base + rel
-        level, rem = divmod(rel, self.old_unit)
-        return self.file_base + level * self.file_unit + rem
+        levels = (reply - self.old_base) // self.old_unit  # whole levels (see `of`)
+        return self.file_base + levels * self.file_unit
 
 
 def _unclear(line: int) -> PlacementError:
@@ -148,7 +153,7 @@ def _build_span(
         for i, f in enumerate(rows)
         if f is not None and old[i].strip() and lines[f].strip()
     ]
-    depths = _Depths.of(pairs, lines, unit)
+    depths = _Depths.of(pairs, new, lines, unit)
     # the first reference, for new lines before any kept line: the next kept line below,
     # else the first line the block quotes
     below: tuple[int, str] | None = None
@@ -196,8 +201,14 @@ def _build_span(
 
 def _indentation(depth: int, own: str, ref: str, unit: str) -> str:
     """`depth` columns of indentation in the file's characters at this place: tabs when the
-    reference line indents with tabs (or, at column 0, when the file does), else spaces."""
-    tabs = "\t" in ref if ref else unit == "\t"
+    reference line indents with tabs (or is too shallow to tell, and the file does), else
+    spaces."""
+    if "\t" in ref:
+        tabs = True
+    elif width(ref) >= TAB_WIDTH:
+        tabs = False  # indented with spaces as deep as a tab goes
+    else:
+        tabs = unit == "\t"  # too shallow to tell: the file's unit decides
     written = "\t" * (depth // TAB_WIDTH) + " " * (depth % TAB_WIDTH) if tabs else " " * depth
     if own != written and width(own) == depth and "\t" in own and tabs:
         # tabs, then spaces that align rather than indent: the reply's, when as deep
@@ -205,6 +216,36 @@ def _indentation(depth: int, own: str, ref: str, unit: str) -> str:
         if not rest.strip(" ") and len(rest) < len(own):
             return own
     return written
+
+
+def restyle_exact(new: list[str], text: str) -> list[str]:
+    """An exactly placed block's new lines, with the lines indented in the kind of white
+    space the file never starts a line with (a tab in a file indented with spaces only, or
+    spaces in one indented with tabs only) re-indented in the other, as deep. A file that
+    starts lines with both keeps the reply's choice: a Makefile's recipe lines need their
+    tabs among space-indented lines. The quote matched the file byte for byte, so the lines
+    it keeps hold no such line."""
+    tab_lines = [i for i, x in enumerate(new) if x.startswith("\t")]
+    space_lines = [i for i, x in enumerate(new) if x.startswith(" ")]
+    if not tab_lines and not space_lines:
+        return new
+    out = new
+    if tab_lines and not _starts_a_line(text, "\t") and _starts_a_line(text, " "):
+        out = list(out)
+        for i in tab_lines:
+            ind = indent_of(out[i])
+            out[i] = " " * width(ind) + out[i][len(ind) :]
+    if space_lines and not _starts_a_line(text, " ") and _starts_a_line(text, "\t"):
+        out = list(out)
+        for i in space_lines:
+            ind = indent_of(out[i])
+            depth = width(ind)
+            out[i] = "\t" * (depth // TAB_WIDTH) + " " * (depth % TAB_WIDTH) + out[i][len(ind) :]
+    return out
+
+
+def _starts_a_line(text: str, ch: str) -> bool:
+    return text.startswith(ch) or ("\n" + ch) in text
 
 
 def _build_elided(

@@ -80,9 +80,14 @@ def _indent_chars(file_text: str) -> str:
 
 def collapse(line: str) -> str:
     """The line without leading or trailing white space, each inner run read as one space."""
-    return " ".join(line.split())
+    s = line.strip()
+    if s.isascii() and "  " not in s and "\t" not in s and "\x0b" not in s and "\x0c" not in s:
+        return s  # most lines of code: nothing to collapse (a whole file is read this way)
+    return " ".join(s.split())
 
 
 def fold(line: str) -> str:
     """`collapse`, with typographic quotes, dashes and ellipses in their ASCII spelling."""
+    if line.isascii():
+        return collapse(line)
     return " ".join(line.translate(_FOLD).split())
