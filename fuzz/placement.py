@@ -487,8 +487,8 @@ def check_case(case: Case) -> str:
     hi = max([b, *(r + 1 for r in kept.values())])
     unshown = sorted(set(range(lo, hi)) - set(kept.values()) - dropped)
 
-    tabbed = any(x.startswith("\t") for x in bc)
-    spaced = any(x.startswith(" ") for x in bc)
+    tabbed = any(x.startswith("\t") and x.strip() for x in bc)
+    spaced = any(x.startswith(" ") and x.strip() for x in bc)
     style = None if tabbed == spaced else "\t" if tabbed else " "
     evidence = any(ch in _lead(o) for o in case.old for ch in ODD_SPACES) or any(
         ch in o for o in case.old for ch in ZERO_WIDTH

@@ -275,3 +275,51 @@ def test_a_trailing_empty_line_the_file_does_not_have():
 def test_a_search_of_only_empty_lines_is_not_trimmed_to_nothing():
     with pytest.raises(PlacementError):
         _place("a\nb\n", "\n\n", "c\n")
+
+
+# --- a hunk that skips a file line ----------------------------------------------------------
+
+CALCULATOR = (
+    "import math\n\n\nclass Calculator:\n    def __init__(self):\n        self.value = 0\n\n"
+    "    def add(self, x):\n        self.value += x\n        return self\n"
+)
+
+
+def test_a_diff_that_skips_a_file_line_is_placed_around_it():
+    """The hunk shows one empty line where the file has two: compared line by line, every
+    context line after it pairs with its neighbour, and `import math` used to be written
+    over the second empty line. Re-paired around the skipped line, nothing is duplicated."""
+    reply = (
+        "```diff\n--- a/calc.py\n+++ b/calc.py\n@@ -1,6 +1,7 @@\n"
+        " import math\n \n class Calculator:\n     def __init__(self):\n"
+        "         self.value = 0\n+        self.history = []\n \n     def add(self, x):\n```\n"
+    )
+    plan, out = _plan(reply, {"calc.py": CALCULATOR})
+    assert plan.ok
+    assert out["calc.py"] == CALCULATOR.replace(
+        "self.value = 0\n", "self.value = 0\n        self.history = []\n"
+    )
+
+
+def test_a_change_next_to_a_skipped_file_line_is_refused():
+    """Where the block adds a line between two lines the file has a third line between,
+    the added line could go on either side of it: refused, not guessed."""
+    text = "alpha = 1\nbeta = 2\ngamma = 3\ndelta = 4\nepsilon = 5\nzeta = 6\n"
+    old = "alpha = 1\nbeta = 2\ndelta = 4\nepsilon = 5\nzeta = 6\n"
+    new = "alpha = 1\nbeta = 2\nnew = 0\ndelta = 4\nepsilon = 5\nzeta = 6\n"
+    with pytest.raises(PlacementError) as e:
+        _place(text, old, new)
+    assert e.value.failure.code is ErrorCode.TEXT_NOT_FOUND
+
+
+def test_an_empty_line_the_file_lacks_inside_the_search():
+    """Compared line by line, the lines after the extra empty line pair with their
+    neighbours (and `value_12` used to be written over the file's `return`); re-paired,
+    the change lands on its own line."""
+    body = [f"    value_{i} = compute({i})" for i in range(13)]
+    text = "def f():\n" + "".join(x + "\n" for x in body) + "    return value_0\n"
+    old = "def f():\n" + "".join(x + "\n" for x in body[:12]) + "\n" + body[12] + "\n"
+    new = old.replace("compute(12)", "compute(99)")
+    placed, kind = _place(text, old, new)
+    assert kind is MatchKind.FUZZY
+    assert placed == text.replace("compute(12)", "compute(99)")
