@@ -43,7 +43,7 @@ def build(
     indent unit (`indent.detect_unit`)."""
     if match.kind is MatchKind.ELISION:
         return _build_elided(lines, match, old, new, unit)
-    return _build_span(lines, match.start, match.end, match.file_rows(len(old)), old, new, unit)
+    return _build_span(lines, match.start, match.file_rows(len(old)), old, new, unit)
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,6 @@ def _layout(
 def _build_span(
     lines: Sequence[str],
     start: int,
-    end: int,
     rows: Sequence[int | None],
     old: Sequence[str],
     new: Sequence[str],
@@ -193,29 +192,25 @@ def _build_span(
                 "matched; quote the lines with the file's indentation",
                 line=j + 1,
             )
-        written = _indentation(depth, ind, ref[1] if ref else "", unit)
+        written = _indentation(depth, ref[1] if ref else "", unit)
         out.append(written + line[len(ind) :])
         above = (reply, written)
     return out
 
 
-def _indentation(depth: int, own: str, ref: str, unit: str) -> str:
-    """`depth` columns of indentation in the file's characters at this place: tabs when the
-    reference line indents with tabs (or is too shallow to tell, and the file does), else
-    spaces."""
+def _indentation(depth: int, ref: str, unit: str) -> str:
+    """`depth` columns of indentation in the file's characters at this place: tabs (then
+    fewer spaces than a tab stop) when the reference line indents with tabs, or is too
+    shallow to tell and the file does; else spaces."""
     if "\t" in ref:
         tabs = True
     elif width(ref) >= TAB_WIDTH:
         tabs = False  # indented with spaces as deep as a tab goes
     else:
         tabs = unit == "\t"  # too shallow to tell: the file's unit decides
-    written = "\t" * (depth // TAB_WIDTH) + " " * (depth % TAB_WIDTH) if tabs else " " * depth
-    if own != written and width(own) == depth and "\t" in own and tabs:
-        # tabs, then spaces that align rather than indent: the reply's, when as deep
-        rest = own.lstrip("\t")
-        if not rest.strip(" ") and len(rest) < len(own):
-            return own
-    return written
+    if tabs:
+        return "\t" * (depth // TAB_WIDTH) + " " * (depth % TAB_WIDTH)
+    return " " * depth
 
 
 def restyle_exact(new: list[str], text: str) -> list[str]:
@@ -283,7 +278,7 @@ def _build_elided(
     out: list[str] = []
     for i, (seg, (piece, rows)) in enumerate(zip(segments, pieces, strict=True)):
         there = [r for r in rows if r is not None]
-        out.extend(_build_span(lines, there[0], there[-1] + 1, rows, piece, seg, unit))
+        out.extend(_build_span(lines, there[0], rows, piece, seg, unit))
         if i < len(match.elided):
             a, b = match.elided[i]
             out.extend(lines[a:b])

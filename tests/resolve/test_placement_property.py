@@ -36,8 +36,23 @@ DRIFT_LOOKS_LIKE_A_UNIT = Case(
 )
 
 
+# Found by the long run: a tab, then Unicode spaces read as spaces, kept as "alignment"
+# after the tab although they were a whole level deep.
+SPACES_AFTER_A_TAB = Case(
+    text="\n" * 7 + "\t\ttotal = compute(total, 0)\n" + "\n" * 4 + "end()",
+    eol="\n",
+    style="\t",
+    old=["\t\xa0\xa0\xa0\xa0total = compute(total, 0)"],
+    old_rows=[7],
+    new=["\t" + "\xa0" * 8 + "added_0(0)", "\t" + "\xa0" * 8 + "total = compute(total, 0)"],
+    new_from=[None, 0],
+    applied=["jitter", "unicode", "drift"],
+)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 @example(case=DRIFT_LOOKS_LIKE_A_UNIT)
+@example(case=SPACES_AFTER_A_TAB)
 def test_every_placed_block_keeps_the_files_lines_and_the_replies_depths(case: Case):
     check_case(case)
