@@ -458,7 +458,11 @@ def check_case(case: Case) -> str:
     assert ac[c:] == bc[b:], "a line after the region changed"
     for line in after[:-1]:
         assert line.endswith(case.eol) and not line.endswith("\r" + case.eol), "line ending"
-    if ac and ac[-1].strip():  # an empty last line keeps its ending, or it would be gone
+    # an empty last line keeps its ending, or it would be no line at all
+    blank_end = (ac and not ac[-1].strip()) or (
+        b == len(before) and case.new and not case.new[-1].strip()
+    )
+    if not blank_end:
         assert result.text.endswith(case.eol) == case.text.endswith(case.eol), "final newline"
 
     old_rows: list[int | None] = list(case.old_rows)

@@ -100,6 +100,39 @@ def _unclear(line: int) -> PlacementError:
     )
 
 
+def _kept_pairs(
+    rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]
+) -> list[tuple[int, int]]:
+    """(old line, new line) pairs the block keeps, in order: the lines equal in its old and
+    new text, by a line diff. Old lines that stand for no file line (an empty line the
+    file lacks) only take a new line the diff of the others left unpaired, equal to them
+    and between the same kept lines: where the block repeats an empty line, the one the
+    file has is the one it keeps."""
+    def diff(a: Sequence[str]) -> list[tuple[int, int]]:
+        matcher = difflib.SequenceMatcher(None, a, new, autojunk=False)
+        return [
+            (i + k, j + k) for i, j, size in matcher.get_matching_blocks() for k in range(size)
+        ]
+
+    if all(r is not None for r in rows):
+        return diff(old)
+    real = [i for i, r in enumerate(rows) if r is not None]
+    pairs = [(real[i], j) for i, j in diff([old[i] for i in real])]
+    taken = {j for _, j in pairs}
+    extra: list[tuple[int, int]] = []
+    for p in (i for i, r in enumerate(rows) if r is None):
+        lo = max((j for i, j in pairs if i < p), default=-1)
+        hi = min((j for i, j in pairs if i > p), default=len(new))
+        if extra and extra[-1][0] < p:
+            lo = max(lo, extra[-1][1])
+        for j in range(lo + 1, hi):
+            if j not in taken and new[j] == old[p]:
+                extra.append((p, j))
+                taken.add(j)
+                break
+    return sorted(pairs + extra)
+
+
 def _layout(
     start: int, rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]
 ) -> list[tuple[int, int, int]]:
@@ -118,23 +151,22 @@ def _layout(
             items.extend((_SKIPPED, g, -1) for g in range(nxt, f))
         nxt = f + 1
 
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            for k in range(i2 - i1):
-                f = rows[i1 + k]
-                if f is None:
-                    continue  # the file has no such line here: nothing to keep
+    i = j = 0
+    for pi, pj in [*_kept_pairs(rows, old, new), (len(old), len(new))]:
+        if i < pi or j < pj:
+            for k in range(i, pi):
+                f = rows[k]
+                if f is not None:
+                    reach(f, False)  # the block changes this line: the file's goes
+            kept_run = False
+            items.extend((_NEW, -1, n) for n in range(j, pj))
+        if pi < len(old):
+            f = rows[pi]
+            if f is not None:  # else the file has no such line here: nothing to keep
                 reach(f, True)
-                items.append((_KEPT, f, j1 + k))
+                items.append((_KEPT, f, pj))
                 kept_run = True
-            continue
-        for i in range(i1, i2):
-            f = rows[i]
-            if f is not None:
-                reach(f, False)  # the block changes this line: the file's goes
-        kept_run = False
-        items.extend((_NEW, -1, j) for j in range(j1, j2))
+        i, j = pi + 1, pj + 1
     return items
 
 

@@ -50,9 +50,24 @@ SPACES_AFTER_A_TAB = Case(
 )
 
 
+# Found by the long run: an empty line the file lacks before the quote and one the file
+# has after it; the block keeps one, and it must be the file's.
+TWO_EMPTY_LINES = Case(
+    text="total = compute(total, 0)\ntotal = helper(total, 0)\n\n\nend()",
+    eol="\n",
+    style="    ",
+    old=["", " total = helper(total, 0)", ""],
+    old_rows=[None, 1, 2],
+    new=[" added_0(0)", ""],
+    new_from=[None, 2],
+    applied=["drift", "extra_blank"],
+)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 @example(case=DRIFT_LOOKS_LIKE_A_UNIT)
 @example(case=SPACES_AFTER_A_TAB)
+@example(case=TWO_EMPTY_LINES)
 def test_every_placed_block_keeps_the_files_lines_and_the_replies_depths(case: Case):
     check_case(case)
