@@ -499,6 +499,16 @@ def check_case(case: Case) -> str:
     )
 
     region = ac[lo : c + hi - b]
+    if (
+        b == len(before)
+        and not case.text.endswith(case.eol)
+        and result.text.endswith(case.eol)
+        and case.new
+        and not case.new[-1].strip()
+    ):
+        # the file had no final newline and the block ends it on an empty line: kept
+        # without an ending, that line is no line at all
+        region.append("")
     at = 0
     written: dict[int, str] = {}  # REPLACE line -> what was written for it
     pending = list(unshown)

@@ -104,33 +104,31 @@ def _kept_pairs(
     rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]
 ) -> list[tuple[int, int]]:
     """(old line, new line) pairs the block keeps, in order: the lines equal in its old and
-    new text, by a line diff. Old lines that stand for no file line (an empty line the
-    file lacks) only take a new line the diff of the others left unpaired, equal to them
-    and between the same kept lines: where the block repeats an empty line, the one the
-    file has is the one it keeps."""
-    def diff(a: Sequence[str]) -> list[tuple[int, int]]:
-        matcher = difflib.SequenceMatcher(None, a, new, autojunk=False)
-        return [
-            (i + k, j + k) for i, j, size in matcher.get_matching_blocks() for k in range(size)
-        ]
-
+    new text, by a line diff. Where the diff pairs an old line that stands for no file
+    line (an empty line the file lacks) while an equal old line the file has is left
+    unpaired and could take its place, that one is kept instead: where the block repeats
+    an empty line, the one the file has is the one it keeps."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    pairs = [(i + k, j + k) for i, j, size in matcher.get_matching_blocks() for k in range(size)]
     if all(r is not None for r in rows):
-        return diff(old)
-    real = [i for i, r in enumerate(rows) if r is not None]
-    pairs = [(real[i], j) for i, j in diff([old[i] for i in real])]
-    taken = {j for _, j in pairs}
-    extra: list[tuple[int, int]] = []
-    for p in (i for i, r in enumerate(rows) if r is None):
-        lo = max((j for i, j in pairs if i < p), default=-1)
-        hi = min((j for i, j in pairs if i > p), default=len(new))
-        if extra and extra[-1][0] < p:
-            lo = max(lo, extra[-1][1])
-        for j in range(lo + 1, hi):
-            if j not in taken and new[j] == old[p]:
-                extra.append((p, j))
-                taken.add(j)
-                break
-    return sorted(pairs + extra)
+        return pairs
+    paired = {i for i, _ in pairs}
+    for n, (p, j) in enumerate(pairs):
+        if rows[p] is not None:
+            continue
+        lo = pairs[n - 1][0] if n else -1
+        hi = pairs[n + 1][0] if n + 1 < len(pairs) else len(old)
+        free = [
+            i
+            for i in range(lo + 1, hi)
+            if i not in paired and rows[i] is not None and old[i] == old[p]
+        ]
+        if free:
+            i = min(free, key=lambda i: abs(i - p))
+            pairs[n] = (i, j)
+            paired.discard(p)
+            paired.add(i)
+    return pairs
 
 
 def _layout(

@@ -64,10 +64,25 @@ TWO_EMPTY_LINES = Case(
 )
 
 
+# Found by the long run: the same, with the empty line the file lacks first in both the
+# SEARCH and the REPLACE and a slipped line after it.
+EMPTY_LINE_FIRST = Case(
+    text="total = compute(total, 0)\ntotal = helper(total, 0)\n\nend()",
+    eol="\n",
+    style="    ",
+    old=["", "total = compute(total, 3)", "total = helper(total, 0)", ""],
+    old_rows=[None, 0, 1, 2],
+    new=["", "total = compute(total, 0)", "added_0(0)", ""],
+    new_from=[0, 1, None, 3],
+    applied=["slip", "extra_blank"],
+)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 @example(case=DRIFT_LOOKS_LIKE_A_UNIT)
 @example(case=SPACES_AFTER_A_TAB)
 @example(case=TWO_EMPTY_LINES)
+@example(case=EMPTY_LINE_FIRST)
 def test_every_placed_block_keeps_the_files_lines_and_the_replies_depths(case: Case):
     check_case(case)
