@@ -53,8 +53,8 @@ def realign(
         return got
 
     positional = sum(cost(i, start + i) for i in range(n))
-    if positional == 0.0:
-        return None
+    if positional <= GAP:
+        return None  # any other pairing skips a line at least: it cannot cost less
     band = min(MAX_BAND, max(1, n // 4))
     width = 2 * band + 1
     # cell (i, off): old[:i] paired, the next file line is start + i + off - band

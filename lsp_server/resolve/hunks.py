@@ -416,7 +416,7 @@ def _place_one(
         index=ft.index,
     )
     if match.kind is not MatchKind.EXACT:
-        new_lines = replacement.build(ft.contents, match, old_lines, new_lines, ft.index.unit)
+        new_lines = replacement.build(ft.index, match, old_lines, new_lines)
     else:
         new_lines = replacement.restyle_exact(new_lines, file_text)
     return match, new_lines

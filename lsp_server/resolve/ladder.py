@@ -165,12 +165,14 @@ def locate(
         if starts:
             raise ambiguous_error(starts, n, MatchKind.EXACT)
         raise _closest_failure(index, old, hints, "the anchor must match exactly")
-    found = _locate_strict(index, old, hints)
+    found = _locate_equal(index, old, hints)
     if found is not None:
         return found
-
     if any(is_elision_line(line) for line in old):
         return _locate_elided(index, old, hints, fuzzy_threshold)
+    found = _locate_folded(index, old, hints)
+    if found is not None:
+        return found
 
     # an empty first or last line the file does not have at that place: the text without
     # it, on the strict rungs before the fuzzy rung may take a look-alike place for it
@@ -210,8 +212,12 @@ _LATE_RUNGS = (("collapse", MatchKind.WHITESPACE), ("fold", MatchKind.FUZZY))
 
 
 def _locate_strict(index: ContentIndex, old: Sequence[str], hints: Hints) -> Match | None:
-    """The rungs that read every line as equal: exact, trailing white space, indentation,
-    runs of white space, typographic punctuation. The first to find one place places the
+    """Every rung that reads each line as equal (see `_locate_equal`, `_locate_folded`)."""
+    return _locate_equal(index, old, hints) or _locate_folded(index, old, hints)
+
+
+def _locate_equal(index: ContentIndex, old: Sequence[str], hints: Hints) -> Match | None:
+    """Exact, trailing white space, indentation: the first to find one place places the
     block; several places the hints cannot separate are TEXT_AMBIGUOUS; None when none of
     them finds anything."""
     lines = index.lines
@@ -237,7 +243,14 @@ def _locate_strict(index: ContentIndex, old: Sequence[str], hints: Hints) -> Mat
         return Match(starts[0], starts[0] + n, MatchKind.INDENT, shift=shifts[starts[0]])
     if len(starts) > 1:
         raise ambiguous_error(starts, n, MatchKind.INDENT)
+    return None
 
+
+def _locate_folded(index: ContentIndex, old: Sequence[str], hints: Hints) -> Match | None:
+    """Runs of white space read as one space, then typographic punctuation read as ASCII,
+    each with the file's nesting; as `_locate_equal` otherwise."""
+    lines = index.lines
+    n, total = len(old), len(lines)
     for how, kind in _LATE_RUNGS:
         starts = _pick(candidates(index, old, how), n, hints, total, index)
         if len(starts) * n > _SHIFT_CELLS:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
+from lsp_server.resolve.content_index import ContentIndex
 from lsp_server.resolve.indent import TAB_WIDTH, indent_of, infer_shift, width
 from lsp_server.resolve.ladder import Match
 from lsp_server.resolve.placeholders import is_placeholder_line
@@ -35,15 +36,16 @@ _KEPT, _SKIPPED, _NEW = 0, 1, 2
 
 
 def build(
-    lines: Sequence[str], match: Match, old: Sequence[str], new: Sequence[str], unit: str
+    index: ContentIndex, match: Match, old: Sequence[str], new: Sequence[str]
 ) -> list[str]:
     """The replacement of file lines [match.start, match.end) (contents, no endings).
 
-    `lines` are the file's line contents, `old` and `new` the block's, `unit` the file's
-    indent unit (`indent.detect_unit`)."""
+    `index` holds the file's line contents (its indent unit is only read when a new line's
+    place says too little: most placements never pay for it); `old` and `new` are the
+    block's lines."""
     if match.kind is MatchKind.ELISION:
-        return _build_elided(lines, match, old, new, unit)
-    return _build_span(lines, match.start, match.file_rows(len(old)), old, new, unit)
+        return _build_elided(index, match, old, new)
+    return _build_span(index, match.start, match.file_rows(len(old)), old, new)
 
 
 @dataclass(frozen=True)
@@ -59,15 +61,13 @@ class _Depths:
     file_unit: int = 0
 
     @classmethod
-    def of(
-        cls, pairs: list[tuple[str, str]], new: Sequence[str], lines: Sequence[str], unit: str
-    ) -> _Depths:
+    def of(cls, pairs: list[tuple[str, str]], new: Sequence[str], index: ContentIndex) -> _Depths:
         if not pairs:
             return cls(shift=0)
         deltas = {width(indent_of(f)) - width(indent_of(o)) for o, f in pairs}
         if len(deltas) == 1:
             return cls(shift=deltas.pop())
-        found = infer_shift([o for o, _ in pairs], [f for _, f in pairs], lines, unit)
+        found = infer_shift([o for o, _ in pairs], [f for _, f in pairs], index.lines, index.unit)
         if found is None or found.old_unit is None:
             return cls()
         # a change of unit only when the new lines are whole levels of the reply's unit
@@ -169,20 +169,20 @@ def _layout(
 
 
 def _build_span(
-    lines: Sequence[str],
+    index: ContentIndex,
     start: int,
     rows: Sequence[int | None],
     old: Sequence[str],
     new: Sequence[str],
-    unit: str,
 ) -> list[str]:
+    lines = index.lines
     items = _layout(start, rows, old, new)
     pairs = [
         (old[i], lines[f])
         for i, f in enumerate(rows)
         if f is not None and old[i].strip() and lines[f].strip()
     ]
-    depths = _Depths.of(pairs, new, lines, unit)
+    depths = _Depths.of(pairs, new, index)
     # the first reference, for new lines before any kept line: the next kept line below,
     # else the first line the block quotes
     below: tuple[int, str] | None = None
@@ -222,22 +222,26 @@ def _build_span(
                 "matched; quote the lines with the file's indentation",
                 line=j + 1,
             )
-        written = _indentation(depth, ref[1] if ref else "", unit)
+        written = _indentation(depth, ref[1] if ref else "", [f for _, f in pairs], index)
         out.append(written + line[len(ind) :])
         above = (reply, written)
     return out
 
 
-def _indentation(depth: int, ref: str, unit: str) -> str:
+def _indentation(depth: int, ref: str, region: Sequence[str], index: ContentIndex) -> str:
     """`depth` columns of indentation in the file's characters at this place: tabs (then
-    fewer spaces than a tab stop) when the reference line indents with tabs, or is too
-    shallow to tell and the file does; else spaces."""
+    fewer spaces than a tab stop) when the reference line indents with tabs; spaces when
+    it indents with spaces as deep as a tab goes. A shallower reference says nothing:
+    then the lines the block matched decide, and failing them the file's indent unit."""
+    if depth < TAB_WIDTH:
+        return " " * depth  # as tabs, too: no tab fits
     if "\t" in ref:
         tabs = True
     elif width(ref) >= TAB_WIDTH:
-        tabs = False  # indented with spaces as deep as a tab goes
+        tabs = False
     else:
-        tabs = unit == "\t"  # too shallow to tell: the file's unit decides
+        kinds = {indent_of(x)[:1] for x in region} - {""}
+        tabs = "\t" in kinds if len(kinds) == 1 else index.unit == "\t"
     if tabs:
         return "\t" * (depth // TAB_WIDTH) + " " * (depth % TAB_WIDTH)
     return " " * depth
@@ -274,8 +278,9 @@ def _starts_a_line(text: str, ch: str) -> bool:
 
 
 def _build_elided(
-    lines: Sequence[str], match: Match, old: Sequence[str], new: Sequence[str], unit: str
+    index: ContentIndex, match: Match, old: Sequence[str], new: Sequence[str]
 ) -> list[str]:
+    lines = index.lines
     """Each piece of an anchor split by `...` lines is built on its own; the file's lines
     the `...` stood for are put back where the new text repeats the `...`."""
     pieces: list[tuple[list[str], list[int | None]]] = [([], [])]
@@ -308,7 +313,7 @@ def _build_elided(
     out: list[str] = []
     for i, (seg, (piece, rows)) in enumerate(zip(segments, pieces, strict=True)):
         there = [r for r in rows if r is not None]
-        out.extend(_build_span(lines, there[0], rows, piece, seg, unit))
+        out.extend(_build_span(index, there[0], rows, piece, seg))
         if i < len(match.elided):
             a, b = match.elided[i]
             out.extend(lines[a:b])

@@ -267,8 +267,8 @@ def ref_realign(lines: list[str], old: list[str], start: int) -> frozenset | Non
         return 1.0 - fuzz.ratio(a, b) / 100.0
 
     positional = sum(cost(i, start + i) for i in range(n))
-    if positional == 0.0:
-        return None
+    if positional <= alignment.GAP:
+        return None  # every other pairing skips a line, at that cost at least
 
     def inside(i: int, f: int) -> bool:
         return -band <= f - (start + i) <= band and 0 <= f <= total
