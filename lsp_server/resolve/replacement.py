@@ -249,12 +249,13 @@ def _indentation(depth: int, ref: str, region: Sequence[str], index: ContentInde
 
 def restyle_exact(new: list[str], text: str) -> list[str]:
     """An exactly placed block's new lines, with the lines indented in the kind of white
-    space the file never starts a line with (a tab in a file indented with spaces only, or
-    spaces in one indented with tabs only) re-indented in the other, as deep. A file that
+    space the file never starts a line with (a tab anywhere in the indentation in a file
+    indented with spaces only, or leading spaces in one indented with tabs only)
+    re-indented in the other, as deep. A file that
     starts lines with both keeps the reply's choice: a Makefile's recipe lines need their
     tabs among space-indented lines. The quote matched the file byte for byte, so the lines
     it keeps hold no such line."""
-    tab_lines = [i for i, x in enumerate(new) if x.startswith("\t")]
+    tab_lines = [i for i, x in enumerate(new) if "\t" in indent_of(x)]
     space_lines = [i for i, x in enumerate(new) if x.startswith(" ")]
     if not tab_lines and not space_lines:
         return new

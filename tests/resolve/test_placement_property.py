@@ -78,11 +78,26 @@ EMPTY_LINE_FIRST = Case(
 )
 
 
+# Found by the long run: an exact quote whose new line is indented with spaces, then a tab,
+# in a file indented with spaces only.
+A_TAB_AFTER_SPACES = Case(
+    text="    total = compute(total, 0)\n\n\nend()",
+    eol="\n",
+    style="    ",
+    old=["    total = compute(total, 0)"],
+    old_rows=[0],
+    new=["    added_0(0)", "    added_1(0)", "    \tadded_2(0)", "    total = compute(total, 0)"],
+    new_from=[None, None, None, 0],
+    applied=["dedent", "tabs", "drift"],
+)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 @example(case=DRIFT_LOOKS_LIKE_A_UNIT)
 @example(case=SPACES_AFTER_A_TAB)
 @example(case=TWO_EMPTY_LINES)
 @example(case=EMPTY_LINE_FIRST)
+@example(case=A_TAB_AFTER_SPACES)
 def test_every_placed_block_keeps_the_files_lines_and_the_replies_depths(case: Case):
     check_case(case)
