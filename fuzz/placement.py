@@ -16,9 +16,11 @@ means, with its own simple computation (nothing from the engine's helpers):
 * the lines the block keeps (equal in its old and new text) are the file's lines, byte for
   byte, in the file's order, and they are the lines the reply's quote was taken from;
 * file lines the reply does not show stay as they were;
-* the lines it adds carry the block's text, the file's indentation characters, and the same
-  indentation relative to the line above them as in the reply (scaled only when the quoted
-  lines show the reply writes a standard unit the file writes at twice or half the width);
+* the lines it adds carry the block's text, the file's indentation characters (past the
+  exact rung: an exact quote's new lines are written as given, so that a diff which
+  re-indents a line on purpose is honoured), and the same indentation relative to the line
+  above them as in the reply (scaled only when the quoted lines show the reply writes a
+  standard unit the file writes at twice or half the width);
 * line endings are the file's, and no Unicode space or zero-width character gets written.
 
 A refusal is always allowed. Shared by `fuzz/fuzz_placement.py` (long runs) and
@@ -33,7 +35,7 @@ from dataclasses import dataclass, field
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from lsp_server.model import Hunk, PlacementError
+from lsp_server.model import Hunk, MatchKind, PlacementError
 from lsp_server.resolve.hunks import apply_hunks
 
 TAB = 4
@@ -402,19 +404,41 @@ def _likeness(old: list[str], rows: list[int | None], before: list[str]) -> floa
     return total / len(old)
 
 
+def _check_loose(case: Case, region: list[str], file_region: list[str]) -> None:
+    """The region holds the block's new lines in order (their text, whatever their
+    indentation) and otherwise file lines of the region, byte for byte, in order."""
+    copies = {j for j, k in enumerate(case.new_from) if k is not None}
+    added = [
+        _body(x)
+        for j, x in enumerate(case.new)
+        if x.strip() and (j not in copies or case.new[j] != case.old[case.new_from[j]])
+    ]
+    at = 0
+    for line in region:
+        if added and _body(line) == added[0]:
+            added.pop(0)
+            continue
+        while at < len(file_region) and file_region[at] != line:
+            at += 1
+        assert at < len(file_region) or not line.strip(), f"{line!r} is neither new nor the file's"
+        at += 1
+    assert not added, f"new lines missing: {added}"
+
+
 def _elsewhere(
     old: list[str], rows: list[int | None], before: list[str], a: int, b: int
 ) -> list[int | None]:
-    """The quote's lines as the lines [a, b) it was placed on (all of them, or all but its
-    empty first and last lines), when that reads at least as well as where it came from."""
-    body = [k for k, o in enumerate(old) if o.strip()]
-    readings: list[list[int | None]] = []
-    if len(old) == b - a:
-        readings.append(list(range(a, b)))
-    if body and body[-1] - body[0] + 1 == b - a:
-        readings.append(
-            [None] * body[0] + list(range(a, b)) + [None] * (len(old) - 1 - body[-1])
-        )
+    """The quote's lines as the lines [a, b) it was placed on (all of them, or all but some
+    of its empty first and last lines), when that reads at least as well as where it came
+    from."""
+    body = [k for k, o in enumerate(old) if o.strip()] or [0]
+    lead, trail = body[0], len(old) - 1 - body[-1]
+    readings: list[list[int | None]] = [
+        [None] * k + list(range(a, b)) + [None] * m
+        for k in range(lead + 1)
+        for m in range(trail + 1)
+        if len(old) - k - m == b - a
+    ]
     want = _likeness(old, rows, before)
     for reading in readings:
         if _likeness(old, reading, before) >= want - 1e-9:
@@ -471,7 +495,11 @@ def check_case(case: Case) -> str:
         # placed elsewhere: right only where the quote reads as those lines at least as
         # well as the lines it came from (a file repeats lines, and a slip or an extra empty
         # line can make another copy the closer one)
-        old_rows = _elsewhere(case.old, old_rows, bc, a, b)
+        _elsewhere(case.old, old_rows, bc, a, b)
+        # which of the quote's repeated lines the block keeps is then the engine's reading,
+        # not the one it was made from: only the file's lines and the new lines are checked
+        _check_loose(case, ac[a:c], bc[a:b])
+        return "placed"
     kept: dict[int, int] = {}  # REPLACE line -> the file line it keeps
     dropped: set[int] = set()  # file lines the block changes or deletes
     for k, r in enumerate(old_rows):
@@ -538,8 +566,11 @@ def check_case(case: Case) -> str:
             else:
                 assert _body(got) == _body(want), f"new line {j}: {got!r} for {line!r}"
                 lead = got[: len(got) - len(_body(got))]
-                if style is None:
-                    pass  # the file shows no indentation, or both kinds
+                if style is None or result.match is MatchKind.EXACT:
+                    # the file shows no indentation, or both kinds; or the quote is exact,
+                    # and the new lines are written as given (a diff that re-indents a
+                    # line on purpose is honoured byte for byte)
+                    pass
                 elif not evidence and any(ch in lead for ch in ODD_SPACES):
                     pass  # nothing in the quote says the page put them there
                 elif style == "\t":

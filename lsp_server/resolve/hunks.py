@@ -390,16 +390,11 @@ def _captured(ft: FileText, match: Match, hunk: Hunk, inline: bool) -> str:
 
 
 def _place_one(
-    ft: FileText,
-    hunk: Hunk,
-    new: str,
-    hints: Hints,
-    threshold: float,
-    file_text: str,
-    inline: bool = False,
+    ft: FileText, hunk: Hunk, new: str, hints: Hints, threshold: float, inline: bool = False
 ) -> tuple[Match, list[str]]:
-    """Locate `hunk.old` and build the replacement lines (contents, no endings).
-    `file_text` is the file as the block found it, read for its indentation kinds."""
+    """Locate `hunk.old` and build the replacement lines (contents, no endings): past the
+    exact rung, `replacement.build` (the file's kept lines, new lines re-indented); on it,
+    the new text as written (a diff that re-indents a line on purpose is honoured)."""
     if inline:
         found = _inline_match(ft, hunk.old)
         if found is not None:
@@ -417,8 +412,6 @@ def _place_one(
     )
     if match.kind is not MatchKind.EXACT:
         new_lines = replacement.build(ft.index, match, old_lines, new_lines)
-    else:
-        new_lines = replacement.restyle_exact(new_lines, file_text)
     return match, new_lines
 
 
@@ -499,7 +492,7 @@ def apply_hunks(
     if eol is not None:
         ft.eol = eol
     if simultaneous:
-        return _apply_simultaneous(ft, hunks, fuzzy_threshold, clipboards, inline, text)
+        return _apply_simultaneous(ft, hunks, fuzzy_threshold, clipboards, inline)
     placements: list[Placement] = []
     weakest, score, noops = MatchKind.EXACT, 1.0, 0
     delta = 0
@@ -525,9 +518,7 @@ def apply_hunks(
                 start_at=cursor if ordered else 0,
             )
             try:
-                match, new_lines = _place_one(
-                    ft, hunk, new, hints, fuzzy_threshold, text, inline
-                )
+                match, new_lines = _place_one(ft, hunk, new, hints, fuzzy_threshold, inline)
             except PlacementError as err:
                 missing = err.failure.code is ErrorCode.TEXT_NOT_FOUND
                 if missing and _already_there(ft, new, hunk.old):
@@ -626,7 +617,7 @@ def apply_single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> Hun
     to_eof = rest <= 1
     start = text.count("\n", 0, first)
     end = first + width + (1 if rest else 0)  # with the last line's newline
-    new_lines = replacement.restyle_exact(text_lines(new), text)
+    new_lines = text_lines(new)
     region = [line + "\n" for line in new_lines]
     if region and to_eof:  # the hunk reaches the end of the file
         final = _final_newline(hunk, new)
@@ -698,7 +689,6 @@ def _apply_simultaneous(
     threshold: float,
     clipboards: dict[str, str],
     inline: bool,
-    text: str,
 ) -> HunksResult:
     located: list[tuple[int, int, list[str], Hunk, Match | None, int]] = []
     weakest, score = MatchKind.EXACT, 1.0
@@ -722,10 +712,10 @@ def _apply_simultaneous(
                     ErrorCode.MALFORMED_BLOCK, "a replace patch needs a non-empty oldText"
                 )
             if hunk.to_clipboard is not None:
-                match, _ = _place_one(ft, hunk, "", Hints(), threshold, text, inline)
+                match, _ = _place_one(ft, hunk, "", Hints(), threshold, inline)
                 clipboards[hunk.to_clipboard] = _captured(ft, match, hunk, inline)
                 new = _new_text(hunk, clipboards)
-            match, new_lines = _place_one(ft, hunk, new or "", Hints(), threshold, text, inline)
+            match, new_lines = _place_one(ft, hunk, new or "", Hints(), threshold, inline)
             located.append((match.start, match.end, new_lines, hunk, match, h_i))
             if MATCH_STRENGTH[match.kind] > MATCH_STRENGTH[weakest]:
                 weakest = match.kind

@@ -247,37 +247,6 @@ def _indentation(depth: int, ref: str, region: Sequence[str], index: ContentInde
     return " " * depth
 
 
-def restyle_exact(new: list[str], text: str) -> list[str]:
-    """An exactly placed block's new lines, with the lines indented in the kind of white
-    space the file never starts a line with (a tab anywhere in the indentation in a file
-    indented with spaces only, or leading spaces in one indented with tabs only)
-    re-indented in the other, as deep. A file that
-    starts lines with both keeps the reply's choice: a Makefile's recipe lines need their
-    tabs among space-indented lines. The quote matched the file byte for byte, so the lines
-    it keeps hold no such line."""
-    tab_lines = [i for i, x in enumerate(new) if "\t" in indent_of(x)]
-    space_lines = [i for i, x in enumerate(new) if x.startswith(" ")]
-    if not tab_lines and not space_lines:
-        return new
-    out = new
-    if tab_lines and not _starts_a_line(text, "\t") and _starts_a_line(text, " "):
-        out = list(out)
-        for i in tab_lines:
-            ind = indent_of(out[i])
-            out[i] = " " * width(ind) + out[i][len(ind) :]
-    if space_lines and not _starts_a_line(text, " ") and _starts_a_line(text, "\t"):
-        out = list(out)
-        for i in space_lines:
-            ind = indent_of(out[i])
-            depth = width(ind)
-            out[i] = "\t" * (depth // TAB_WIDTH) + " " * (depth % TAB_WIDTH) + out[i][len(ind) :]
-    return out
-
-
-def _starts_a_line(text: str, ch: str) -> bool:
-    return text.startswith(ch) or ("\n" + ch) in text
-
-
 def _build_elided(
     index: ContentIndex, match: Match, old: Sequence[str], new: Sequence[str]
 ) -> list[str]:
