@@ -390,11 +390,19 @@ def _captured(ft: FileText, match: Match, hunk: Hunk, inline: bool) -> str:
 
 
 def _place_one(
-    ft: FileText, hunk: Hunk, new: str, hints: Hints, threshold: float, inline: bool = False
+    ft: FileText,
+    hunk: Hunk,
+    new: str,
+    hints: Hints,
+    threshold: float,
+    inline: bool = False,
+    loosened: bool = False,
 ) -> tuple[Match, list[str]]:
     """Locate `hunk.old` and build the replacement lines (contents, no endings): past the
-    exact rung, `replacement.build` (the file's kept lines, new lines re-indented); on it,
-    the new text as written (a diff that re-indents a line on purpose is honoured)."""
+    exact rung, or when the old text only matched once read as plain characters
+    (`loosened`), `replacement.build` (the file's kept lines, new lines re-indented); for
+    an exact quote, the new text as written (a diff that re-indents a line on purpose is
+    honoured)."""
     if inline:
         found = _inline_match(ft, hunk.old)
         if found is not None:
@@ -410,7 +418,7 @@ def _place_one(
         exact_only=hunk.exact_only,
         index=ft.index,
     )
-    if match.kind is not MatchKind.EXACT:
+    if match.kind is not MatchKind.EXACT or loosened:
         new_lines = replacement.build(ft.index, match, old_lines, new_lines)
     return match, new_lines
 
@@ -518,7 +526,9 @@ def apply_hunks(
                 start_at=cursor if ordered else 0,
             )
             try:
-                match, new_lines = _place_one(ft, hunk, new, hints, fuzzy_threshold, inline)
+                match, new_lines = _place_one(
+                    ft, hunk, new, hints, fuzzy_threshold, inline, loosened[h_i]
+                )
             except PlacementError as err:
                 missing = err.failure.code is ErrorCode.TEXT_NOT_FOUND
                 if missing and _already_there(ft, new, hunk.old):

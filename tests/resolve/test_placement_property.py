@@ -92,6 +92,20 @@ A_TAB_AFTER_SPACES = Case(
 )
 
 
+# Found by the suite: a quote that only matched once its zero-width space was read as
+# nothing is no exact quote, and its new lines take the file's indentation characters.
+ZERO_WIDTH_THEN_A_TAB = Case(
+    text="    total = compute(total, 0)\n\n\n\n\nend()",
+    eol="\n",
+    style="    ",
+    old=["", "e\u200bnd()"],
+    old_rows=[4, 5],
+    new=["added_0(0)", "\tadded_1(0)", "", "e\u200bnd()"],
+    new_from=[None, None, 0, 1],
+    applied=["zero_width", "tabs"],
+)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 @example(case=DRIFT_LOOKS_LIKE_A_UNIT)
@@ -99,5 +113,6 @@ A_TAB_AFTER_SPACES = Case(
 @example(case=TWO_EMPTY_LINES)
 @example(case=EMPTY_LINE_FIRST)
 @example(case=A_TAB_AFTER_SPACES)
+@example(case=ZERO_WIDTH_THEN_A_TAB)
 def test_every_placed_block_keeps_the_files_lines_and_the_replies_depths(case: Case):
     check_case(case)
