@@ -407,15 +407,18 @@ def _likeness(old: list[str], rows: list[int | None], before: list[str]) -> floa
 def _check_loose(case: Case, region: list[str], file_region: list[str]) -> None:
     """The region holds the block's new lines in order (their text, whatever their
     indentation) and otherwise file lines of the region, byte for byte, in order."""
+    def text(line: str) -> str:
+        return "".join(ch for ch in _body(line) if ch not in ZERO_WIDTH)
+
     copies = {j for j, k in enumerate(case.new_from) if k is not None}
     added = [
-        _body(x)
+        text(x)
         for j, x in enumerate(case.new)
         if x.strip() and (j not in copies or case.new[j] != case.old[case.new_from[j]])
     ]
     at = 0
     for line in region:
-        if added and _body(line) == added[0]:
+        if added and text(line) == added[0]:
             added.pop(0)
             continue
         while at < len(file_region) and file_region[at] != line:
