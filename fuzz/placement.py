@@ -305,6 +305,10 @@ def _perturb(draw, case: Case, name: str, file_lines: list[str]) -> None:
         if at == len(case.old) and rows and rows[-1] + 1 < len(file_lines):
             if not file_lines[rows[-1] + 1].strip():
                 return
+        if 0 < at < len(case.old):
+            r1, r2 = case.old_rows[at - 1], case.old_rows[at]
+            if r1 is not None and r2 is not None and r2 - r1 > 1:
+                return  # the quote skips file lines here, an empty one perhaps: no extra
         where = _new_position(case, at)
         case.old.insert(at, "")
         case.old_rows.insert(at, None)

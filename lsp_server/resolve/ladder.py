@@ -191,7 +191,7 @@ def locate(
         if found is not None:
             return _with_edges(index, found, lead, trail, len(body))
     try:
-        return _locate_fuzzy(index, old, hints, fuzzy_threshold)
+        whole = _locate_fuzzy(index, old, hints, fuzzy_threshold)
     except PlacementError as err:
         if not trim or err.failure.code is not ErrorCode.TEXT_NOT_FOUND:
             raise
@@ -202,6 +202,22 @@ def locate(
                 raise err from None  # the closest region of the block as the reply wrote it
             raise
         return _with_edges(index, found, lead, trail, len(body))
+    if trim:
+        # the empty edge line may be one the file lacks: the block's other lines elsewhere,
+        # as alike as the whole block here, are another reading of it
+        try:
+            other = _locate_fuzzy(index, body, inner_hints, fuzzy_threshold)
+        except PlacementError:
+            other = None
+        if (
+            other is not None
+            and not whole.start <= other.start < whole.end
+            and other.score > whole.score - FUZZY_MARGIN
+        ):
+            err = ambiguous_error(sorted([whole.start, other.start]), n, MatchKind.FUZZY)
+            err.failure.details["scores"] = [whole.score, other.score]
+            raise err
+    return whole
 
 
 # The rungs past the indentation rung that still read every line as equal: runs of white
