@@ -498,8 +498,10 @@ def make_cases(w: Workload) -> dict[str, Case]:
         s, e = u.start, u.start + 10
         wrong = [(_typo(x, k) if k in changed else x) for k, x in enumerate(lines[s:e])]
         new = _edited(wrong, mark)
+        # the slipped lines are context the block keeps: the file keeps its own
+        right = _edited(lines[s:e], mark)
         note = f"{len(changed)} of 10 lines differ slightly"
-        cases[rung] = Case(rung, _join(wrong), _join(new), s, e, tuple(new), note=note)
+        cases[rung] = Case(rung, _join(wrong), _join(new), s, e, tuple(right), note=note)
 
     # ambiguous: four body lines many loop functions have; the one meant is mid-file, and it
     # is not the first copy

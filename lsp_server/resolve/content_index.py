@@ -2,18 +2,21 @@
 
 Every rung of the matching ladder starts here: where could a block's lines start, once
 each line is normalised (`exact`, `rstrip`: trailing white space ignored, `strip`: all
-leading and trailing white space ignored)? Answers come from the text itself, not from
-comparing every window: a few C-level scans of the joined text for a text seen once, a
-table from line content to line numbers for a text asked about often.
+leading and trailing white space ignored, and for the last rungs `collapse` and `fold`)?
+Answers come from the text itself, not from comparing every window: a few C-level scans of
+the joined text for a text seen once, a table from line content to line numbers for a text
+asked about often.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter
 from collections.abc import Sequence
 
 from lsp_server.resolve.indent import detect_unit
+from lsp_server.resolve.reply_chars import collapse, fold
 
 
 class ContentIndex:
@@ -162,7 +165,13 @@ NORMALISERS = {
     "exact": lambda s: s,
     "rstrip": str.rstrip,
     "strip": str.strip,
+    # the ladder's last rungs (see reply_chars): runs of spaces, typographic punctuation
+    "collapse": collapse,
+    "fold": fold,
 }
+# Normalisations under which a normalised line is a substring of the line itself.
+_TRIMS = ("rstrip", "strip")
+_WORD = re.compile(r"\w+")
 # Lookups per normalisation that scan the joined text before the line table is built.
 SEARCHES = 4
 # A scan gives up (and the line table is built instead) past this many hits.
@@ -218,7 +227,9 @@ def raw_candidates(index: ContentIndex, keys: list[str], how: str) -> list[int] 
 
     A line that equals a key once trailing (or all) white space is removed contains that
     key, so the block's longest key is looked for in the raw text (C-level finds) and only
-    the lines it is found in, and their neighbours, are normalised and compared. Normalising
+    the lines it is found in, and their neighbours, are normalised and compared. Under
+    `collapse` and `fold` the line holds the key's words instead: its longest word is
+    looked for. Normalising
     and joining every line instead is costly on a large file, and a block on its way to the
     fuzzy rung passes through two such rungs.
     """
@@ -226,8 +237,16 @@ def raw_candidates(index: ContentIndex, keys: list[str], how: str) -> list[int] 
     if raw is None or not any(keys):
         return None
     norm = NORMALISERS[how]
-    anchor = max(range(len(keys)), key=lambda j: len(keys[j]))
-    key = keys[anchor]
+    if how in _TRIMS:
+        anchor = max(range(len(keys)), key=lambda j: len(keys[j]))
+        key = keys[anchor]
+    else:
+        # collapsing white space and folding punctuation leave words alone: a line that
+        # reads as the key holds the key's longest word
+        words = [(len(w), j, w) for j, k in enumerate(keys) for w in _WORD.findall(k)]
+        if not words:
+            return None
+        _, anchor, key = max(words)
     lines, n, total = index.lines, len(keys), len(index.lines)
     out: list[int] = []
     hits = 0

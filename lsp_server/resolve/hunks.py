@@ -25,6 +25,7 @@ from lsp_server.model import (
     PlacementError,
     Reindent,
 )
+from lsp_server.resolve import replacement
 from lsp_server.resolve.cache import TextCache
 from lsp_server.resolve.content_index import ContentIndex, candidates
 from lsp_server.resolve.indent import infer_shift, swap_prefix
@@ -35,7 +36,7 @@ from lsp_server.resolve.ladder import (
     ambiguous_error,
     locate,
 )
-from lsp_server.resolve.placeholders import is_placeholder_line
+from lsp_server.resolve.reply_chars import plain_text
 
 
 def split_lines(text: str) -> list[str]:
@@ -389,9 +390,19 @@ def _captured(ft: FileText, match: Match, hunk: Hunk, inline: bool) -> str:
 
 
 def _place_one(
-    ft: FileText, hunk: Hunk, new: str, hints: Hints, threshold: float, inline: bool = False
+    ft: FileText,
+    hunk: Hunk,
+    new: str,
+    hints: Hints,
+    threshold: float,
+    inline: bool = False,
+    loosened: bool = False,
 ) -> tuple[Match, list[str]]:
-    """Locate `hunk.old` and build the replacement lines (contents, no endings)."""
+    """Locate `hunk.old` and build the replacement lines (contents, no endings): past the
+    exact rung, or when the old text only matched once read as plain characters
+    (`loosened`), `replacement.build` (the file's kept lines, new lines re-indented); for
+    an exact quote, the new text as written (a diff that re-indents a line on purpose is
+    honoured)."""
     if inline:
         found = _inline_match(ft, hunk.old)
         if found is not None:
@@ -407,43 +418,28 @@ def _place_one(
         exact_only=hunk.exact_only,
         index=ft.index,
     )
-    if match.kind is MatchKind.ELISION:
-        new_lines = _fill_elisions(ft, match, old_lines, new_lines)
-    elif match.shift is not None:
-        new_lines = match.shift.apply_all(new_lines)
+    if match.kind is not MatchKind.EXACT or loosened:
+        new_lines = replacement.build(ft.index, match, old_lines, new_lines)
     return match, new_lines
 
 
-def _fill_elisions(ft: FileText, match: Match, old: list[str], new: list[str]) -> list[str]:
-    """Put the file's own lines back where the replacement repeats the anchor's `...`."""
-    segments: list[list[str]] = [[]]
-    for line in new:
-        if is_placeholder_line(line):
-            segments.append([])
-        else:
-            segments[-1].append(line)
-    while len(segments) > 1 and not any(x.strip() for x in segments[0]):
-        segments.pop(0)
-    while len(segments) > 1 and not any(x.strip() for x in segments[-1]):
-        segments.pop()
-    if len(segments) != len(match.elided) + 1:
-        raise PlacementError.of(
-            ErrorCode.MALFORMED_BLOCK,
-            f"the anchor skips {len(match.elided)} region(s) with `...`, but the replacement "
-            f"has {len(segments) - 1}; repeat each `...` line in the replacement where the "
-            "skipped code stays",
-            expected=len(match.elided),
-            found=len(segments) - 1,
-        )
-    out: list[str] = []
-    for i, seg in enumerate(segments):
-        if match.shift is not None:
-            seg = match.shift.apply_all(seg)
-        out.extend(seg)
-        if i < len(match.elided):
-            a, b = match.elided[i]
-            out.extend(ft.contents[a:b])
-    return out
+def _plain(hunks: Sequence[Hunk], text: str) -> tuple[list[Hunk], list[bool]]:
+    """The hunks with Unicode spaces and zero-width characters read as what they stand
+    for (`reply_chars.plain_text`), and for each whether that changed it (its match is
+    then no exact quote, whatever rung places it).
+
+    Only a hunk whose old text shows such characters where the file has none was copied
+    through a page that put them there; its new text went the same way. A hunk whose old
+    text quotes the file faithfully keeps its new text as written: a new line may hold a
+    no-break space on purpose."""
+    out, loosened = [], []
+    for hunk in hunks:
+        old = plain_text(hunk.old, text)
+        loosened.append(old != hunk.old)
+        if loosened[-1]:
+            hunk = dataclasses.replace(hunk, old=old, new=plain_text(hunk.new, text))
+        out.append(hunk)
+    return out, loosened
 
 
 def _already_there(ft: FileText, new: str, old: str) -> bool:
@@ -496,8 +492,15 @@ def apply_hunks(
     ending (one line, or none), new lines take that file's ending, not "\n".
     """
     clipboards = clipboards if clipboards is not None else {}
+    hunks, loosened = _plain(hunks, text)
     eol = eol_of(eol_from) if eol_from and "\n" not in text else None
-    if len(hunks) == 1 and not simultaneous and not inline and eol in (None, "\n"):
+    if (
+        len(hunks) == 1
+        and not simultaneous
+        and not inline
+        and eol in (None, "\n")
+        and not loosened[0]
+    ):
         done = apply_single_exact(text, hunks[0], clipboards)
         if done is not None:
             return done
@@ -531,7 +534,9 @@ def apply_hunks(
                 start_at=cursor if ordered else 0,
             )
             try:
-                match, new_lines = _place_one(ft, hunk, new, hints, fuzzy_threshold, inline)
+                match, new_lines = _place_one(
+                    ft, hunk, new, hints, fuzzy_threshold, inline, loosened[h_i]
+                )
             except PlacementError as err:
                 # the old text is not there, or only loosely (a fuzzy rung's tie): when the
                 # new text is there exactly, the reply was applied before
@@ -564,13 +569,16 @@ def apply_hunks(
             # now keeps the file that way (a diff says so itself, with `\ No newline`)
             ft.lines[match.start - 1] = content(ft.lines[match.start - 1])
         ft.splice(match.start, match.end, region)
+        kind = match.kind
+        if loosened[h_i] and kind is MatchKind.EXACT:
+            kind = MatchKind.WHITESPACE  # it matched once Unicode spaces were read as spaces
         placements.append(
-            Placement(match.start, match.end, match.kind, match.score, match.start + len(region))
+            Placement(match.start, match.end, kind, match.score, match.start + len(region))
         )
         delta += len(region) - (match.end - match.start)
         cursor = match.start + len(region)
-        if MATCH_STRENGTH[match.kind] > MATCH_STRENGTH[weakest]:
-            weakest = match.kind
+        if MATCH_STRENGTH[kind] > MATCH_STRENGTH[weakest]:
+            weakest = kind
         score = min(score, match.score)
     text_out = ft.text()
     _remember(text_out, ft)

@@ -47,6 +47,15 @@ def _unit(widths: Sequence[int]) -> int | None:
     return g or None
 
 
+_STANDARD_UNITS = (2, 4, 8)
+
+
+def _standard_change(a: int, b: int) -> bool:
+    """Whether indent units `a` and `b` (columns) are two standard units, one a multiple
+    of the other: 2 for 4 and back, 4 for 8 ..."""
+    return a in _STANDARD_UNITS and b in _STANDARD_UNITS and max(a, b) % min(a, b) == 0
+
+
 def detect_unit(lines: Sequence[str]) -> str:
     """The file's one-level indent string: a tab, or the gcd of its space indents (2/4/8)."""
     tabs = spaces = 0
@@ -117,9 +126,12 @@ def infer_shift(
     file_lines: Sequence[str],
     unit: str | None = None,
 ) -> IndentShift | None:
-    """The uniform shift taking `old` onto `window`, or None if nesting levels disagree.
+    """The uniform shift taking `old` onto `window`, or None if there is none.
 
-    Lines are compared pairwise; blank lines are ignored. Only indentation is looked at:
+    Uniform: every line moves by the same number of columns (tabs expanded to their tab
+    stops), or the indent unit changes between two standard units with the nesting kept
+    (two-space code for a four-space file). Lines are compared pairwise; blank lines are
+    ignored. Only indentation is looked at:
     the caller has already checked that the stripped contents agree. `unit`, when given,
     is `detect_unit(file_lines)` computed once by a caller that tries many windows.
     """
@@ -132,9 +144,13 @@ def infer_shift(
     orel = [w - ob for w in ow]
     frel = [w - fb for w in fw]
     ou, fu = _unit(orel), _unit(frel)
-    if (ou is None) != (fu is None):
-        return None
-    if ou is not None and fu is not None:
+    if orel != frel:
+        # Not one shift for every line: only a change of indent unit between two standard
+        # units (two, four or eight columns; a tab counts four) with the same nesting is
+        # still the same code. Anything else (8 and 12 columns for the file's 9 and 12)
+        # is a reply whose lines drifted apart, and its added lines have no one depth.
+        if ou is None or fu is None or not _standard_change(ou, fu):
+            return None
         if any(a * fu != b * ou for a, b in zip(orel, frel, strict=True)):
             return None
     base_line = next(w for (_, w), x in zip(pairs, fw, strict=True) if x == fb)

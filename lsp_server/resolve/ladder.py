@@ -1,12 +1,16 @@
 """The matching ladder: where in a file does a block's old text sit?
 
 Rungs run in order, strictest first: exact, whitespace (trailing white space ignored),
-indentation (the same lines shifted uniformly), elision (`...` lines standing for skipped
-code), fuzzy (similar enough, and clearly better than any other place). Each must find
-exactly one place; a hint (diff line number, V4A `@@` anchor, search start) may pick one of
-several equally good places, but nothing ever takes "the first match", and a looser rung
-never overrides a stricter one's ambiguity. Work is done on line *contents* (no endings);
-the caller keeps each line's own ending.
+indentation (the same lines shifted uniformly), then, for a block with `...` lines,
+elision (they stand for skipped code); otherwise runs of white space inside lines read as
+one space, typographic punctuation read as ASCII, the same rungs once more without an
+empty first or last line the file does not have there, and last fuzzy (similar enough,
+and clearly better than any other place; its lines re-paired around a line the reply
+skipped, see `alignment`). Each must find exactly one place; a hint (diff line number, V4A
+`@@` anchor, search start) may pick one of several equally good places, but nothing ever
+takes "the first match", and a looser rung never overrides a stricter one's ambiguity.
+Work is done on line *contents* (no endings); the caller keeps each line's own ending, and
+`replacement` builds what is written at the match.
 
 Speed: every rung starts from the text's `ContentIndex` (content → line numbers), so
 candidates come from lookups on the block's rarest line, not from scanning every window.
@@ -21,9 +25,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lsp_server.model import DEFAULT_FUZZY_THRESHOLD, ErrorCode, MatchKind, PlacementError
+from lsp_server.model import (
+    DEFAULT_FUZZY_THRESHOLD,
+    MATCH_STRENGTH,
+    ErrorCode,
+    MatchKind,
+    PlacementError,
+)
+from lsp_server.resolve.alignment import realign
 from lsp_server.resolve.content_index import ContentIndex, candidates
-from lsp_server.resolve.indent import IndentShift, indent_of, infer_shift
+from lsp_server.resolve.indent import IndentShift, infer_shift
 from lsp_server.resolve.placeholders import is_placeholder_line as is_elision_line
 
 FUZZY_MARGIN = 0.05  # the best window must beat the runner-up by this much
@@ -38,9 +49,16 @@ class Match:
     end: int
     kind: MatchKind
     score: float = 1.0
-    shift: IndentShift | None = None  # re-indent the replacement (indent rung, fuzzy)
+    shift: IndentShift | None = None  # the indent rung's shift (uniform, see indent.py)
     # for elision: file line spans standing in for each `...` of the old text, in order
     elided: tuple[tuple[int, int], ...] = ()
+    # the file line each old line stands for (None: the file has no such line there; an
+    # elision line stands for a span of `elided`); empty when old line i is line start + i
+    rows: tuple[int | None, ...] = ()
+
+    def file_rows(self, n: int) -> tuple[int | None, ...]:
+        """`rows` for a block of `n` old lines, spelled out when the match is positional."""
+        return self.rows or tuple(range(self.start, self.start + n))
 
 
 @dataclass(frozen=True)
@@ -137,20 +155,95 @@ def locate(
     TEXT_NOT_FOUND (with the closest region) when no rung finds anything.
     """
     index = index or ContentIndex(lines)
-    n, total = len(old), len(lines)
+    n = len(old)
     if n == 0:
         raise ValueError("locate() needs at least one line; insertions are placed by the caller")
-    rungs: list[tuple[str, MatchKind]] = [("exact", MatchKind.EXACT)]
-    if not exact_only:
-        rungs.append(("rstrip", MatchKind.WHITESPACE))
-    for how, kind in rungs:
+    if exact_only:
+        starts = _pick(candidates(index, old, "exact"), n, hints, len(lines), index)
+        if len(starts) == 1:
+            return Match(starts[0], starts[0] + n, MatchKind.EXACT)
+        if starts:
+            raise ambiguous_error(starts, n, MatchKind.EXACT)
+        raise _closest_failure(index, old, hints, "the anchor must match exactly")
+    found = _locate_equal(index, old, hints)
+    if found is not None:
+        return found
+    if any(is_elision_line(line) for line in old):
+        return _locate_elided(index, old, hints, fuzzy_threshold)
+    found = _locate_folded(index, old, hints)
+    if found is not None:
+        return found
+
+    # an empty first or last line the file does not have at that place: the text without
+    # it, on the strict rungs before the fuzzy rung may take a look-alike place for it
+    lead = next((i for i, line in enumerate(old) if line.strip()), n)
+    trail = next((i for i, line in enumerate(reversed(old)) if line.strip()), n)
+    trim = bool(lead or trail) and lead < n
+    if trim:
+        body = old[lead : n - trail]
+        inner_hints = Hints(
+            None if hints.line is None else hints.line + lead,
+            hints.anchors,
+            hints.at_eof,
+            hints.start_at,
+        )
+        found = _locate_strict(index, body, inner_hints)
+        if found is not None:
+            return _with_edges(index, found, lead, trail, len(body))
+    try:
+        whole = _locate_fuzzy(index, old, hints, fuzzy_threshold)
+    except PlacementError as err:
+        if not trim or err.failure.code is not ErrorCode.TEXT_NOT_FOUND:
+            raise
+        try:
+            found = _locate_fuzzy(index, body, inner_hints, fuzzy_threshold)
+        except PlacementError as inner:
+            if inner.failure.code is ErrorCode.TEXT_NOT_FOUND:
+                raise err from None  # the closest region of the block as the reply wrote it
+            raise
+        return _with_edges(index, found, lead, trail, len(body))
+    if trim:
+        # the empty edge line may be one the file lacks: the block's other lines elsewhere,
+        # as alike as the whole block here, are another reading of it
+        try:
+            other = _locate_fuzzy(index, body, inner_hints, fuzzy_threshold)
+        except PlacementError:
+            other = None
+        if (
+            other is not None
+            and not whole.start <= other.start < whole.end
+            and other.score > whole.score - FUZZY_MARGIN
+        ):
+            err = ambiguous_error(sorted([whole.start, other.start]), n, MatchKind.FUZZY)
+            err.failure.details["scores"] = [whole.score, other.score]
+            raise err
+    return whole
+
+
+# The rungs past the indentation rung that still read every line as equal: runs of white
+# space inside a line read as one space (`whitespace`), then typographic quotes, dashes and
+# ellipses read as ASCII (`fuzzy`). Both before the fuzzy rung, which would otherwise take
+# a look-alike line for the one that reads the same once folded.
+_LATE_RUNGS = (("collapse", MatchKind.WHITESPACE), ("fold", MatchKind.FUZZY))
+
+
+def _locate_strict(index: ContentIndex, old: Sequence[str], hints: Hints) -> Match | None:
+    """Every rung that reads each line as equal (see `_locate_equal`, `_locate_folded`)."""
+    return _locate_equal(index, old, hints) or _locate_folded(index, old, hints)
+
+
+def _locate_equal(index: ContentIndex, old: Sequence[str], hints: Hints) -> Match | None:
+    """Exact, trailing white space, indentation: the first to find one place places the
+    block; several places the hints cannot separate are TEXT_AMBIGUOUS; None when none of
+    them finds anything."""
+    lines = index.lines
+    n, total = len(old), len(lines)
+    for how, kind in (("exact", MatchKind.EXACT), ("rstrip", MatchKind.WHITESPACE)):
         starts = _pick(candidates(index, old, how), n, hints, total, index)
         if len(starts) == 1:
             return Match(starts[0], starts[0] + n, kind)
         if len(starts) > 1:
             raise ambiguous_error(starts, n, kind)
-    if exact_only:
-        raise _closest_failure(index, old, hints, "the anchor must match exactly")
 
     starts = []
     shifts: dict[int, IndentShift] = {}
@@ -166,11 +259,55 @@ def locate(
         return Match(starts[0], starts[0] + n, MatchKind.INDENT, shift=shifts[starts[0]])
     if len(starts) > 1:
         raise ambiguous_error(starts, n, MatchKind.INDENT)
+    return None
 
-    if any(is_elision_line(line) for line in old):
-        return _locate_elided(index, old, hints, fuzzy_threshold)
 
-    return _locate_fuzzy(index, old, hints, fuzzy_threshold)
+def _locate_folded(index: ContentIndex, old: Sequence[str], hints: Hints) -> Match | None:
+    """Runs of white space read as one space, then typographic punctuation read as ASCII,
+    each with the file's nesting; as `_locate_equal` otherwise."""
+    lines = index.lines
+    n, total = len(old), len(lines)
+    for how, kind in _LATE_RUNGS:
+        starts = _pick(candidates(index, old, how), n, hints, total, index)
+        if len(starts) * n > _SHIFT_CELLS:
+            raise _too_many(starts, n, kind)
+        # as on the indentation rung, the lines must nest as the file's do
+        starts = [s for s in starts if infer_shift(old, lines[s : s + n], lines, index.unit)]
+        if len(starts) > 1:
+            raise ambiguous_error(starts, n, kind)
+        if starts:
+            s = starts[0]
+            score = 1.0
+            if kind is MatchKind.FUZZY:
+                score = round(score_windows(index, old, {s})[0][0], 4)
+            return Match(s, s + n, kind, score)
+    return None
+
+
+def _with_edges(index: ContentIndex, inner: Match, lead: int, trail: int, n: int) -> Match:
+    """A match of a block's lines without its `lead` first and `trail` last empty lines,
+    as a match of the whole block. The empty lines left out stand for the file's own empty
+    lines next to the match, as far as it has them (a block deleting two empty lines where
+    the file has one deletes that one); the others stand for nothing."""
+    lines = index.lines
+    start, end = inner.start, inner.end
+    head = 0
+    while head < lead and start > 0 and not lines[start - 1].strip():
+        head, start = head + 1, start - 1
+    tail = 0
+    while tail < trail and end < len(lines) and not lines[end].strip():
+        tail, end = tail + 1, end + 1
+    rows = (
+        (None,) * (lead - head)
+        + tuple(range(start, inner.start))
+        + inner.file_rows(n)
+        + tuple(range(inner.end, end))
+        + (None,) * (trail - tail)
+    )
+    kind = inner.kind
+    if MATCH_STRENGTH[kind] < MATCH_STRENGTH[MatchKind.WHITESPACE]:
+        kind = MatchKind.WHITESPACE  # an empty line the file lacks is not an exact quote
+    return Match(start, end, kind, inner.score, inner.shift, rows=rows)
 
 
 def _split_elided(old: Sequence[str]) -> list[list[str]]:
@@ -221,9 +358,34 @@ def _locate_elided(
         s = starts[0]
         spans.append((s, s + len(piece)))
     elided = tuple((spans[i][1], spans[i + 1][0]) for i in range(len(spans) - 1))
+    placed = [first.file_rows(len(pieces[0]))] + [tuple(range(a, b)) for a, b in spans[1:]]
     return Match(
-        spans[0][0], spans[-1][1], MatchKind.ELISION, min(worst.score, 1.0), worst.shift, elided
+        first.start,
+        spans[-1][1],
+        MatchKind.ELISION,
+        min(worst.score, 1.0),
+        worst.shift,
+        elided,
+        _elided_rows(old, placed),
     )
+
+
+def _elided_rows(
+    old: Sequence[str], placed: list[tuple[int | None, ...]]
+) -> tuple[int | None, ...]:
+    """`Match.rows` of an elided anchor: each piece's lines where they were found; the
+    `...` lines, and pieces of only empty lines (which place nothing), stand for no line."""
+    rows: list[int | None] = []
+    found = iter(placed)
+    raw = _split_elided(old)
+    for k, piece in enumerate(raw):
+        if any(line.strip() for line in piece):
+            rows.extend(next(found))
+        else:
+            rows.extend([None] * len(piece))
+        if k < len(raw) - 1:
+            rows.append(None)
+    return tuple(rows)
 
 
 def window_starts(index: ContentIndex, old: Sequence[str]) -> set[int]:
@@ -480,21 +642,13 @@ def _locate_fuzzy(index: ContentIndex, old: Sequence[str], hints: Hints, thresho
                 raise err
             best = picked[0]
             best_score = next(sc for sc, s in good if s == best)
-        shift = _fuzzy_shift(old, index.lines[best : best + n], index.lines)
-        return Match(best, best + n, MatchKind.FUZZY, round(best_score, 4), shift=shift)
+        score = round(best_score, 4)
+        rows = realign(index.stripped, old, best, line_ratio)
+        if rows is None:
+            return Match(best, best + n, MatchKind.FUZZY, score)
+        there = [r for r in rows if r is not None]
+        return Match(there[0], there[-1] + 1, MatchKind.FUZZY, score, rows=rows)
     raise _closest_failure(index, old, hints, "the text was not found", scored=scored)
-
-
-def _fuzzy_shift(
-    old: Sequence[str], window: Sequence[str], lines: Sequence[str]
-) -> IndentShift | None:
-    pairs = [(o, w) for o, w in zip(old, window, strict=True) if o.strip() and w.strip()]
-    if not pairs:
-        return None
-    o, w = pairs[0]
-    if indent_of(o) == indent_of(w):
-        return None
-    return infer_shift([o], [w], lines)
 
 
 def _closest_failure(

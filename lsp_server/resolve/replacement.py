@@ -1,0 +1,290 @@
+"""The lines a placed block writes: the file's own lines where the block keeps them, its new
+lines re-indented to sit where the reply puts them.
+
+Past the exact rung the reply's copy of a line is not the file's line: trailing spaces,
+indentation, a slipped context line, typographic quotes. A line equal in the block's old
+and new text is one the block keeps, and the file's bytes are written for it; only the
+lines the block changes come from the reply. They are re-indented:
+
+* when every quoted line sits at the file's depth plus one same shift (or with a standard
+  change of indent unit, see `indent.infer_shift`), each new line moves by that shift;
+* otherwise the reply's lines drifted apart, and each new line keeps its depth relative to
+  the line above it in the reply, measured from where that line sits in the file.
+
+Indentation is written in the file's own characters: tabs where the file indents with tabs
+at that place, spaces elsewhere. A new line whose depth the file cannot give (left of
+column 0) is refused rather than flattened.
+
+A fuzzily placed block may skip a file line or carry an empty line the file lacks (see
+`alignment`). A skipped line between two kept lines stays where it is; one next to a line
+the block changes leaves its order unclear, and the block is refused.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lsp_server.model import ErrorCode, MatchKind, PlacementError
+from lsp_server.resolve.content_index import ContentIndex
+from lsp_server.resolve.indent import TAB_WIDTH, indent_of, infer_shift, width
+from lsp_server.resolve.ladder import Match
+from lsp_server.resolve.placeholders import is_placeholder_line
+
+_KEPT, _SKIPPED, _NEW = 0, 1, 2
+
+
+def build(
+    index: ContentIndex, match: Match, old: Sequence[str], new: Sequence[str]
+) -> list[str]:
+    """The replacement of file lines [match.start, match.end) (contents, no endings).
+
+    `index` holds the file's line contents (its indent unit is only read when a new line's
+    place says too little: most placements never pay for it); `old` and `new` are the
+    block's lines."""
+    if match.kind is MatchKind.ELISION:
+        return _build_elided(index, match, old, new)
+    return _build_span(index, match.start, match.file_rows(len(old)), old, new)
+
+
+@dataclass(frozen=True)
+class _Depths:
+    """How deep a new line goes: `shift` columns added to the reply's depth; or a change of
+    indent unit (`old_base`/`old_unit` in the reply to `file_base`/`file_unit` columns in
+    the file); or, with neither, relative to a reference line."""
+
+    shift: int | None = None
+    old_base: int = 0
+    old_unit: int = 0
+    file_base: int = 0
+    file_unit: int = 0
+
+    @classmethod
+    def of(cls, pairs: list[tuple[str, str]], new: Sequence[str], index: ContentIndex) -> _Depths:
+        if not pairs:
+            return cls(shift=0)
+        deltas = {width(indent_of(f)) - width(indent_of(o)) for o, f in pairs}
+        if len(deltas) == 1:
+            return cls(shift=deltas.pop())
+        found = infer_shift([o for o, _ in pairs], [f for _, f in pairs], index.lines, index.unit)
+        if found is None or found.old_unit is None:
+            return cls()
+        # a change of unit only when the new lines are whole levels of the reply's unit
+        # too: a quoted line that drifted can make two lines look like another unit
+        if any(
+            (width(indent_of(x)) - found.old_base) % found.old_unit for x in new if x.strip()
+        ):
+            return cls()
+        file_unit = width(found.file_unit) if found.file_unit != "\t" else TAB_WIDTH
+        fb = min(width(indent_of(f)) for _, f in pairs)
+        return cls(None, found.old_base, found.old_unit, fb, file_unit)
+
+    @property
+    def relative(self) -> bool:
+        return self.shift is None and not self.old_unit
+
+    def depth(self, reply: int) -> int:
+        if self.shift is not None:
+            return reply + self.shift
+        levels = (reply - self.old_base) // self.old_unit  # whole levels (see `of`)
+        return self.file_base + levels * self.file_unit
+
+
+def _unclear(line: int) -> PlacementError:
+    return PlacementError.of(
+        ErrorCode.TEXT_NOT_FOUND,
+        f"the block skips file line {line + 1} next to a line it changes, so where the "
+        "change goes is unclear; quote the lines around the change as the file has them",
+        line=line + 1,
+    )
+
+
+def _kept_pairs(
+    rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]
+) -> list[tuple[int, int]]:
+    """(old line, new line) pairs the block keeps, in order: the lines equal in its old and
+    new text, by a line diff. Where the diff pairs an old line that stands for no file
+    line (an empty line the file lacks) while an equal old line the file has is left
+    unpaired and could take its place, that one is kept instead: where the block repeats
+    an empty line, the one the file has is the one it keeps."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    pairs = [(i + k, j + k) for i, j, size in matcher.get_matching_blocks() for k in range(size)]
+    if all(r is not None for r in rows):
+        return pairs
+    paired = {i for i, _ in pairs}
+    for n, (p, j) in enumerate(pairs):
+        if rows[p] is not None:
+            continue
+        lo = pairs[n - 1][0] if n else -1
+        hi = pairs[n + 1][0] if n + 1 < len(pairs) else len(old)
+        free = [
+            i
+            for i in range(lo + 1, hi)
+            if i not in paired and rows[i] is not None and old[i] == old[p]
+        ]
+        if free:
+            i = min(free, key=lambda i: abs(i - p))
+            pairs[n] = (i, j)
+            paired.discard(p)
+            paired.add(i)
+    return pairs
+
+
+def _layout(
+    start: int, rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]
+) -> list[tuple[int, int, int]]:
+    """What the replacement is made of, in order: (_KEPT, file line, new line),
+    (_SKIPPED, file line, -1) for a file line the block does not show, (_NEW, -1, new line).
+    Old lines the block drops or changes take their file lines with them."""
+    items: list[tuple[int, int, int]] = []
+    nxt = start  # the first file line of the region not yet written or dropped
+    kept_run = False  # the last old line met was kept, and nothing was added since
+
+    def reach(f: int, keeping: bool) -> None:
+        nonlocal nxt
+        if f > nxt:
+            if not (keeping and kept_run):
+                raise _unclear(nxt)
+            items.extend((_SKIPPED, g, -1) for g in range(nxt, f))
+        nxt = f + 1
+
+    i = j = 0
+    for pi, pj in [*_kept_pairs(rows, old, new), (len(old), len(new))]:
+        if i < pi or j < pj:
+            for k in range(i, pi):
+                f = rows[k]
+                if f is not None:
+                    reach(f, False)  # the block changes this line: the file's goes
+            kept_run = False
+            items.extend((_NEW, -1, n) for n in range(j, pj))
+        if pi < len(old):
+            f = rows[pi]
+            if f is not None:  # else the file has no such line here: nothing to keep
+                reach(f, True)
+                items.append((_KEPT, f, pj))
+                kept_run = True
+        i, j = pi + 1, pj + 1
+    return items
+
+
+def _build_span(
+    index: ContentIndex,
+    start: int,
+    rows: Sequence[int | None],
+    old: Sequence[str],
+    new: Sequence[str],
+) -> list[str]:
+    lines = index.lines
+    items = _layout(start, rows, old, new)
+    pairs = [
+        (old[i], lines[f])
+        for i, f in enumerate(rows)
+        if f is not None and old[i].strip() and lines[f].strip()
+    ]
+    depths = _Depths.of(pairs, new, index)
+    # the first reference, for new lines before any kept line: the next kept line below,
+    # else the first line the block quotes
+    below: tuple[int, str] | None = None
+    for kind, f, j in items:
+        if kind == _KEPT and new[j].strip():
+            below = (width(indent_of(new[j])), indent_of(lines[f]))
+            break
+    if below is None and pairs:
+        below = (width(indent_of(pairs[0][0])), indent_of(pairs[0][1]))
+    above: tuple[int, str] | None = None  # (reply depth, file indentation) of the last line
+    out: list[str] = []
+    for kind, f, j in items:
+        if kind == _SKIPPED:
+            out.append(lines[f])
+            continue
+        if kind == _KEPT:
+            out.append(lines[f])
+            if new[j].strip():
+                above = (width(indent_of(new[j])), indent_of(lines[f]))
+            continue
+        line = new[j]
+        if not line.strip():
+            out.append(line if depths.shift == 0 else "")
+            continue
+        ref = above or below
+        ind = indent_of(line)
+        reply = width(ind)
+        if depths.relative and ref is not None:
+            depth = width(ref[1]) + reply - ref[0]
+        else:
+            depth = depths.depth(reply)
+        if depth < 0:
+            raise PlacementError.of(
+                ErrorCode.MALFORMED_BLOCK,
+                f"line {j + 1} of the new text sits {-depth} column(s) left of where the "
+                "file can put it: the block's indentation does not fit the place it "
+                "matched; quote the lines with the file's indentation",
+                line=j + 1,
+            )
+        written = _indentation(depth, ref[1] if ref else "", [f for _, f in pairs], index)
+        out.append(written + line[len(ind) :])
+        above = (reply, written)
+    return out
+
+
+def _indentation(depth: int, ref: str, region: Sequence[str], index: ContentIndex) -> str:
+    """`depth` columns of indentation in the file's characters at this place: tabs (then
+    fewer spaces than a tab stop) when the reference line indents with tabs; spaces when
+    it indents with spaces as deep as a tab goes. A shallower reference says nothing:
+    then the lines the block matched decide, and failing them the file's indent unit."""
+    if depth < TAB_WIDTH:
+        return " " * depth  # as tabs, too: no tab fits
+    if "\t" in ref:
+        tabs = True
+    elif width(ref) >= TAB_WIDTH:
+        tabs = False
+    else:
+        kinds = {indent_of(x)[:1] for x in region} - {""}
+        tabs = "\t" in kinds if len(kinds) == 1 else index.unit == "\t"
+    if tabs:
+        return "\t" * (depth // TAB_WIDTH) + " " * (depth % TAB_WIDTH)
+    return " " * depth
+
+
+def _build_elided(
+    index: ContentIndex, match: Match, old: Sequence[str], new: Sequence[str]
+) -> list[str]:
+    lines = index.lines
+    """Each piece of an anchor split by `...` lines is built on its own; the file's lines
+    the `...` stood for are put back where the new text repeats the `...`."""
+    pieces: list[tuple[list[str], list[int | None]]] = [([], [])]
+    for line, row in zip(old, match.file_rows(len(old)), strict=True):
+        if is_placeholder_line(line):
+            pieces.append(([], []))
+        else:
+            pieces[-1][0].append(line)
+            pieces[-1][1].append(row)
+    pieces = [p for p in pieces if any(x.strip() for x in p[0])]
+    segments: list[list[str]] = [[]]
+    for line in new:
+        if is_placeholder_line(line):
+            segments.append([])
+        else:
+            segments[-1].append(line)
+    while len(segments) > 1 and not any(x.strip() for x in segments[0]):
+        segments.pop(0)
+    while len(segments) > 1 and not any(x.strip() for x in segments[-1]):
+        segments.pop()
+    if len(segments) != len(match.elided) + 1:
+        raise PlacementError.of(
+            ErrorCode.MALFORMED_BLOCK,
+            f"the anchor skips {len(match.elided)} region(s) with `...`, but the replacement "
+            f"has {len(segments) - 1}; repeat each `...` line in the replacement where the "
+            "skipped code stays",
+            expected=len(match.elided),
+            found=len(segments) - 1,
+        )
+    out: list[str] = []
+    for i, (seg, (piece, rows)) in enumerate(zip(segments, pieces, strict=True)):
+        there = [r for r in rows if r is not None]
+        out.extend(_build_span(index, there[0], rows, piece, seg))
+        if i < len(match.elided):
+            a, b = match.elided[i]
+            out.extend(lines[a:b])
+    return out
