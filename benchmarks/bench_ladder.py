@@ -19,10 +19,11 @@ from typing import Any
 
 from benchmarks.timing import sample, summary
 from benchmarks.workloads import LANGUAGES, Case, Workload, generate, make_cases
+from lsp_server.lines import text_lines
 from lsp_server.model import Hunk, PlacementError
 from lsp_server.resolve import cache, content_index
 from lsp_server.resolve.content_index import ContentIndex
-from lsp_server.resolve.hunks import apply_hunks, text_lines
+from lsp_server.resolve.hunks import apply_hunks
 from lsp_server.resolve.ladder import locate
 
 Log = Callable[[str], None]

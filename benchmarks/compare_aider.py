@@ -32,9 +32,10 @@ from benchmarks.bench_ladder import outcome_of
 from benchmarks.report import _num
 from benchmarks.timing import sample, summary
 from benchmarks.workloads import LANGUAGES, generate, make_cases, occurrences
+from lsp_server.lines import text_lines
 from lsp_server.model import Hunk, PlacementError
 from lsp_server.resolve import cache
-from lsp_server.resolve.hunks import apply_hunks, text_lines
+from lsp_server.resolve.hunks import apply_hunks
 
 HERE = Path(__file__).resolve().parent
 VENV = HERE / ".aider-venv"

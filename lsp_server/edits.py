@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types
 
-from lsp_server.linediff import diff_offsets, split_lsp_lines
-from lsp_server.lines import LineMap, lsp_line_starts, strip_ending
+from lsp_server.linediff import diff_offsets
+from lsp_server.lines import LineMap, lsp_line_starts, split_lsp_lines, strip_ending
 from lsp_server.model import MATCH_STRENGTH, BlockOutcome, FileAction, FileChange, MatchKind, Plan
 
 UTF8 = "utf-8"

@@ -16,29 +16,18 @@ from __future__ import annotations
 import bisect
 import difflib
 import itertools
-import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+
+from lsp_server.lines import split_lsp_lines
 
 # Above this many line pairs the line diff falls back to one replace chunk per differing
 # region: difflib is quadratic in the worst case and a huge rewrite gains nothing from it.
 _MAX_DIFF_CELLS = 40_000_000
 _SMALL_DIFF_CELLS = 40_000  # below this, difflib's quadratic matcher is cheap enough
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-# Where `str.splitlines` breaks a line and the LSP does not; each is looked for with `in`
-# (a C substring search), which is ~50x faster than one regular expression over the text.
-NON_LSP_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
-
 Opcode = tuple[str, int, int, int, int]  # (tag, i1, i2, j1, j2) as in difflib, never "equal"
-
-
-def split_lsp_lines(text: str) -> list[str]:
-    """Lines with their endings, split where the LSP says a line ends ("\\n", "\\r\\n", "\\r")."""
-    if "\r" not in text and not any(c in text for c in NON_LSP_BREAKS):
-        return text.splitlines(keepends=True)  # only "\n" in this text: the same split, in C
-    return _LINE.findall(text)
 
 
 # --- line operations ------------------------------------------------------------------------

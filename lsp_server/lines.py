@@ -21,9 +21,84 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from collections.abc import Sequence
 
-from lsp_server.linediff import split_lsp_lines
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+# Where `str.splitlines` breaks a line and the LSP does not; each is looked for with `in`
+# (a C substring search), which is ~50x faster than one regular expression over the text.
+NON_LSP_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def split_lsp_lines(text: str) -> list[str]:
+    """Lines with their endings, split where the LSP says a line ends ("\\n", "\\r\\n", "\\r")."""
+    if "\r" not in text and not any(c in text for c in NON_LSP_BREAKS):
+        return text.splitlines(keepends=True)  # only "\n" in this text: the same split, in C
+    return _LINE.findall(text)
+
+
+# --- the core's lines: only "\n" ends one (a "\r\n" ending belongs to its line)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings ("\\n" or "\\r\\n" or none for a last unterminated line)."""
+    if not text:
+        return []
+    if not any(c in text for c in NON_LSP_BREAKS) and (
+        "\r" not in text or text.count("\r") == text.count("\r\n")
+    ):
+        return text.splitlines(keepends=True)  # only "\n" ends a line here: the same split, in C
+    parts = text.split("\n")
+    last = parts.pop()
+    out = [p + "\n" for p in parts]
+    if last:
+        out.append(last)
+    return out
+
+
+def content(line: str) -> str:
+    if line.endswith("\r\n"):
+        return line[:-2]
+    if line.endswith("\n"):
+        return line[:-1]
+    return line
+
+
+def ending(line: str) -> str:
+    return line[len(content(line)) :]
+
+
+def dominant_eol(lines: Sequence[str]) -> str:
+    crlf = sum(1 for line in lines if line.endswith("\r\n"))
+    lf = sum(1 for line in lines if line.endswith("\n")) - crlf
+    return "\r\n" if crlf > lf else "\n"
+
+
+def text_lines(text: str) -> list[str]:
+    """A hunk's "\\n"-joined text as a list of lines (a final "\\n" ends the last line)."""
+    if not text:
+        return []
+    body = text[:-1] if text.endswith("\n") else text
+    return body.split("\n")
+
+
+def contents_of(text: str) -> list[str]:
+    """`[content(x) for x in split_lines(text)]`, without a call per line."""
+    parts = text.split("\n")
+    last = parts.pop()  # what follows the last newline: an unterminated line, or nothing
+    if "\r" in text:
+        parts = [p[:-1] if p.endswith("\r") else p for p in parts]
+    if last:
+        parts.append(last)  # unterminated: keeps a trailing CR, as `content` does
+    return parts
+
+
+def eol_of(text: str) -> str:
+    """`dominant_eol(split_lines(text))` from two counts: every "\\n" ends one line."""
+    if "\r" not in text:
+        return "\n"
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf > text.count("\n") - crlf else "\n"
 
 
 def to_lf(text: str) -> str:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from lsp_server.lines import from_cr, is_cr_only, to_cr, to_lf
+from lsp_server.lines import from_cr, is_cr_only, split_lines, to_cr, to_lf
 from lsp_server.model import (
     DEFAULT_FUZZY_THRESHOLD,
     Action,
@@ -40,7 +40,7 @@ from lsp_server.model import (
     WarningType,
 )
 from lsp_server.resolve import lazy_merge, placeholders
-from lsp_server.resolve.hunks import apply_hunks, rebuild, split_lines
+from lsp_server.resolve.hunks import apply_hunks, rebuild
 from lsp_server.workspace import SnapshotSource, refuse_protected
 
 MAX_BLOCK_BYTES = 1_000_000

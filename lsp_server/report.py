@@ -18,7 +18,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from lsp_server.linediff import split_lsp_lines, unified_diff
+from lsp_server.linediff import unified_diff
+from lsp_server.lines import split_lsp_lines
 from lsp_server.model import Failure, FileAction, FileChange, Plan, Status
 
 

@@ -10,7 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lsp_server import linediff
-from lsp_server.linediff import diff_offsets, line_opcodes, split_lsp_lines, unified_diff
+from lsp_server.linediff import diff_offsets, line_opcodes, unified_diff
+from lsp_server.lines import split_lsp_lines
 
 
 def _apply_ops(a: list[str], b: list[str], ops: list) -> list[str]:

@@ -11,8 +11,14 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsp_server.linediff import split_lsp_lines
-from lsp_server.lines import LineMap, has_lone_cr, lsp_line_starts, strip_ending, to_lf
+from lsp_server.lines import (
+    LineMap,
+    has_lone_cr,
+    lsp_line_starts,
+    split_lsp_lines,
+    strip_ending,
+    to_lf,
+)
 
 TEXT = st.lists(st.sampled_from(["a", "b", " ", "\n", "\r", "\r\n", "\x0c", "😀"])).map("".join)
 

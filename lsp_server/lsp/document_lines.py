@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from lsp_server.linediff import split_lsp_lines
-from lsp_server.lines import strip_ending
+from lsp_server.lines import split_lsp_lines, strip_ending
 
 # Lines per chunk: finding a line walks the chunks' totals, then sums within one chunk.
 CHUNK = 512

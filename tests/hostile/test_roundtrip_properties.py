@@ -26,10 +26,11 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from fuzz.targets import REPLIES, check_reply
+from lsp_server.lines import content, split_lines
 from lsp_server.model import Hunk, PlacementError
 from lsp_server.plan import plan_reply
 from lsp_server.reply import parse_reply
-from lsp_server.resolve.hunks import apply_hunks, content, split_lines
+from lsp_server.resolve.hunks import apply_hunks
 from lsp_server.workspace import DiskWorkspace
 from lsp_server.writer import write_plan
 

@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from lsp_server.linediff import split_lsp_lines
-from lsp_server.lines import strip_ending
+from lsp_server.lines import split_lsp_lines, strip_ending
 from lsp_server.lsp import document_lines
 from lsp_server.lsp.document_lines import DocumentLines
 

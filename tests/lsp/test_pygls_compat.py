@@ -17,7 +17,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pytest_lsp import client_capabilities
 
-from lsp_server.linediff import split_lsp_lines
+from lsp_server.lines import split_lsp_lines
 from lsp_server.lsp import document_lines
 from lsp_server.lsp.commands import request_cancelled
 from lsp_server.lsp.server import create_server

@@ -27,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
+from lsp_server.lines import content, contents_of, dominant_eol, eol_of, split_lines
 from lsp_server.model import Hunk, HunkKind, MatchKind, PlacementError
 from lsp_server.resolve import alignment, cache, content_index, hunks, ladder
 from lsp_server.resolve.content_index import ContentIndex, candidates
@@ -78,7 +79,7 @@ def test_candidates_search_table_and_filetext_index_agree(data, how):
         assert candidates(fresh, old, how) == expected
     assert fresh.has_table(how)
     text = "".join(x + "\n" for x in lines)
-    ft_index = hunks.index_for(text, hunks.contents_of(text))  # joined text = the file
+    ft_index = hunks.index_for(text, contents_of(text))  # joined text = the file
     assert candidates(ft_index, old, how) == expected
 
 
@@ -343,9 +344,9 @@ texts_st = st.lists(st.sampled_from(["a", "b ", "", "\r", "x\ty", "\f"]), max_si
 @settings(max_examples=400, deadline=None)
 @given(texts_st)
 def test_text_preparation_matches_line_by_line_definitions(text):
-    lines = hunks.split_lines(text)
-    assert hunks.contents_of(text) == [hunks.content(x) for x in lines]
-    assert hunks.eol_of(text) == hunks.dominant_eol(lines)
+    lines = split_lines(text)
+    assert contents_of(text) == [content(x) for x in lines]
+    assert eol_of(text) == dominant_eol(lines)
     ft = hunks.FileText.of(text)
     assert ft.lines == lines and ft.text() == text
 
@@ -360,7 +361,7 @@ def test_splices_keep_contents_in_step_with_lines(text, data):
         end = data.draw(st.integers(start, n))
         new = data.draw(st.lists(st.sampled_from(["q\n", "r\r\n", "  s\n"]), max_size=3))
         ft.splice(start, end, new)
-        assert ft.contents == [hunks.content(x) for x in ft.lines]
+        assert ft.contents == [content(x) for x in ft.lines]
         assert ft.index.lines == ft.contents
 
 
