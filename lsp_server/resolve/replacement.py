@@ -106,8 +106,9 @@ def _kept_pairs(
     """(old line, new line) pairs the block keeps, in order: the lines equal in its old and
     new text, by a line diff. Where the diff pairs an old line that stands for no file
     line (an empty line the file lacks) while an equal old line the file has is left
-    unpaired and could take its place, that one is kept instead: where the block repeats
-    an empty line, the one the file has is the one it keeps."""
+    unpaired and could take its place without moving past a line the new text still has,
+    that one is kept instead: where the block repeats an empty line, the one the file has
+    is the one it keeps."""
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     pairs = [(i + k, j + k) for i, j, size in matcher.get_matching_blocks() for k in range(size)]
     if all(r is not None for r in rows):
@@ -121,7 +122,10 @@ def _kept_pairs(
         free = [
             i
             for i in range(lo + 1, hi)
-            if i not in paired and rows[i] is not None and old[i] == old[p]
+            if i not in paired
+            and rows[i] is not None
+            and old[i] == old[p]
+            and not _crosses(old, new, p, i, j)
         ]
         if free:
             i = min(free, key=lambda i: abs(i - p))
@@ -129,6 +133,17 @@ def _kept_pairs(
             paired.discard(p)
             paired.add(i)
     return pairs
+
+
+def _crosses(old: Sequence[str], new: Sequence[str], p: int, i: int, j: int) -> bool:
+    """Whether pairing new line j with old line i instead of p puts an old line between
+    them on the other side of j from its own new copy (the same line re-indented, say)."""
+    a, b = sorted((p, i))
+    between = {old[k].strip() for k in range(a + 1, b) if old[k].strip()}
+    if not between:
+        return False
+    side = new[j + 1 :] if p < i else new[:j]
+    return any(line.strip() in between for line in side)
 
 
 def _layout(

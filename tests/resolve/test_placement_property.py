@@ -106,6 +106,23 @@ ZERO_WIDTH_THEN_A_TAB = Case(
 )
 
 
+# Found by the long run: the same, where keeping the file's empty line instead would move
+# it past a line the new text keeps (re-indented).
+EMPTY_LINE_STAYS_PUT = Case(
+    text=(
+        "total = compute(total, 0)\ntotal = compute(total, 0)\n\ntotal = helper(total, 0)\n"
+        "\nend()"
+    ),
+    eol="\n",
+    style="    ",
+    old=["", " total = compute(total, 0)", "", "total = helper(total, 0)"],
+    old_rows=[None, 1, 2, 3],
+    new=["", "total = compute(total, 0)", "total = helper(total, 0)"],
+    new_from=[0, 1, 3],
+    applied=["extra_blank", "jitter"],
+)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 @example(case=DRIFT_LOOKS_LIKE_A_UNIT)
@@ -114,5 +131,6 @@ ZERO_WIDTH_THEN_A_TAB = Case(
 @example(case=EMPTY_LINE_FIRST)
 @example(case=A_TAB_AFTER_SPACES)
 @example(case=ZERO_WIDTH_THEN_A_TAB)
+@example(case=EMPTY_LINE_STAYS_PUT)
 def test_every_placed_block_keeps_the_files_lines_and_the_replies_depths(case: Case):
     check_case(case)
