@@ -21,7 +21,8 @@ tests/lsp/test_pygls_compat.py (one test per change):
    removes it from that table ("dictionary changed size during iteration").
 6. Cancelled request ids are remembered, so a command that runs long can see that the
    client gave up on it (`was_cancelled`); pygls only cancels the request's future, which
-   a command running as pygls's sub-task cannot see.
+   a command running as pygls's sub-task cannot see. A new request forgets a cancel
+   remembered for its id (that cancel was for an earlier request with the same id).
 7. A keystroke costs the lines it touches, not the document. pygls splits the whole text
    into lines for every incremental change (and writes it back line by line); each open
    document's line lengths are kept here between changes instead (`DocumentLines`).
@@ -145,6 +146,9 @@ class Protocol(LanguageServerProtocol):
             self._cancelled[message.params.id] = None  # (6)
             while len(self._cancelled) > REMEMBERED_CANCELS:
                 self._cancelled.popitem(last=False)
+        elif method is not None and getattr(message, "id", None) is not None:
+            # a new request: a cancel remembered for its id was for an earlier one (6)
+            self._cancelled.pop(message.id, None)
         return super().handle_message(message)
 
     def _before_initialize(self, message: Any) -> bool:

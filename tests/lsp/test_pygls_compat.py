@@ -324,12 +324,18 @@ def _frame_text(body: str) -> bytes:
 async def test_6_a_cancelled_check_is_answered_as_cancelled_not_as_an_internal_error():
     ls, wire = connected()
     reply = sr("/nowhere/a.py", "x = 1\n", "x = 2\n")
-    notify(ls, "$/cancelRequest", {"id": "k1"})  # the client gave up before the plan's check
-    request(
-        ls,
-        "k1",
-        "workspace/executeCommand",
-        {"command": "llmPatch.check", "arguments": [{"text": reply}]},
-    )
+    command = {"command": "llmPatch.check", "arguments": [{"text": reply}]}
+    request(ls, "k1", "workspace/executeCommand", command)
+    notify(ls, "$/cancelRequest", {"id": "k1"})  # before the plan's first check
     answer = await answered(wire, "k1")
     assert answer["error"]["code"] == types.LSPErrorCodes.RequestCancelled.value, answer
+
+
+async def test_6_a_cancel_for_an_earlier_request_does_not_cancel_a_new_one_with_its_id():
+    ls, wire = connected()
+    notify(ls, "$/cancelRequest", {"id": "k2"})  # for a request long answered
+    reply = sr("/nowhere/a.py", "x = 1\n", "x = 2\n")
+    command = {"command": "llmPatch.check", "arguments": [{"text": reply}]}
+    request(ls, "k2", "workspace/executeCommand", command)
+    answer = await answered(wire, "k2", timeout=30)
+    assert "result" in answer, answer
