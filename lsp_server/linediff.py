@@ -232,9 +232,16 @@ def _small(a: list[str], b: list[str], ai: int, bj: int) -> list[Opcode]:
         return [("insert", ai, ai, bj, bj + len(b))]
     if not b:
         return [("delete", ai, ai + len(a), bj, bj)]
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    rows = _longer_subsequence(a, b, sum(block.size for block in matcher.get_matching_blocks()))
-    if rows is None:
+    if len(a) * len(b) > _SMALL_DIFF_CELLS:
+        # difflib's matcher is cubic when a line recurs all over the stretch (a rewrite
+        # whose only common lines are blank); the subsequence table stays N·M/64
+        matcher = None
+        rows: list[int] | None = _lcs_rows(a, b)
+    else:
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        matched = sum(block.size for block in matcher.get_matching_blocks())
+        rows = _longer_subsequence(a, b, matched)
+    if matcher is not None and rows is None:
         return [
             (t, i1 + ai, i2 + ai, j1 + bj, j2 + bj)
             for t, i1, i2, j1, j2 in matcher.get_opcodes()

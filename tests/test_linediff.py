@@ -246,3 +246,13 @@ def test_line_opcodes_change_as_few_lines_as_a_longest_common_subsequence(a, b) 
                 table[i + 1][j + 1] + 1 if a[i] == b[j] else max(table[i + 1][j], table[i][j + 1])
             )
     assert _changed_lines(ops) == len(a) + len(b) - 2 * table[0][0]
+
+
+def test_a_rewrite_sharing_only_blank_lines_keeps_them_and_changes_the_rest():
+    # difflib's matcher is cubic on this shape (every other line the same blank one); the
+    # differ answers it from the subsequence table, still minimal
+    pairs = 1000
+    a = split_lsp_lines("".join(f"alpha_{i} = {i}\n\n" for i in range(pairs)))
+    b = split_lsp_lines("".join(f"beta_{i} = {i * 7}\n\n" for i in range(pairs)))
+    ops = line_opcodes(a, b)
+    assert sum((i2 - i1) + (j2 - j1) for _, i1, i2, j1, j2 in ops) == 2 * pairs
