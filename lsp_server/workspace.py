@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from lsp_server.model import ErrorCode, Failure, PlacementError, Snapshot
+from lsp_server.model import ErrorCode, PlacementError, Snapshot
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 BINARY_SNIFF = 8192
@@ -44,12 +44,10 @@ class SnapshotSource(Protocol):
 
 
 def _outside(path: str, why: str) -> PlacementError:
-    return PlacementError(
-        Failure(
-            ErrorCode.OUTSIDE_WORKSPACE,
-            f"refusing path {path!r}: {why}; paths must stay inside the workspace root",
-            {"path": path},
-        )
+    return PlacementError.of(
+        ErrorCode.OUTSIDE_WORKSPACE,
+        f"refusing path {path!r}: {why}; paths must stay inside the workspace root",
+        path=path,
     )
 
 
@@ -65,7 +63,7 @@ def relative_path(path: str, root: Path | None = None) -> str:
         raise _outside(path, "it is not valid Unicode (a lone surrogate)")
     raw = path.strip()
     if not raw:
-        raise PlacementError(Failure(ErrorCode.MALFORMED_BLOCK, "the block names no file", {}))
+        raise PlacementError.of(ErrorCode.MALFORMED_BLOCK, "the block names no file")
     if raw.startswith("~"):
         raise _outside(path, "home-directory paths (~) are not expanded")
     p = raw.replace("\\", "/")
@@ -115,33 +113,29 @@ def decode(data: bytes, path: str) -> tuple[str, bool]:
     """
     for bom_bytes, name in _WIDE_BOMS:
         if data.startswith(bom_bytes):
-            raise PlacementError(
-                Failure(
-                    ErrorCode.BINARY_FILE,
-                    f"{path} is {name} text (it starts with a {name} byte-order mark); "
-                    "llm-patch edits UTF-8 text only: convert the file to UTF-8 first",
-                    {"path": path, "encoding": name.lower()},
-                )
+            raise PlacementError.of(
+                ErrorCode.BINARY_FILE,
+                f"{path} is {name} text (it starts with a {name} byte-order mark); "
+                "llm-patch edits UTF-8 text only: convert the file to UTF-8 first",
+                path=path,
+                encoding=name.lower(),
             )
     if sniff_binary(data):
-        raise PlacementError(
-            Failure(
-                ErrorCode.BINARY_FILE,
-                f"{path} looks binary (a NUL byte in its first {BINARY_SNIFF} bytes); "
-                "llm-patch only edits text files",
-                {"path": path},
-            )
+        raise PlacementError.of(
+            ErrorCode.BINARY_FILE,
+            f"{path} looks binary (a NUL byte in its first {BINARY_SNIFF} bytes); "
+            "llm-patch only edits text files",
+            path=path,
         )
     bom = data.startswith(UTF8_BOM)
     try:
         text = data[len(UTF8_BOM) :].decode("utf-8") if bom else data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise PlacementError(
-            Failure(
-                ErrorCode.BINARY_FILE,
-                f"{path} is not valid UTF-8 (byte {err.start}); llm-patch edits UTF-8 text only",
-                {"path": path, "offset": err.start},
-            )
+        raise PlacementError.of(
+            ErrorCode.BINARY_FILE,
+            f"{path} is not valid UTF-8 (byte {err.start}); llm-patch edits UTF-8 text only",
+            path=path,
+            offset=err.start,
         ) from None
     return text, bom
 
@@ -185,12 +179,10 @@ class DiskWorkspace:
             except OSError as err:
                 raise _io_failure(rel, err) from None
             if through_file:
-                raise PlacementError(
-                    Failure(
-                        ErrorCode.IO_ERROR,
-                        f"{rel}: {probe.relative_to(self.root).as_posix()} is a file, not a folder",
-                        {"path": rel},
-                    )
+                raise PlacementError.of(
+                    ErrorCode.IO_ERROR,
+                    f"{rel}: {probe.relative_to(self.root).as_posix()} is a file, not a folder",
+                    path=rel,
                 )
         return target
 
@@ -414,4 +406,4 @@ def refuse_protected(rel: str, globs: Sequence[str] = ()) -> None:
 
 def _io_failure(rel: str, err: OSError) -> PlacementError:
     code = ErrorCode.PERMISSION_DENIED if isinstance(err, PermissionError) else ErrorCode.IO_ERROR
-    return PlacementError(Failure(code, f"{rel}: {err.strerror or err}", {"path": rel}))
+    return PlacementError.of(code, f"{rel}: {err.strerror or err}", path=rel)
