@@ -254,6 +254,36 @@ def _refuse_partial_rewrite(key: str, old: str, new: str) -> None:
         )
 
 
+# A whole-file block for a new path whose lines are at least this share of an existing
+# file's of the same name meant that file.
+MISPLACED_SHARE = 0.5
+
+
+def _refuse_misplaced(state: _State, key: str, content: str) -> None:
+    """A whole-file block naming a path that does not exist, whose text is mostly that of a
+    file with the same name elsewhere in the workspace (`path/to/sample.txt` for
+    `sample.txt`), meant that file: a copy created beside it would be a guess, so it is
+    refused, naming the file. A new file sharing little with any other is created."""
+    find = getattr(state.source, "files_named", None)
+    ours = {line.strip() for line in content.splitlines() if line.strip()}
+    if find is None or not ours:
+        return
+    for other in find(key.rsplit("/", 1)[-1]):
+        if other == key:
+            continue
+        text = state.look(other)[2].text or ""
+        theirs = {line.strip() for line in text.splitlines() if line.strip()}
+        if len(ours & theirs) >= MISPLACED_SHARE * len(ours):
+            raise PlacementError.of(
+                ErrorCode.FILE_NOT_FOUND,
+                f"{key} does not exist, and the block's text is mostly that of {other}: "
+                f"did you mean {other}? Name that file to edit it (a new file was not "
+                "created)",
+                path=key,
+                did_you_mean=other,
+            )
+
+
 def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> BlockOutcome:
     if block.error is not None:
         raise PlacementError(block.error)
@@ -284,6 +314,8 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
         existed = f.text is not None
         if not existed or action is Action.CREATE:
             state.refuse_lookalike(block.path)
+        if action is Action.LAZY and not existed:
+            _refuse_misplaced(state, key, block.content or "")
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.ERROR:
             if f.text == _to_file_endings(block.content or "", f.text):
                 f.blocks.append(block.index)

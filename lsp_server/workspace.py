@@ -148,6 +148,12 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+# How many entries a search of the workspace by file name looks at, at most, and the
+# folders it never enters.
+FIND_LIMIT = 50_000
+SKIPPED_DIRS = frozenset({"node_modules", "venv", "__pycache__", "target", "dist", "build"})
+
+
 class DiskWorkspace:
     """Snapshots from disk under `root`, overlaid by open documents when an overlay is given."""
 
@@ -185,6 +191,22 @@ class DiskWorkspace:
                     path=rel,
                 )
         return target
+
+    def files_named(self, name: str) -> list[str]:
+        """Root-relative paths of the regular files called `name`, in a bounded walk that
+        skips hidden folders and dependency trees (`node_modules`, virtual environments)."""
+        found: list[str] = []
+        seen = 0
+        for folder, dirs, files in os.walk(self.root):
+            seen += len(dirs) + len(files)
+            if seen > FIND_LIMIT:
+                break
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+            if name in files:
+                path = Path(folder) / name
+                if path.is_file() and not path.is_symlink():
+                    found.append(path.relative_to(self.root).as_posix())
+        return found
 
     def snapshot(self, path: str) -> Snapshot:
         """What `path` holds now, under the file's own path: symlinked folders resolved, a

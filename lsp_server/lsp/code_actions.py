@@ -185,6 +185,9 @@ def quick_fixes(
             continue
         if diag.related_information:
             out.append(_open_closest(ls, diag))
+        retarget = _retarget(uri, doc, diag)
+        if retarget is not None:
+            out.append(retarget)
         if not isinstance(closest, dict):
             continue
         threshold = diag.data.get("fuzzyThreshold")
@@ -229,6 +232,39 @@ def quick_fixes(
                 continue
         out.append(action)
     return out
+
+
+def _retarget(uri: str, doc: TextDocument, diag: types.Diagnostic) -> types.CodeAction | None:
+    """For a whole-file block that named a path where the workspace has the file it meant
+    (`didYouMean`): the edit of the reply that names that file instead, on the block's
+    lines and the line above them (where a path usually stands)."""
+    data = diag.data
+    wrong, right = data.get("path"), data.get("didYouMean")
+    if not isinstance(wrong, str) or not isinstance(right, str) or not wrong:
+        return None
+    lines = doc.lines
+    edits: list[types.TextEdit] = []
+    for row in range(max(0, diag.range.start.line - 1), min(diag.range.end.line + 1, len(lines))):
+        line = lines[row]
+        col = line.find(wrong)
+        while col >= 0:
+            start = doc.position_codec.client_num_units(line[:col])
+            end = doc.position_codec.client_num_units(line[: col + len(wrong)])
+            rng = types.Range(types.Position(row, start), types.Position(row, end))
+            edits.append(types.TextEdit(range=rng, new_text=right))
+            col = line.find(wrong, col + len(wrong))
+    if not edits:
+        return None
+    document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version)
+    title = f"Retarget block {data.get('block')} to {right}"
+    return types.CodeAction(
+        title=title,
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diag],
+        edit=types.WorkspaceEdit(
+            document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)]
+        ),
+    )
 
 
 def _open_closest(ls: LlmPatchServer, diag: types.Diagnostic) -> types.CodeAction:

@@ -253,6 +253,8 @@ def _failure_data(
         }
     if block.path:
         data["path"] = block.path
+    if isinstance(details.get("did_you_mean"), str):
+        data["didYouMean"] = details["did_you_mean"]
     if block.index in analysis.retry_thresholds:
         data["fuzzyThreshold"] = analysis.retry_thresholds[block.index]
     return data

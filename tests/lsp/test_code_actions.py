@@ -135,3 +135,25 @@ def apply_edits_to(client: EditorClient, uri: str, edits) -> str:
     from .conftest import apply_edits
 
     return apply_edits(client.text(uri), list(edits), client.encoding)
+
+
+SAMPLE = "".join(f"setting_{i} = {i}\n" for i in range(12))
+
+
+async def test_a_whole_file_block_for_a_look_alike_path_offers_to_retarget_it(
+    client: EditorClient, ws: Path
+):
+    client.write("sample.txt", SAMPLE)
+    changed = SAMPLE.replace("setting_3 = 3", "setting_3 = 30")
+    chat = client.open("r.llm.md", f"path/to/sample.txt\n```\n{changed}```\n")
+    await client.wait_for(lambda: client.diagnostics.get(chat), what="a diagnostic")
+    (diag,) = client.diagnostics[chat]
+    assert "did you mean sample.txt?" in diag.message
+    actions = await client.actions(chat, diag.range, diagnostics=[diag])
+    (fix,) = [a for a in actions if a.title == "Retarget block 0 to sample.txt"]
+    (doc_edit,) = fix.edit.document_changes
+    rewritten = apply_edits_to(client, chat, doc_edit.edits)
+    assert rewritten.startswith("sample.txt\n```\n")
+    checked = await client.command("llmPatch.check", {"text": rewritten})
+    assert checked["ok"] is True and checked["files"][0]["path"] == "sample.txt"
+    assert not (ws / "path").exists()
