@@ -63,6 +63,14 @@ class Format(StrEnum):
     PATCH_TOOL = "patch-tool"
     TEXT_EDITOR = "text-editor"
     STRUCTURE_OP = "structure-op"
+    # agents' own edit tools, recognised by the shape of their arguments
+    CLINE = "cline"  # replace_in_file / write_to_file (XML or JSON arguments)
+    ROO = "roo"  # apply_diff, with `:start_line:` hints
+    CLAUDE_CODE = "claude-code"  # Edit / MultiEdit / Write
+    GEMINI = "gemini"  # replace / write_file
+    OPENAI_PATCH = "openai-patch"  # Responses API apply_patch_call items
+    OPENHANDS = "openhands"  # <function=str_replace_editor> XML calls
+    SNIPPET = "snippet"  # a chat window's code block: whole definitions, no markers
 
 
 class Action(StrEnum):
@@ -74,6 +82,7 @@ class Action(StrEnum):
     OVERWRITE = "overwrite"  # replace the whole file with `content` (creating it if missing)
     LAZY = "lazy"  # whole-file snippet: create if missing, else merge around placeholders
     STRUCTURAL = "structural"  # replace the syntax node / data path named by `target`
+    SNIPPET = "snippet"  # replace / add the definitions in `content` by kind, name and scope
 
 
 class OnExists(StrEnum):
@@ -104,6 +113,7 @@ class MatchKind(StrEnum):
     DELETE = "delete"
     RENAME = "rename"
     OVERWRITE = "overwrite"
+    SNIPPET = "snippet"  # inferred from the definitions' names, not quoted text: confirm
 
 
 # How far each kind is from a certain match; the weakest hunk names the block.
@@ -116,6 +126,7 @@ MATCH_STRENGTH: dict[MatchKind, int] = {
     MatchKind.WHITESPACE: 1,
     MatchKind.INDENT: 2,
     MatchKind.STRUCTURAL: 3,
+    MatchKind.SNIPPET: 4,
     MatchKind.ELISION: 4,
     MatchKind.FUZZY: 5,
 }
@@ -180,6 +191,11 @@ class Hunk:
     to_clipboard: str | None = None  # patch tool: store the file's matched text by name
     from_clipboard: str | None = None  # patch tool: use a stored text instead of `new`
     reindent: Reindent | None = None
+    # how many places `old` must match: None = exactly one (two are TEXT_AMBIGUOUS);
+    # `every` = all of them (at least one); `expected` = exactly that many, all replaced
+    # (COUNT_MISMATCH otherwise) - Claude Code's replace_all, Gemini's expected_replacements
+    every: bool = False
+    expected: int | None = None
 
 
 @dataclass(frozen=True)
