@@ -69,6 +69,9 @@ class PlanOptions:
     # globs no block may write, on top of the version-control folders that are always
     # protected (`--protect`, `llmPatch.protectedPaths`; see workspace.refuse_protected)
     protected: tuple[str, ...] = ()
+    # the workspace-relative file a block that names no path applies to (a chat window's
+    # code snippet): the CLI's `--file`, the LSP commands' `target`, the editor's buffer
+    target: str | None = None
 
 
 @dataclass
