@@ -53,7 +53,15 @@ if [ "${SKIP_VSCODE:-0}" != 1 ]; then
   npm run --silent lint
   step "vscode: node --test"
   rm -rf out
-  npm run --silent test
+  # A private temp dir: every test must remove what it creates, and one that does not fails here.
+  test_tmp="$(mktemp -d)"
+  TMPDIR="$test_tmp" npm run --silent test
+  left="$(ls -A "$test_tmp")"
+  rm -rf "$test_tmp"
+  if [ -n "$left" ]; then
+    echo "editors/ci.sh: the VS Code tests left temporary files behind: $left" >&2
+    exit 1
+  fi
   step "vscode: esbuild bundle + vsce package"
   rm -rf dist
   npm run --silent package

@@ -2,14 +2,14 @@
 import { languageclient, vscode } from "./fakes/install";
 
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import * as path from "node:path";
-import { beforeEach, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it } from "node:test";
 
 import type { Probes } from "../discovery";
 import { LlmPatchExtension, type Deps } from "../extension";
 import { serverReport } from "./fakes/reports";
+import { removeTempDirs, tempDir } from "./tmp";
 
 const manifest = JSON.parse(readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
 const { state } = vscode;
@@ -97,8 +97,10 @@ beforeEach(() => {
   languageclient.resetControl();
   machine = { path: { "llm-patch": "/usr/bin/llm-patch" }, versions: {}, files: new Set() };
   steps = [];
-  storage = mkdtempSync(path.join(tmpdir(), "llm-patch-storage-"));
+  storage = tempDir("llm-patch-storage-");
 });
+
+afterEach(removeTempDirs);
 
 describe("activation", () => {
   it("registers every contributed command, and only those", async () => {

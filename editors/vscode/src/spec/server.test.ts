@@ -10,8 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
@@ -29,6 +28,7 @@ import {
 import { discoverServer } from "../discovery";
 import { nodeProbes } from "../probes";
 import { notification, parseReport } from "../report";
+import { tempDir } from "./tmp";
 
 const repoRoot = path.resolve(__dirname, "..", "..", "..", "..");
 const repoPython = path.join(repoRoot, ".venv", "bin", "python");
@@ -209,7 +209,7 @@ const reply = [
 const original = ["import math", "", "", "def greet(name):", '    return "hi " + name', "", "", "def area(r):", "    return math.pi * r * r", ""].join("\n");
 
 function workspace(): string {
-  const root = mkdtempSync(path.join(tmpdir(), "llm-patch-vscode-"));
+  const root = tempDir("llm-patch-vscode-");
   mkdirSync(path.join(root, "src"));
   writeFileSync(path.join(root, "src", "app.py"), original);
   return root;
