@@ -38,7 +38,6 @@ from lsp_server.model import (
     Format,
     Hunk,
     HunkKind,
-    OnExists,
     Reindent,
     Target,
 )
@@ -51,6 +50,7 @@ from lsp_server.reply.agent_tools import (
     text_arg,
 )
 from lsp_server.reply.common import find_fences, split_levels
+from lsp_server.reply.editor_commands import editor_block
 
 _JSON_FENCES = frozenset(
     {"json", "jsonc", "json5", "jsonl", "ndjson", "tool_call", "tool_use", "function_call", "text"}
@@ -394,37 +394,8 @@ def _patch_tool(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
 
 
 def _text_editor(command: str, args: dict[str, Any], span: tuple[int, int]) -> EditBlock | None:
-    fmt = Format.TEXT_EDITOR
-    if command in ("view", "undo_edit"):
-        return None
-    path = path_arg(args, fmt, "path", "file_path")
-    if command == "create":
-        text = text_arg(args.get("file_text"), fmt, path, "file_text")
-        if text is None:
-            raise MalformedCall(fmt, path, "`create` needs `file_text`", {"missing": "file_text"})
-        return EditBlock(
-            fmt, path, span, action=Action.CREATE, content=text, on_exists=OnExists.OVERWRITE
-        )
-    new = text_arg(args.get("new_str", args.get("insert_text")), fmt, path, "new_str")
-    if command == "str_replace":
-        old = text_arg(args.get("old_str"), fmt, path, "old_str")
-        if not old:
-            raise MalformedCall(
-                fmt, path, "`str_replace` needs a non-empty `old_str`", {"missing": "old_str"}
-            )
-        return EditBlock(fmt, path, span, hunks=(Hunk(old, new or ""),))
-    line = args.get("insert_line")
-    if isinstance(line, bool) or not isinstance(line, int) or line < 0:
-        raise MalformedCall(
-            fmt,
-            path,
-            "`insert` needs `insert_line`, a line number (0 inserts at the top)",
-            {"missing": "insert_line"},
-        )
-    if new is None:
-        raise MalformedCall(fmt, path, "`insert` needs `new_str`", {"missing": "new_str"})
-    hunk = Hunk("", new, kind=HunkKind.INSERT_AT_LINE, line_hint=line)
-    return EditBlock(fmt, path, span, hunks=(hunk,))
+    # the commands mean the same as XML function calls (OpenHands): one mapping for both
+    return editor_block(command, args, span, Format.TEXT_EDITOR)
 
 
 # --- structure operations -----------------------------------------------------------------
