@@ -19,6 +19,7 @@ from lsp_server.reply import (
     search_replace,
     structural,
     tool_calls,
+    tool_xml,
     unified_diff,
     whole_file,
 )
@@ -31,6 +32,7 @@ MAX_REPLY_BYTES = 1_000_000
 Finder = Callable[[list[str]], list[EditBlock]]
 
 FINDERS: tuple[Finder, ...] = (
+    tool_xml.find_blocks,
     apply_patch.find_blocks,
     search_replace.find_blocks,
     edit_protocol.find_blocks,

@@ -515,6 +515,17 @@ def _shift_runs(blocks: list[EditBlock]) -> list[EditBlock]:
     return out
 
 
+@dataclass(frozen=True)
+class DiffPart:
+    """One SEARCH/REPLACE text of a tool call: `body`, the reply line (1-based) of its first
+    line when it is the reply's own text (None for a JSON string), and Roo's `<start_line>`
+    for its first block."""
+
+    body: str
+    first_line: int | None = None
+    start_line: int | None = None
+
+
 def blocks_from_body(
     body: str,
     path: str,
@@ -538,15 +549,29 @@ def blocks_from_body(
     the file is created when missing), and is MALFORMED_BLOCK in Roo's (Roo refuses it). A
     body with no block, or with a broken one, is MALFORMED_BLOCK naming the line. Never raises.
     """
-    lines = normalise_newlines(body).split("\n")
-    origin = None if first_line is None else first_line - 1
-    language = None
+    return blocks_from_parts((DiffPart(body, first_line, start_line),), path, reply_lines, fmt)
+
+
+def blocks_from_parts(
+    parts: Sequence[DiffPart], path: str, reply_lines: tuple[int, int], fmt: Format
+) -> EditBlock:
+    """`blocks_from_body` for a call holding several SEARCH/REPLACE texts for one file (Roo's
+    `<file>` with several `<diff>`s): their blocks are the hunks of one EditBlock, in order,
+    and their line hints all count in the file before the call."""
 
     def refuse(error: Failure) -> EditBlock:
-        return EditBlock(fmt, path, reply_lines, language=language, error=error)
+        return EditBlock(fmt, path, reply_lines, error=error)
 
-    raws = [dataclasses.replace(raw, path=path) for raw in scan(lines, CLINE_SYNTAX)]
-    if not raws:
+    hunks: list[Hunk] = []
+    overwrite: str | None = None
+    scanned = []
+    for part in parts:
+        lines = normalise_newlines(part.body).split("\n")
+        raws = [dataclasses.replace(raw, path=path) for raw in scan(lines, CLINE_SYNTAX)]
+        origin = None if part.first_line is None else part.first_line - 1
+        scanned.append((raws, origin, part.start_line))
+    count = sum(len(raws) for raws, _, _ in scanned)
+    if not count:
         return refuse(
             Failure(
                 ErrorCode.MALFORMED_BLOCK,
@@ -556,29 +581,30 @@ def blocks_from_body(
                 {"path": path},
             )
         )
-    hunks: list[Hunk] = []
-    overwrite: str | None = None
-    for raw in raws:
-        if raw.expected is not None:
-            return refuse(failure(raw, origin) or _empty_search(raw, origin))
-        got = sections(raw, fmt is Format.ROO)
-        error = _marker_failure(raw, got.new, origin)
-        if error is None and got.error is not None:
-            words, key, number = _where(raw.marker, origin)
-            error = Failure(
-                ErrorCode.MALFORMED_BLOCK, f"block starting at {words}: {got.error}", {key: number}
-            )
-        if error is not None:
-            return refuse(error)
-        new = normalise_text(list(got.new))
-        if any(line.strip() for line in got.old):
-            hint = got.start_line if got.start_line is not None else start_line
-            start_line = None  # `<start_line>` is the first block's
-            hunks.append(Hunk(normalise_text(list(got.old)), new, line_hint=hint))
-        elif fmt is Format.CLINE and len(raws) == 1:
-            overwrite = new
-        else:
-            return refuse(_empty_search_in(raw, origin, fmt, len(raws)))
+    for raws, origin, start_line in scanned:
+        for raw in raws:
+            if raw.expected is not None:
+                return refuse(failure(raw, origin) or _empty_search(raw, origin))
+            got = sections(raw, fmt is Format.ROO)
+            error = _marker_failure(raw, got.new, origin)
+            if error is None and got.error is not None:
+                words, key, number = _where(raw.marker, origin)
+                error = Failure(
+                    ErrorCode.MALFORMED_BLOCK,
+                    f"block starting at {words}: {got.error}",
+                    {key: number},
+                )
+            if error is not None:
+                return refuse(error)
+            new = normalise_text(list(got.new))
+            if any(line.strip() for line in got.old):
+                hint = got.start_line if got.start_line is not None else start_line
+                start_line = None  # `<start_line>` is the first block's
+                hunks.append(Hunk(normalise_text(list(got.old)), new, line_hint=hint))
+            elif fmt is Format.CLINE and count == 1:
+                overwrite = new
+            else:
+                return refuse(_empty_search_in(raw, origin, fmt, count))
     if overwrite is not None:
         return EditBlock(fmt, path, reply_lines, action=Action.OVERWRITE, content=overwrite)
     return EditBlock(fmt, path, reply_lines, hunks=shift_hints(hunks))
