@@ -124,16 +124,18 @@ class _Value:
     raw: str
     offset: int
 
-    def layout_stripped(self) -> tuple[str, int]:
+    def layout_stripped(self, keep_end: bool = False) -> tuple[str, int]:
         """The value without its first and last line break (layout around the tags), and the
-        offset of what is left."""
+        offset of what is left. With `keep_end` the last line break stays (what is left of
+        the closing tag's line goes): a file's text between tags on their own lines is whole
+        lines."""
         text, offset = self.raw, self.offset
         head = re.match(r"[ \t]*\n", text)
         if head:
             text, offset = text[head.end() :], offset + head.end()
         tail = re.search(r"\n[ \t]*\Z", text)
         if tail:
-            text = text[: tail.start()]
+            text = text[: tail.start() + (1 if keep_end else 0)]
         return text, offset
 
 
@@ -270,7 +272,7 @@ def _split(text: str, name: str, lo: int, hi: int) -> list[tuple[int, int]]:
     while at >= 0:
         cuts.append(at)
         at = text.find(f"<{name}>", at + len(name) + 2, hi)
-    return [(a, b) for a, b in zip(cuts, [*cuts[1:], hi], strict=True)]
+    return list(zip(cuts, [*cuts[1:], hi][: len(cuts)], strict=True))
 
 
 def _roo_files(doc: _Text, lo: int, hi: int, span: tuple[int, int]) -> list[EditBlock]:
@@ -421,7 +423,9 @@ def _function_call(doc: _Text, m: re.Match[str], name: str) -> tuple[list[EditBl
         return [_refusal(fmt, path_name, span, name, reason, incomplete=True)], resume
     args: dict[str, object] = {}
     for key, value in params.items():
-        raw, _ = value.layout_stripped()
+        # new and old text are cut alike (either may be part of a line); a created file is
+        # whole lines
+        raw, _ = value.layout_stripped(keep_end=key == "file_text")
         raw = _maybe_decode(raw, escaped)
         args[key] = raw.strip() if key in ("command", "path", "insert_line") else raw
     try:
