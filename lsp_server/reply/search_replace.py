@@ -311,7 +311,8 @@ def added_marker(raw: RawBlock, updated: Sequence[str] | None = None) -> MarkerL
 # file whose lines really look like that is left alone. A line that should start with a marker
 # is written with a backslash before it (`\=======`), and loses it here.
 
-_HINT = re.compile(r":(start|end)_line:[ \t]*(\d{1,9})")
+# the number may be missing (a model that writes the header without one): still a header
+_HINT = re.compile(r":(start|end)_line:[ \t]*(\d{1,9})?")
 _SEPARATOR = re.compile(r"-{3,}")
 _NUMBERED = re.compile(r"[ \t]*(\d{1,9})[ \t]*\|(?!\|) ?")
 _ESCAPED = ("<<<<<<<", "=======", ">>>>>>>", "-------", ":start_line:", ":end_line:")
@@ -357,7 +358,7 @@ def sections(raw: RawBlock, roo: bool = False) -> Sections:
     lines are unescaped and copied line numbers stripped (see above)."""
     old, k, start = list(raw.original), 0, None
     while k < len(old) and (m := _HINT.fullmatch(old[k].strip())):
-        if m.group(1) == "start":
+        if m.group(1) == "start" and m.group(2):
             start = int(m.group(2))
         k += 1
     roo = roo or k > 0

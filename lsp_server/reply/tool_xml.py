@@ -186,7 +186,8 @@ def _refusal(
 def _element(text: str, name: str, lo: int, hi: int, last: bool = False) -> _Value | None:
     """The text inside `<name>...</name>` in text[lo:hi]: the first element, closed by the
     first closing tag, or by the last one with `last` (the big values - a diff, a file - may
-    hold the closing tag themselves, the small ones never do)."""
+    hold the closing tag themselves, the small ones never do; and a big value whose closing
+    tag was left out ends where text[lo:hi] does)."""
     opener = text.find(f"<{name}>", lo, hi)
     if opener < 0:
         return None
@@ -194,7 +195,9 @@ def _element(text: str, name: str, lo: int, hi: int, last: bool = False) -> _Val
     closer = f"</{name}>"
     end = text.rfind(closer, begin, hi) if last else text.find(closer, begin, hi)
     if end < 0:
-        return None
+        if not last:
+            return None
+        end = hi  # a big value left open runs to the call's closing tag, which bounds it
     return _Value(text[begin:end], begin)
 
 

@@ -448,3 +448,12 @@ def test_blocks_from_body_reads_a_json_diff_and_names_lines_of_the_diff():
     assert marker.error.details["text"] == "<<<<<<< HEAD"
     second = blocks_from_body(body.replace("import re", "======="), "a.py", (1, 1), Format.CLINE)
     assert second.error is not None and second.error.details["diff_line"] == 4
+
+
+def test_a_diff_left_open_ends_at_the_calls_closing_tag():
+    reply = (
+        "<replace_in_file>\n<path>src/app.py</path>\n<diff>\n------- SEARCH\nimport os\n"
+        "=======\nimport re\n+++++++ REPLACE\n</replace_in_file>\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    assert placed.plan.ok and placed.files["src/app.py"].startswith("import re\n")

@@ -342,3 +342,9 @@ def test_an_unclosed_call_is_incomplete():
     assert block.format is Format.ROO and block.path == "m.py"
     assert block.error.code is ErrorCode.MALFORMED_BLOCK and block.error.details["incomplete"]
     assert block.reply_lines == (3, 7)
+
+
+def test_a_header_without_its_number_is_still_the_header():
+    reply = apply_diff("m.py", sr("def b():\n", "def c():\n", ":start_line:\n-------\n"))
+    placed = place(reply, {"m.py": TWICE})
+    assert placed.plan.ok and "def c():" in placed.files["m.py"]
