@@ -50,7 +50,13 @@ from lsp_server.reply.agent_tools import (
     path_arg,
     text_arg,
 )
-from lsp_server.reply.common import find_fences, split_levels
+from lsp_server.reply.common import (
+    Fence,
+    find_fences,
+    path_from_info,
+    path_from_line,
+    split_levels,
+)
 
 _JSON_FENCES = frozenset(
     {"json", "jsonc", "json5", "jsonl", "ndjson", "tool_call", "tool_use", "function_call", "text"}
@@ -94,6 +100,7 @@ _CONTAINERS = (
     "candidates",
 )
 _MAX_DEPTH = 16
+_DATA_FILES = (".json", ".jsonc", ".json5", ".jsonl", ".ndjson", ".geojson")
 _MAX_JSON = 2_000_000
 
 
@@ -135,6 +142,11 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
             continue
         span = (fence.start + 1, stop + 1 if fence.end is not None else len(lines))
         values, err = _decode_all(body)
+        data_file = _data_file(lines, fence)
+        if data_file is not None and not any(
+            b.path == data_file for v in values for b in _blocks(v, span)
+        ):
+            continue  # a JSON file's content, introduced by its path: whole_file reads it
         if err is not None and not values:
             if language.startswith("json") and any(h in body for h in _HINTS):
                 out.append(_json_error(body, err, fence.start + 1, span))
@@ -146,6 +158,20 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     out.extend(_bare(lines, fenced))
     out.sort(key=lambda b: b.reply_lines)
     return out
+
+
+def _data_file(lines: list[str], fence: Fence) -> str | None:
+    """The JSON file a fence is introduced as (its path alone on the line before, or in the
+    info string), else None. Such a fence is that file's new content, even when its objects
+    look like calls (`[{"path": "a.txt", "content": "..."}]` in a fixture), unless a call in
+    it edits that very file."""
+    path = path_from_info(fence.info)
+    k = fence.start - 1
+    if k >= 0 and not lines[k].strip():
+        k -= 1
+    if path is None and k >= 0 and len(lines[k]) <= 300:
+        path = path_from_line(lines[k])
+    return path if path is not None and path.lower().endswith(_DATA_FILES) else None
 
 
 def _bare(lines: list[str], fenced: list[bool]) -> list[EditBlock]:
