@@ -18,8 +18,6 @@ the tool's name (agents rename their tools, and envelopes often drop the name):
 * `{"type": "apply_patch_call", "operation": {"type": "create_file" | "update_file" |
   "delete_file", "path", "diff"}}` (or the operation alone) - OpenAI's apply_patch tool:
   `diff` is a V4A body read by `apply_patch.operation_block`.
-* `{"path", "diff"}` whose diff holds SEARCH/REPLACE sections (Cline's `replace_in_file`
-  markers `------- SEARCH` / `=======` / `+++++++ REPLACE`, or aider's `<<<<<<<` ones).
 
 A call that has the shape but cannot be used (a count that is not a positive number, an
 edit without its old text) raises MalformedCall and is reported as MALFORMED_BLOCK.
@@ -27,12 +25,11 @@ edit without its old text) raises MalformedCall and is reported as MALFORMED_BLO
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any
 
-from lsp_server.model import Action, EditBlock, Format, Hunk, OnExists
-from lsp_server.reply import apply_patch, search_replace
+from lsp_server.model import Action, EditBlock, Format, Hunk
+from lsp_server.reply import apply_patch
 from lsp_server.reply.common import normalise_newlines
 
 # the keys agents name a file by, in the order they are tried
@@ -43,19 +40,6 @@ _OPERATIONS = {
     "delete_file": Action.DELETE,
 }
 _OPERATION_TYPE = re.compile(r'"type"\s*:\s*"(?:create|update|delete)_file"')
-# a SEARCH / divider / REPLACE marker line of Cline's spelling (3 or more characters, as
-# Cline accepts) or aider's; only used to tell a SEARCH/REPLACE `diff` from other text
-_CLINE_MARKER = re.compile(r"^\s*(?:-{3,}|<{3,}) ?SEARCH>?\s*$", re.MULTILINE)
-_CLINE_START = re.compile(r"[-<]{3,} ?SEARCH>?")
-_CLINE_DIVIDER = re.compile(r"={3,}")
-_CLINE_END = re.compile(r"[+>]{3,} ?REPLACE")
-CLINE_SYNTAX = search_replace.Syntax(
-    _CLINE_START,
-    _CLINE_DIVIDER,
-    _CLINE_END,
-    search_replace.SEARCH_REPLACE.names,
-    divider_ends=False,
-)
 
 
 class MalformedCall(Exception):
@@ -113,10 +97,7 @@ def is_agent_call(args: dict[str, Any]) -> bool:
         return True
     if isinstance(args.get("edits"), list):
         return True
-    if isinstance(args.get("content"), str):
-        return True
-    diff = args.get("diff")
-    return isinstance(diff, str) and bool(_CLINE_MARKER.search(diff))
+    return isinstance(args.get("content"), str)
 
 
 def agent_format(text: str) -> Format | None:
@@ -144,9 +125,7 @@ def agent_block(args: dict[str, Any], span: tuple[int, int]) -> EditBlock | None
         return _multi_edit(args, span)
     if "old_string" in args or "new_string" in args:
         return _edit(args, span)
-    if isinstance(args.get("content"), str):
-        return _write(args, span)
-    return _cline_diff(args, span)
+    return _write(args, span)
 
 
 # --- Claude Code and Gemini CLI -----------------------------------------------------------
@@ -255,27 +234,3 @@ def _openai_patch(operation: dict[str, Any], span: tuple[int, int]) -> EditBlock
     if diff is None and action is not Action.DELETE:
         raise MalformedCall(fmt, path, f"`{kind}` needs a `diff`", {"missing": "diff"})
     return apply_patch.operation_block(fmt, action, path, diff or "", span)
-
-
-# --- Cline's replace_in_file as JSON ------------------------------------------------------
-
-
-def _cline_diff(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
-    fmt = Format.CLINE
-    path = path_arg(args, fmt, *FILE_KEYS)
-    diff = text_arg(args["diff"], fmt, path, "diff") or ""
-    lines = diff.split("\n")
-    raws = search_replace.scan(lines, CLINE_SYNTAX)
-    hunks = []
-    for k, raw in enumerate(raws):
-        block = search_replace.to_edit_block(dataclasses.replace(raw, path=path), fmt)
-        if block.error is not None:
-            raise MalformedCall(
-                fmt, path, f"section {k} of the diff: {block.error.message}", {"section": k}
-            )
-        if block.action is not Action.MODIFY:
-            raise MalformedCall(
-                fmt, path, f"section {k} of the diff has an empty SEARCH part", {"section": k}
-            )
-        hunks.extend(block.hunks)
-    return EditBlock(fmt, path, span, hunks=tuple(hunks), on_exists=OnExists.ERROR)

@@ -95,7 +95,8 @@ def place_counted(
         raise PlacementError.of(
             ErrorCode.COUNT_MISMATCH,
             f"expected {want} occurrence{'s' if want != 1 else ''} of the text to replace, "
-            f"found {count}" + (f" (at lines {where})" if lines else "")
+            f"found {count}"
+            + (f" (at lines {where})" if lines else "")
             + "; quote more of the file to pick the places, or ask for the number found",
             expected_count=want,
             found=count,
