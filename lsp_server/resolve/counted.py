@@ -79,7 +79,7 @@ def place_counted(
         found = _line_occurrences(index, text_lines(hunk.old), text_lines(new))
     count = sum(len(r.spans) for r in found)
     if count == 0 and (hunk.every or (want is not None and want > 1)):
-        if _already_there(contents, terminated, hunk.old, new, want, inline):
+        if want is not None and _already_there(contents, terminated, hunk.old, new, want, inline):
             return Counted(already_applied=True)
         # nothing there exactly: the exact rung's refusal names the closest region, as for
         # any block (it searches what the search above did, so it finds nothing either)
@@ -166,12 +166,12 @@ def _line_occurrences(index: ContentIndex, old: list[str], new: list[str]) -> li
 
 
 def _already_there(
-    contents: Sequence[str], terminated: bool, old: str, new: str, want: int | None, inline: bool
+    contents: Sequence[str], terminated: bool, old: str, new: str, want: int, inline: bool
 ) -> bool:
-    """No old text left and the new text exactly `want` times (at least once for `every`,
-    `want` None): what an earlier apply of the same hunk left."""
-    if not new or new == old:
+    """No old text left and the new text exactly `want` times: what an earlier apply of the
+    same hunk left. (Not asked for `every`: how many places it changed is unknown, and the
+    new text being somewhere says nothing.)"""
+    if not new.strip() or new == old:
         return False
     text, _ = _joined(contents, terminated)
-    found = text.count(new if inline else "\n".join(text_lines(new)))
-    return found >= 1 if want is None else found == want
+    return text.count(new if inline else "\n".join(text_lines(new))) == want
