@@ -18,6 +18,8 @@ the tool's name (agents rename their tools, and envelopes often drop the name):
 * `{"type": "apply_patch_call", "operation": {"type": "create_file" | "update_file" |
   "delete_file", "path", "diff"}}` (or the operation alone) - OpenAI's apply_patch tool:
   `diff` is a V4A body read by `apply_patch.operation_block`.
+* a whole `*** Begin Patch` patch as a string argument (`input`, `patch`, or an element of
+  `command`) - Codex's apply_patch tool and its shell call: read by `apply_patch`.
 
 A call that has the shape but cannot be used (a count that is not a positive number, an
 edit without its old text) raises MalformedCall and is reported as MALFORMED_BLOCK.
@@ -25,6 +27,7 @@ edit without its old text) raises MalformedCall and is reported as MALFORMED_BLO
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -39,6 +42,8 @@ _OPERATIONS = {
     "update_file": Action.MODIFY,
     "delete_file": Action.DELETE,
 }
+_PATCH_KEYS = ("input", "patch", "command", "cmd", "arguments")
+_BEGIN_LINE = re.compile(r"^[ \t]*\*\*\* Begin Patch[ \t]*$", re.MULTILINE)
 _OPERATION_TYPE = re.compile(r'"type"\s*:\s*"(?:create|update|delete)_file"')
 
 
@@ -89,7 +94,7 @@ def _has_file(args: dict[str, Any]) -> bool:
 
 def is_agent_call(args: dict[str, Any]) -> bool:
     """Whether `args` has the shape of one of the agents' edit calls (see the module)."""
-    if _operation(args) is not None:
+    if _operation(args) is not None or patch_text(args) is not None:
         return True
     if not _has_file(args):
         return False
@@ -114,18 +119,34 @@ def agent_format(text: str) -> Format | None:
     return None
 
 
-def agent_block(args: dict[str, Any], span: tuple[int, int]) -> EditBlock | None:
-    """The block an agent's edit call asks for, or None when `args` is not one."""
+def agent_blocks(args: dict[str, Any], span: tuple[int, int]) -> list[EditBlock]:
+    """The blocks an agent's edit call asks for (none when `args` is not one)."""
     operation = _operation(args)
     if operation is not None:
-        return _openai_patch(operation, span)
+        return [_openai_patch(operation, span)]
+    patch = patch_text(args)
+    if patch is not None:
+        lines = normalise_newlines(patch).split("\n")
+        return [dataclasses.replace(b, reply_lines=span) for b in apply_patch.find_blocks(lines)]
     if not is_agent_call(args):
-        return None
+        return []
     if isinstance(args.get("edits"), list):
-        return _multi_edit(args, span)
+        return [_multi_edit(args, span)]
     if "old_string" in args or "new_string" in args:
-        return _edit(args, span)
-    return _write(args, span)
+        return [_edit(args, span)]
+    return [_write(args, span)]
+
+
+def patch_text(args: dict[str, Any]) -> str | None:
+    """A whole `*** Begin Patch` patch passed as a string argument: Codex's apply_patch
+    tool (`{"input": patch}`) or its shell call (`{"command": ["apply_patch", patch]}`, or
+    a heredoc in `["bash", "-lc", "apply_patch <<'EOF' ..."]`)."""
+    for key in _PATCH_KEYS:
+        value = args.get(key)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and _BEGIN_LINE.search(item):
+                return item
+    return None
 
 
 # --- Claude Code and Gemini CLI -----------------------------------------------------------

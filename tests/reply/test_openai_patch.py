@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from lsp_server.model import Action, ErrorCode, Format, OnExists
 from lsp_server.reply import parse_reply
 from tests.reply.agent_replies import fenced, place
@@ -118,6 +120,17 @@ def test_a_body_with_its_own_begin_patch_envelope(tmp_path):
     assert placed.texts["server.py"] == SERVER.replace('"hello"', '"hello, world"')
 
 
+def test_a_body_with_its_own_operation_header(tmp_path):
+    diff = f"*** Update File: server.py\n{UPDATE}"
+    placed = place(tmp_path, {"server.py": SERVER}, fenced(call("update_file", "server.py", diff)))
+    assert placed.plan.ok
+    assert placed.texts["server.py"] == SERVER.replace('"hello"', '"hello, world"')
+    # a header naming another file is refused, not applied to either
+    diff = f"*** Update File: other.py\n{UPDATE}"
+    (block,) = parse_reply(fenced(call("update_file", "server.py", diff))).blocks
+    assert block.error is not None and block.error.code is ErrorCode.MALFORMED_BLOCK
+
+
 def test_chunks_apply_in_order_after_their_anchors(tmp_path):
     # both functions return a string; the @@ anchors say which is which
     diff = (
@@ -174,3 +187,31 @@ def test_broken_json_is_malformed_under_openai():
     (block,) = parse_reply(text).blocks
     assert block.format is Format.OPENAI_PATCH
     assert block.error.code is ErrorCode.MALFORMED_BLOCK and block.error.details["line"] > 1
+
+
+PATCH = f"*** Begin Patch\n*** Update File: server.py\n{UPDATE}*** End Patch\n"
+
+
+def test_codex_apply_patch_strings_in_calls(tmp_path):
+    calls = [
+        # the freeform apply_patch tool
+        {"type": "custom_tool_call", "name": "apply_patch", "input": PATCH},
+        # its shell call, as arguments string and as a heredoc
+        {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": json.dumps({"command": ["apply_patch", PATCH]}),
+        },
+        {
+            "name": "shell",
+            "arguments": {"command": ["bash", "-lc", f"apply_patch <<'EOF'\n{PATCH}EOF\n"]},
+        },
+    ]
+    for item in calls:
+        (block,) = parse_reply(fenced(item)).blocks
+        assert block.format is Format.APPLY_PATCH and block.path == "server.py", item
+        placed = place(tmp_path, {"server.py": SERVER}, fenced(item))
+        assert placed.plan.ok
+        assert placed.texts["server.py"] == SERVER.replace('"hello"', '"hello, world"')
+    # a shell call that is no patch is no edit
+    assert parse_reply(fenced({"name": "shell", "arguments": {"command": ["ls"]}})).blocks == ()
