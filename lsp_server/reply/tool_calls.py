@@ -105,6 +105,12 @@ _CONTAINERS = (
     "candidates",
 )
 _MAX_DEPTH = 16
+# what chat templates put before a call on its line: Hermes / Qwen `<tool_call>`, Mistral
+# `[TOOL_CALLS]`, Llama `<|python_tag|>`
+_CALL_TAG = re.compile(
+    r"(?:<(?:tool_call|tool_calls|function_call|functioncall|tool_use)>|\[TOOL_CALLS\]"
+    r"|<\|python_tag\|>)[ \t]*(?=[{\[])"
+)
 _DATA_FILES = (".json", ".jsonc", ".json5", ".jsonl", ".ndjson", ".geojson")
 _MAX_JSON = 2_000_000
 
@@ -181,7 +187,8 @@ def _data_file(lines: list[str], fence: Fence) -> str | None:
 
 def _bare(lines: list[str], fenced: list[bool]) -> list[EditBlock]:
     """Calls written outside any fence: a line starting with `{` or `[` that begins a JSON
-    value (which may run over several lines)."""
+    value (which may run over several lines), or with the tag an open model's chat template
+    puts before one (`<tool_call>{...}`, `[TOOL_CALLS] [...]`, `<|python_tag|>`)."""
     out: list[EditBlock] = []
     starts = [0]
     for line in lines:
@@ -192,6 +199,9 @@ def _bare(lines: list[str], fenced: list[bool]) -> list[EditBlock]:
     k = 0
     while k < len(lines) and budget > 0:
         stripped = lines[k].lstrip()
+        tag = _CALL_TAG.match(stripped)
+        if tag is not None:
+            stripped = stripped[tag.end() :]
         if fenced[k] or not stripped.startswith(("{", "[")):
             k += 1
             continue

@@ -151,3 +151,20 @@ def test_deep_nesting_neither_fails_nor_loops():
     assert parse_reply(fenced(value)).blocks == ()
     text = "```json\n" + "[" * 5000 + "]" * 5000 + "\n```\n"
     assert parse_reply(text).failure.code is ErrorCode.NO_EDIT_BLOCKS
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"<tool_call>{json.dumps({'name': 'Edit', 'arguments': ARGS})}</tool_call>",
+        f"<tool_call>\n{json.dumps({'name': 'Edit', 'arguments': ARGS}, indent=1)}\n</tool_call>",
+        f"[TOOL_CALLS] {json.dumps([{'name': 'Edit', 'arguments': ARGS}])}",
+        f"<|python_tag|>{json.dumps({'name': 'Edit', 'parameters': ARGS})}",
+    ],
+)
+def test_open_model_chat_template_tags(line, tmp_path):
+    reply = f"I will edit the file.\n{line}\n"
+    (block,) = parse_reply(reply).blocks
+    assert (block.format, block.path) == (Format.CLAUDE_CODE, "a.py")
+    placed = place(tmp_path, {"a.py": "x = 1\n"}, reply)
+    assert placed.plan.ok and placed.texts["a.py"] == "x = 2\n"
