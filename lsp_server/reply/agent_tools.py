@@ -10,7 +10,8 @@ the tool's name (agents rename their tools, and envelopes often drop the name):
   `"expected_replacements": n` it is Gemini CLI's `replace`: exactly n occurrences, all
   replaced (`Hunk.expected`), another count is COUNT_MISMATCH. The two share their keys;
   a call with neither count key is reported as Claude Code's (the placement is the same).
-  An empty `old_string` creates the file, as both tools do.
+  An empty `old_string` creates the file, as both tools do. The same keys in camelCase
+  (`filePath`, `oldString`, `newString`, `replaceAll`) are the same call.
 * `{"file_path", "edits": [{"old_string", "new_string", "replace_all"?}, ...]}` - Claude
   Code's `MultiEdit`: the edits in order, each applied to what the previous left.
 * `{"file_path", "content"}` - Claude Code's `Write` and Gemini CLI's `write_file`: the whole
@@ -41,6 +42,12 @@ _OPERATIONS = {
     "create_file": Action.CREATE,
     "update_file": Action.MODIFY,
     "delete_file": Action.DELETE,
+}
+_ALIASES = {
+    "oldString": "old_string",
+    "newString": "new_string",
+    "replaceAll": "replace_all",
+    "expectedReplacements": "expected_replacements",
 }
 _PATCH_KEYS = ("input", "patch", "command", "cmd", "arguments")
 _BEGIN_LINE = re.compile(r"^[ \t]*\*\*\* Begin Patch[ \t]*$", re.MULTILINE)
@@ -92,10 +99,19 @@ def _has_file(args: dict[str, Any]) -> bool:
     return any(isinstance(args.get(key), str) for key in FILE_KEYS)
 
 
+def _canonical(args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments with camelCase keys (`oldString`, `replaceAll`: the same Edit shape
+    as other agents write it) under their snake_case names."""
+    if not any(key in args for key in _ALIASES):
+        return args
+    return {_ALIASES.get(key, key): value for key, value in args.items()}
+
+
 def is_agent_call(args: dict[str, Any]) -> bool:
     """Whether `args` has the shape of one of the agents' edit calls (see the module)."""
     if _operation(args) is not None or patch_text(args) is not None:
         return True
+    args = _canonical(args)
     if not _has_file(args):
         return False
     if "old_string" in args or "new_string" in args:
@@ -112,7 +128,7 @@ def agent_format(text: str) -> Format | None:
         return Format.OPENAI_PATCH
     if '"expected_replacements"' in text:
         return Format.GEMINI
-    if '"old_string"' in text or '"new_string"' in text:
+    if any(f'"{key}"' in text for key in ("old_string", "new_string", "oldString", "newString")):
         return Format.CLAUDE_CODE
     if '"file_path"' in text and '"content"' in text:
         return Format.CLAUDE_CODE
@@ -130,6 +146,7 @@ def agent_blocks(args: dict[str, Any], span: tuple[int, int]) -> list[EditBlock]
         return [dataclasses.replace(b, reply_lines=span) for b in apply_patch.find_blocks(lines)]
     if not is_agent_call(args):
         return []
+    args = _canonical(args)
     if isinstance(args.get("edits"), list):
         return [_multi_edit(args, span)]
     if "old_string" in args or "new_string" in args:
@@ -175,6 +192,7 @@ def _count(args: dict[str, Any], fmt: Format, path: str, where: str) -> tuple[bo
 
 
 def _hunk(args: dict[str, Any], fmt: Format, path: str, where: str = "") -> Hunk:
+    args = _canonical(args)
     old = text_arg(args.get("old_string"), fmt, path, "old_string")
     new = text_arg(args.get("new_string"), fmt, path, "new_string")
     if new is None:

@@ -74,6 +74,7 @@ _HINTS = (
     '"operation"',
     '"old_string"',
     '"new_string"',
+    '"oldString"',
     '"file_path"',
     '"apply_patch_call"',
 )

@@ -257,3 +257,15 @@ def test_a_json_file_introduced_by_its_path_is_that_file_not_calls(tmp_path):
     assert [b.format for b in parse_reply("fixtures/files.json\n" + fenced(call)).blocks] == [
         Format.CLAUDE_CODE
     ]
+
+
+def test_the_same_shape_in_camel_case(tmp_path):
+    reply = fenced(
+        [
+            {"filePath": "app.py", "oldString": "data", "newString": "body", "replaceAll": True},
+            {"filePath": "app.py", "edits": [{"oldString": "import os", "newString": "import io"}]},
+        ]
+    )
+    placed = place(tmp_path, {"app.py": APP}, reply)
+    assert placed.plan.ok
+    assert placed.texts["app.py"] == APP.replace("data", "body").replace("import os", "import io")
