@@ -4,40 +4,77 @@ Each format lives in its own module with a `find_blocks(lines) -> list[EditBlock
 function. They all run over the same reply; where two claim overlapping lines the one
 earlier in `FINDERS` wins (explicit markers beat a bare fenced block, which is only a
 whole-file edit when nothing more specific claims it).
+
+How a finder is listed in `FINDERS`, and what it may rely on:
+
+* `lines` is a `ReplyLines` (reply/common.py): a read-only list of the reply's lines that
+  also holds, computed once and shared, the joined text, the fences (`find_fences`) and the
+  dedented copies (`dedent_indented_fences`). Finders use those helpers rather than
+  scanning for fences themselves, and never change `lines`.
+* An entry is either a finder function (always run) or a `Gated` one: the format's module,
+  imported on first use, whose finder runs only when the reply's text holds one of
+  `needs`, literal strings or compiled patterns searched in `"\n" + text` (so `\n`
+  stands for a line start). `needs` must be necessary: a reply that holds none of them
+  has no block of that format, whatever else it holds (a property test holds every gate to
+  this, against the finder run on every reply). A format whose markers change updates
+  its `needs` with them; when in doubt, list the finder ungated.
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
+import importlib
+import re
+import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from lsp_server.model import EditBlock, ErrorCode, Failure, ParsedReply, PlacementError
-from lsp_server.reply import (
-    apply_patch,
-    edit_protocol,
-    search_replace,
-    structural,
-    tool_calls,
-    unified_diff,
-    whole_file,
-)
+from lsp_server.reply.common import ReplyLines
 
 # A reply over this is refused as a whole (CONTENT_TOO_LARGE) before any parsing. A long model
 # reply (~60k tokens) is about 240 KB, so the limit leaves room for prose and pasted output
 # while bounding what one parse may cost.
 MAX_REPLY_BYTES = 1_000_000
 
-Finder = Callable[[list[str]], list[EditBlock]]
+FindBlocks = Callable[[list[str]], list[EditBlock]]
 
-FINDERS: tuple[Finder, ...] = (
-    apply_patch.find_blocks,
-    search_replace.find_blocks,
-    edit_protocol.find_blocks,
-    tool_calls.find_blocks,
-    structural.find_blocks,
-    unified_diff.find_blocks,
-    whole_file.find_blocks,
+
+@dataclass(frozen=True)
+class Gated:
+    """The `find_blocks` of `lsp_server.reply.<module>`, imported the first time a reply
+    holds one of `needs` and run only on such replies (see the module docstring)."""
+
+    module: str
+    needs: tuple[str | re.Pattern[str], ...]
+
+    def may_find(self, lines: ReplyLines) -> bool:
+        text = lines.text
+        return any(n in text if isinstance(n, str) else n.search(text) for n in self.needs)
+
+    @property
+    def find_blocks(self) -> FindBlocks:
+        # the format's module loads only for a reply that may hold its blocks: a process
+        # placing one SEARCH/REPLACE block never imports the diff or V4A parsers
+        name = f"lsp_server.reply.{self.module}"
+        module = sys.modules.get(name) or importlib.import_module(name)
+        find: FindBlocks = module.find_blocks
+        return find
+
+
+_FENCED = ("```", "~~~")
+
+FINDERS: tuple[FindBlocks | Gated, ...] = (
+    Gated("apply_patch", ("*** Begin Patch",)),  # the line that opens every V4A patch
+    # a block opens with `<<<<<<< SEARCH` (5 to 9 `<`), an EDIT block with `<<<< EDIT` (4 to 9)
+    Gated("search_replace", (re.compile("<<<<< *SEARCH"),)),
+    Gated("edit_protocol", (re.compile("<<<< *EDIT"),)),
+    # a JSON value starts a line: bare, or as a fenced body's first text
+    Gated("tool_calls", (re.compile(r"\n[^\S\n]*[\[{]"),)),
+    Gated("structural", (re.compile(r"(?i)target[_ -]?(?:node|path)"),)),  # its header
+    Gated("unified_diff", ("diff --git ", "+++ ")),  # a git header, or `--- a` / `+++ b`
+    Gated("whole_file", _FENCED),
 )
 
 
@@ -74,7 +111,8 @@ def decode_reply(data: bytes, name: str) -> str:
 
 def parse_reply(text: str) -> ParsedReply:
     """Parse a whole reply. Never raises on any input text."""
-    size = len(text.encode("utf-8", "surrogatepass"))
+    # a character is at most 4 bytes in UTF-8: only a long text needs counting
+    size = len(text.encode("utf-8", "surrogatepass")) if len(text) > MAX_REPLY_BYTES // 4 else 0
     if size > MAX_REPLY_BYTES:
         return ParsedReply(
             (),
@@ -85,11 +123,17 @@ def parse_reply(text: str) -> ParsedReply:
                 {"bytes": size, "limit": MAX_REPLY_BYTES},
             ),
         )
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = ReplyLines(text.replace("\r\n", "\n").replace("\r", "\n"))
     claimed: list[tuple[int, int]] = []  # disjoint spans, sorted
     starts: list[int] = []
     found: list[EditBlock] = []
-    for finder in FINDERS:
+    for entry in FINDERS:
+        if isinstance(entry, Gated):
+            if not entry.may_find(lines):
+                continue
+            finder = entry.find_blocks
+        else:
+            finder = entry
         for block in finder(lines):
             lo, hi = block.reply_lines
             # the claimed span starting last at or before `hi` is the only one that can reach
@@ -101,9 +145,14 @@ def parse_reply(text: str) -> ParsedReply:
         # claim after each finder so one format's own blocks never shadow each other
         claimed = _union(b.reply_lines for b in found)
         starts = [lo for lo, _ in claimed]
-    found.extend(whole_file.stray_markers(lines, found))
+    if lines.fences:  # marker lines are looked for in fences only
+        from lsp_server.reply import whole_file
+
+        found.extend(whole_file.stray_markers(lines, found))
     found.sort(key=lambda b: b.reply_lines)
-    blocks = tuple(dataclasses.replace(b, index=i) for i, b in enumerate(found))
+    blocks = tuple(
+        b if b.index == i else dataclasses.replace(b, index=i) for i, b in enumerate(found)
+    )
     if not blocks:
         return ParsedReply(
             (),

@@ -53,7 +53,16 @@ def is_fence_close(line: str, marker: str) -> bool:
 
 
 def find_fences(lines: list[str]) -> list[Fence]:
-    """All top-level fences, in order. An unclosed fence runs to the end (end=None)."""
+    """All top-level fences, in order. An unclosed fence runs to the end (end=None).
+
+    On a `ReplyLines` (what `parse_reply` gives every finder) they are found once per reply
+    and shared by every finder that asks."""
+    if isinstance(lines, ReplyLines):
+        return list(lines.fences)
+    return _scan_fences(lines)
+
+
+def _scan_fences(lines: list[str]) -> list[Fence]:
     out: list[Fence] = []
     candidates = line_starts(_FENCE_CANDIDATE, lines)
     n = len(candidates)
@@ -73,6 +82,60 @@ def find_fences(lines: list[str]) -> list[Fence]:
     return out
 
 
+class ReplyLines(list[str]):
+    """One reply's lines as `parse_reply` hands them to every finder.
+
+    It is a list, so a finder indexes and slices it like any other, and it carries what
+    several finders need, each computed once on first use and then shared: the joined text
+    (for `line_starts` and for the finders' cheap "may this reply hold my blocks" tests),
+    the fences, and the copies with indented fences dedented. Finders read it and never
+    change it (the mutating list methods raise TypeError): copy with `list(lines)` to edit.
+
+    Fences survive dedenting unchanged: a fence line is recognised whatever blanks and tabs
+    precede it, and dedenting only removes such a prefix. So a dedented copy shares them.
+    """
+
+    __slots__ = ("text", "_fences", "_dedented")
+
+    def __init__(self, text: str):
+        """`text` with its line ends already "\\n" (`parse_reply` makes them so): no line
+        of the result holds a newline, which `line_starts` relies on."""
+        super().__init__(text.split("\n"))
+        self.text = "\n" + text  # "\n" first: every line start follows a "\n"
+        self._fences: tuple[Fence, ...] | None = None
+        self._dedented: dict[object, ReplyLines] = {}
+
+    @property
+    def fences(self) -> tuple[Fence, ...]:
+        if self._fences is None:
+            self._fences = tuple(_scan_fences(self))
+        return self._fences
+
+    def dedented(self, key: object, make: Callable[[], list[str]]) -> ReplyLines:
+        """The copy `make()` builds (this one when it changes nothing), made once per `key`."""
+        got = self._dedented.get(key)
+        if got is None:
+            out = make()
+            if out is self:
+                got = self
+            else:
+                got = ReplyLines("\n".join(out))
+                got._fences = self.fences
+            self._dedented[key] = got
+        return got
+
+
+def _read_only(self: ReplyLines, *args: object, **kwargs: object) -> None:
+    raise TypeError("ReplyLines is shared by every finder and read-only; copy it to edit")
+
+
+for _name in (
+    "__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop",
+    "remove", "clear", "sort", "reverse",
+):  # fmt: skip
+    setattr(ReplyLines, _name, _read_only)
+
+
 # A line that may open or close a fence: only whitespace before a run of ``` or ~~~. Searched
 # as "\n" + pattern over "\n" + the joined lines: a literal first character lets the regex
 # engine skip to each line start, where `^` with MULTILINE is tried at every character.
@@ -87,9 +150,12 @@ def line_starts(
     (a reply can be 1 MB, and every finder looks for fences). Lines holding a newline of
     their own (never so from `parse_reply`) are looked at one by one."""
     stop = len(lines) if stop is None else stop
-    text = "\n" + "\n".join(lines[start:stop])
-    if text.count("\n") != max(stop - start, 1):
-        return [k for k in range(start, stop) if pattern.match("\n" + lines[k])]
+    if isinstance(lines, ReplyLines) and start == 0 and stop == len(lines):
+        text = lines.text  # joined once per reply, and no line of it holds a newline
+    else:
+        text = "\n" + "\n".join(lines[start:stop])
+        if text.count("\n") != max(stop - start, 1):
+            return [k for k in range(start, stop) if pattern.match("\n" + lines[k])]
     out: list[int] = []
     k, pos = start - 1, 0
     for m in pattern.finditer(text):
@@ -275,8 +341,15 @@ def dedent_indented_fences(
     With `opens`, only a fence whose first two non-blank body lines (dedented) pass it
     counts: a diff or V4A patch of a Markdown file has context lines such as ` ```sh` that
     look like an indented fence, and dedenting what follows them would break the patch."""
+    if isinstance(lines, ReplyLines):
+        return lines.dedented(opens, lambda: _dedent(lines, opens))
+    return _dedent(lines, opens)
+
+
+def _dedent(lines: list[str], opens: Callable[[list[str]], bool] | None) -> list[str]:
     out = lines
-    if not _INDENTED_FENCE.search("\n" + "\n".join(lines)):
+    text = lines.text if isinstance(lines, ReplyLines) else "\n" + "\n".join(lines)
+    if not _INDENTED_FENCE.search(text):
         return out
     for f in find_fences(lines):
         m = fence_open(lines[f.start])
