@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import importlib
 import re
 import sys
@@ -31,7 +32,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from lsp_server.model import EditBlock, ErrorCode, Failure, ParsedReply, PlacementError
-from lsp_server.reply.common import ReplyLines
+from lsp_server.reply.common import (
+    MarkerKind,
+    ReplyLines,
+    dedent_indented_fences,
+    edit_marker,
+    indent_spaces,
+    read_web_spaces,
+)
 
 # A reply over this is refused as a whole (CONTENT_TOO_LARGE) before any parsing. A long model
 # reply (~60k tokens) is about 240 KB, so the limit leaves room for prose and pasted output
@@ -44,10 +52,13 @@ FindBlocks = Callable[[list[str]], list[EditBlock]]
 @dataclass(frozen=True)
 class Gated:
     """The `find_blocks` of `lsp_server.reply.<module>`, imported the first time a reply
-    holds one of `needs` and run only on such replies (see the module docstring)."""
+    holds one of `needs` and run only on such replies (see the module docstring). `view`,
+    when given, is the reading of the lines this finder gets instead of the lines
+    themselves (one line for one, so line numbers hold)."""
 
     module: str
     needs: tuple[str | re.Pattern[str], ...]
+    view: Callable[[list[str]], list[str]] | None = None
 
     def may_find(self, lines: ReplyLines) -> bool:
         text = lines.text
@@ -63,18 +74,38 @@ class Gated:
         return find
 
 
+def _opens_block(head: list[str]) -> bool:
+    """Does a fence whose first non-blank lines are `head` hold SEARCH/REPLACE or EDIT
+    blocks (a marker first, or a path line and then the marker)? Only such a fence under a
+    list item is dedented for those finders: a fence inside a block's own text (a Markdown
+    file's code sample) keeps its indentation."""
+    return any(
+        m is not None and m.kind is MarkerKind.BLOCK
+        for m in (edit_marker(head, k) for k in range(len(head)))
+    )
+
+
+def _dedent_blocks(lines: list[str]) -> list[str]:
+    return dedent_indented_fences(lines, _opens_block)
+
+
 _FENCED = ("```", "~~~")
 
 FINDERS: tuple[FindBlocks | Gated, ...] = (
-    Gated("apply_patch", ("*** Begin Patch",)),  # the line that opens every V4A patch
+    # the line that opens every V4A patch
+    Gated("apply_patch", ("*** Begin Patch",), indent_spaces),
     # a block opens with `<<<<<<< SEARCH` (5 to 9 `<`), an EDIT block with `<<<< EDIT` (4 to 9)
-    Gated("search_replace", (re.compile("<<<<< *SEARCH"),)),
-    Gated("edit_protocol", (re.compile("<<<< *EDIT"),)),
+    Gated("search_replace", (re.compile("<<<<< *SEARCH"),), _dedent_blocks),
+    Gated("edit_protocol", (re.compile("<<<< *EDIT"),), _dedent_blocks),
     # a JSON value starts a line: bare, or as a fenced body's first text
-    Gated("tool_calls", (re.compile(r"\n[^\S\n]*[\[{]"),)),
-    Gated("structural", (re.compile(r"(?i)target[_ -]?(?:node|path)"),)),  # its header
-    Gated("unified_diff", ("diff --git ", "+++ ")),  # a git header, or `--- a` / `+++ b`
-    Gated("whole_file", _FENCED),
+    Gated("tool_calls", (re.compile(r"\n[^\S\n]*[\[{]"),), indent_spaces),
+    # its header; the body's indentation as whole_file's
+    Gated("structural", (re.compile(r"(?i)target[_ -]?(?:node|path)"),), indent_spaces),
+    # a git header, or `--- a` over `+++ b`
+    Gated("unified_diff", ("diff --git ", "+++ "), indent_spaces),
+    # a fenced file is written as it stands, so its indentation is read here (a no-break
+    # space in it is a page's rendering of a space; see common.read_web_spaces)
+    Gated("whole_file", _FENCED, indent_spaces),
 )
 
 
@@ -123,7 +154,8 @@ def parse_reply(text: str) -> ParsedReply:
                 {"bytes": size, "limit": MAX_REPLY_BYTES},
             ),
         )
-    lines = ReplyLines(text.replace("\r\n", "\n").replace("\r", "\n"))
+    # CRLF and lone CR (a reply copied from a web page or a Windows tool) end lines too
+    lines = ReplyLines(read_web_spaces(text.replace("\r\n", "\n").replace("\r", "\n")))
     claimed: list[tuple[int, int]] = []  # disjoint spans, sorted
     starts: list[int] = []
     found: list[EditBlock] = []
@@ -132,6 +164,8 @@ def parse_reply(text: str) -> ParsedReply:
             if not entry.may_find(lines):
                 continue
             finder = entry.find_blocks
+            if entry.view is not None:
+                finder = functools.partial(_in_view, finder, entry.view)
         else:
             finder = entry
         for block in finder(lines):
@@ -163,6 +197,12 @@ def parse_reply(text: str) -> ParsedReply:
             ),
         )
     return ParsedReply(blocks)
+
+
+def _in_view(
+    finder: FindBlocks, view: Callable[[list[str]], list[str]], lines: list[str]
+) -> list[EditBlock]:
+    return finder(view(lines))
 
 
 def _union(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

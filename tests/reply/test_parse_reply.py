@@ -17,7 +17,12 @@ from hypothesis import strategies as st
 
 from lsp_server.model import EditBlock
 from lsp_server.reply import FINDERS, Gated, parse_reply
-from lsp_server.reply.common import ReplyLines, dedent_indented_fences, find_fences
+from lsp_server.reply.common import (
+    ReplyLines,
+    dedent_indented_fences,
+    find_fences,
+    read_web_spaces,
+)
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -28,16 +33,21 @@ def _finder(entry):
     return entry
 
 
+def _view(entry, lines: list[str]) -> list[str]:
+    view = getattr(entry, "view", None)
+    return view(lines) if view is not None else lines
+
+
 def oracle(text: str) -> tuple[EditBlock, ...]:
     """Every finder, unconditionally, on plain lines; a block is dropped when it overlaps
     one an earlier finder kept."""
     from lsp_server.reply import whole_file
 
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = read_web_spaces(text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
     kept: list[EditBlock] = []
     for entry in FINDERS:
         earlier = list(kept)
-        for block in _finder(entry)(list(lines)):
+        for block in _finder(entry)(_view(entry, list(lines))):
             lo, hi = block.reply_lines
             if not any(lo <= b.reply_lines[1] and b.reply_lines[0] <= hi for b in earlier):
                 kept.append(block)
@@ -122,7 +132,8 @@ def replies(draw) -> str:
     pool = st.sampled_from(_VOCABULARY) | st.sampled_from(corpus_lines())
     parts = draw(st.lists(blocks() | st.lists(pool, max_size=6), max_size=8))
     lines = [line for part in parts for line in part]
-    indents = draw(st.lists(st.sampled_from(["", "", "", "   ", "\t"]), min_size=len(lines)))
+    indents = st.sampled_from(["", "", "", "   ", "\t", "\u00a0\u00a0\u00a0", "\u00a0 "])
+    indents = draw(st.lists(indents, min_size=len(lines)))
     sep = draw(st.sampled_from(["\n", "\n", "\r\n"]))
     return sep.join(i + line for i, line in zip(indents, lines, strict=False))
 
@@ -136,10 +147,10 @@ def test_parse_reply_gives_exactly_the_oracles_blocks(text):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(replies())
 def test_a_closed_gate_means_the_finder_finds_nothing(text):
-    lines = ReplyLines(text.replace("\r\n", "\n").replace("\r", "\n"))
+    lines = ReplyLines(read_web_spaces(text.replace("\r\n", "\n").replace("\r", "\n")))
     for entry in FINDERS:
         if isinstance(entry, Gated) and not entry.may_find(lines):
-            assert _finder(entry)(list(lines)) == [], entry.module
+            assert _finder(entry)(_view(entry, list(lines))) == [], entry.module
 
 
 @settings(max_examples=300, deadline=None)
