@@ -17,6 +17,7 @@ from lsp_server.reply import (
     apply_patch,
     edit_protocol,
     search_replace,
+    snippets,
     structural,
     tool_calls,
     unified_diff,
@@ -38,6 +39,7 @@ FINDERS: tuple[Finder, ...] = (
     structural.find_blocks,
     unified_diff.find_blocks,
     whole_file.find_blocks,
+    snippets.find_blocks,
 )
 
 
@@ -110,7 +112,8 @@ def parse_reply(text: str) -> ParsedReply:
             Failure(
                 ErrorCode.NO_EDIT_BLOCKS,
                 "no edit blocks found in the reply (looked for SEARCH/REPLACE, EDIT, unified "
-                "diff, *** Begin Patch, TARGET_NODE, fenced whole-file and JSON tool-call blocks)",
+                "diff, *** Begin Patch, TARGET_NODE, fenced whole-file and JSON tool-call blocks, "
+                "and fenced code snippets of whole definitions)",
             ),
         )
     return ParsedReply(blocks)
