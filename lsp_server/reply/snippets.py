@@ -50,48 +50,97 @@ _NOT_CODE = NOT_FILES | frozenset(
     env dotenv mermaid""".split()
 )
 
-# Modifiers that may stand before a definition keyword.
-_MODS = (
-    r"(?:(?:export|default|public|private|protected|internal|static|async|abstract|final"
-    r"|override|virtual|sealed|partial|pub(?:\([^)]*\))?|unsafe|extern|inline|open|suspend"
-    r"|declare|readonly|data|case|fileprivate|mutating|const)\s+)*"
+# Words that may stand before a definition keyword, and the keywords that open one.
+_MODIFIERS = frozenset(
+    """export default public private protected internal static async abstract final override
+    virtual sealed partial pub unsafe extern inline open suspend declare readonly data case
+    fileprivate mutating const""".split()
 )
-# A line that opens a definition, by keyword (def, class, func, fn, impl, ...).
-_KEYWORD_DEF = re.compile(
-    _MODS + r"(?:def|class|function\*?|func|fn|fun|struct|enum|trait|impl|interface|module"
-    r"|record|object|namespace|type\s+\w+\s+(?:struct|interface)|macro_rules!)"
-    r"(?:\s|\(|<|$)"
+_KEYWORDS = frozenset(
+    """def class function function* func fn fun struct enum trait impl interface module record
+    object namespace macro_rules!""".split()
 )
-# `const Button = (props) => {`, `export const fetchUser = async (id: string) => {`
-_ARROW_DEF = re.compile(
-    r"(?:export\s+(?:default\s+)?)?(?:const|let|var)\s+[A-Za-z_$][\w$]*\s*(?::[^=]+)?="
-    r"\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>|React\.)"
-)
-# A method or a C-family function signature: words, a name, a parameter list, then the
-# opening of a body (`{`, or nothing when the brace is on the next line). `if (x) {` and
-# calls are told apart by the first word.
-_SIGNATURE = re.compile(
-    r"(?:[\w$<>\[\],.?*&:]+\s+)*[\w$~]+\s*(?:<[^()]*>)?\s*\([^;]*\)\s*"
-    r"(?::\s*[^={;]+|->\s*[^{;]+|throws\s+[\w., ]+|const|noexcept|override|where\s+[^{]+)?"
-    r"\s*\{?\s*$"
-)
+_BINDINGS = frozenset({"const", "let", "var"})
 _CONTROL = frozenset(
     """if else elif for foreach while do switch case when catch try return throw new await
     yield print println printf echo puts assert with using lock match loop select defer go
     unless until""".split()
 )
+_WORD = re.compile(r"[\w$!*]+")
+# characters of the words before a signature's name: modifiers, types, generics, pointers
+_TYPE_CHARS = frozenset("_$<>[],.?*&: ") | frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+)
+
+
+def _skip_modifiers(words: list[str]) -> list[str]:
+    k = 0
+    while k < len(words) and (words[k] in _MODIFIERS or words[k].startswith("pub(")):
+        k += 1
+    return words[k:]
 
 
 def opens_definition(line: str) -> bool:
-    """Does this (stripped) line open a definition in some language?"""
+    """Does this (stripped) line open a definition in some language? Plain string tests,
+    no backtracking: a reply line may be long and hostile."""
     if not line or line.startswith(("#", "//", "/*", "*", "@", "--")):
         return False
-    if _KEYWORD_DEF.match(line) or _ARROW_DEF.match(line):
-        return True
-    first = re.match(r"[\w$~]+", line)
+    words = line.split()
+    rest = _skip_modifiers(words)
+    if rest:
+        head = _WORD.match(rest[0])
+        word = head.group(0) if head else ""
+        if word in _KEYWORDS and (len(rest) > 1 or len(word) < len(rest[0])):
+            return True
+        if word == "type" and len(rest) > 2 and rest[2].startswith(("struct", "interface")):
+            return True
+    return _is_arrow_definition(words) or _is_signature(line)
+
+
+def _is_arrow_definition(words: list[str]) -> bool:
+    """`const Button = (props) => {`, `export const load = async function () {`."""
+    k = 0
+    while k < len(words) and words[k] in ("export", "default"):
+        k += 1
+    if k >= len(words) or words[k] not in _BINDINGS:
+        return False
+    tail = " ".join(words[k + 1 :])
+    _, eq, value = tail.partition("=")
+    if not eq or value.startswith(("=", ">")):
+        return False
+    value = value.strip()
+    return "=>" in value or value.startswith(
+        ("function", "async function", "React.", "memo(", "forwardRef(")
+    )
+
+
+def _is_signature(line: str) -> bool:
+    """A method or C-family function signature: words, a name, a parameter list, and the
+    opening of a body (`{`; or nothing, with a return type before the name). Calls, control
+    statements and callbacks (`useEffect(() => {`) are not."""
+    first = _WORD.match(line)
     if first is None or first.group(0) in _CONTROL or line.endswith((";", ",")):
         return False
-    return bool(_SIGNATURE.fullmatch(line)) and ("{" in line or line.endswith(")"))
+    open_at = line.find("(")
+    close_at = line.rfind(")")
+    if open_at <= 0 or close_at < open_at:
+        return False
+    params = line[open_at:close_at]
+    if "=>" in line or '"' in params or "'" in params:
+        return False
+    before = line[:open_at].rstrip()
+    name_at = len(before)
+    while name_at > 0 and (before[name_at - 1].isalnum() or before[name_at - 1] in "_$~"):
+        name_at -= 1
+    prefix = before[:name_at]
+    if name_at == len(before) or prefix.endswith((".", "->", "::")) or "=" in prefix:
+        return False
+    if not set(prefix) <= _TYPE_CHARS:
+        return False
+    after = line[close_at + 1 :].strip()
+    if after.endswith("{"):
+        return True
+    return not after and bool(prefix.strip())
 
 
 def has_definition(body: list[str]) -> bool:
@@ -107,54 +156,63 @@ def has_definition(body: list[str]) -> bool:
 
 # --- the language, guessed when the fence has no info string ------------------------------
 
-_GUESSES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("python", re.compile(r"(?m)^\s*(?:async\s+)?def\s+\w+\s*\(.*\)\s*(?:->.*)?:\s*$")),
-    ("python", re.compile(r"(?m)^\s*class\s+\w+(?:\(.*\))?:\s*$")),
-    ("go", re.compile(r"(?m)^func\s+(?:\([^)]*\)\s*)?\w+\s*\(")),
-    ("rust", re.compile(r"(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?(?:fn\s+\w+|impl\b)")),
-    ("ruby", re.compile(r"(?m)^\s*def\s+[\w.?!]+(?:\(.*\))?\s*$")),
-    ("csharp", re.compile(r"(?m)\{\s*get;|^\s*namespace\s+[\w.]+|^\s*using\s+System")),
-    ("java", re.compile(r"(?m)^\s*(?:public|private|protected)\s+(?:static\s+)?[\w<>\[\]]+ \w+\(")),
-    ("tsx", re.compile(r"(?s)=>\s*\(?\s*<\w|return\s*\(?\s*<\w")),
-    ("typescript", re.compile(r"(?m)^\s*(?:export\s+)?(?:interface|type)\s+\w+|\):\s*\w+.*\{$")),
-    ("javascript", re.compile(r"(?m)^\s*(?:export\s+)?(?:async\s+)?function\b|=>\s*\{")),
-)
+def _guess(line: str, ruby_end: bool) -> str | None:
+    """The language one stripped line gives away, if any."""
+    if line.startswith(("def ", "async def ")):
+        return "python" if line.endswith(":") else ("ruby" if ruby_end else None)
+    if line.startswith("class ") and line.endswith(":"):
+        return "python"
+    if line.startswith(("func ", "package ")):
+        return "go"
+    if line.startswith(("fn ", "pub fn ", "impl ", "impl<", "pub struct ", "use std::")):
+        return "rust"
+    if "{ get;" in line or line.startswith(("namespace ", "using System")):
+        return "csharp"
+    if line.startswith(("interface ", "export interface ", "export type ", "type ")):
+        return "typescript"
+    if line.startswith(("return <", "<")) and line.endswith((">", ">;", ">)")):
+        return "tsx"
+    if line.startswith(("public ", "private ", "protected ", "import java.")):
+        return "java"
+    if line.startswith(("function ", "export function ", "export default function ")):
+        return "javascript"
+    return None
 
 
 def guess_language(body: list[str]) -> str | None:
-    """The language the code reads as, from keywords only; None when nothing says."""
-    text = "\n".join(body)
-    for name, pattern in _GUESSES:
-        if pattern.search(text):
-            return name
+    """The language the code reads as, from the first line that gives it away (keywords
+    only); None when nothing does."""
+    ruby_end = any(line.strip() == "end" for line in body)
+    for line in body:
+        found = _guess(line.strip(), ruby_end)
+        if found is not None:
+            return found
     return None
 
 
 # --- paths the prose mentions ----------------------------------------------------------------
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,300})`")
-# a bare file name or path in a sentence: word characters and separators, an extension
-_BARE_PATH = re.compile(r"(?<![\w/.@:-])((?:[\w.\-]+/)*[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z][\w+\-]*)")
-_URL = re.compile(r"\b[a-z][a-z+.-]*://\S+")
+_TOKEN = re.compile(r"[^\s`'\"()\[\]{}<>,;]+")
 _PARAGRAPHS = 2  # the paragraph before the fence, and the one before that
 _PROSE_LINES = 40  # how far up the prose is read, at most
 
 
 def _mentions(line: str) -> list[str]:
-    """The file paths a line of prose mentions, in reading order."""
-    line = _URL.sub(" ", line)
+    """The file paths a line of prose mentions, in reading order: backticked, or bare
+    words shaped like a file name (`hello.py`, `src/app.ts`); never part of a URL."""
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
     for m in _BACKTICKED.finditer(line):
         text = m.group(1).strip().strip("'\"")
         taken.append(m.span())
-        if looks_like_file_path(text):
+        if looks_like_file_path(text) and "://" not in text:
             found.append((m.start(), text))
-    for m in _BARE_PATH.finditer(line):
-        if any(a <= m.start() < b for a, b in taken):
+    for m in _TOKEN.finditer(line):
+        if any(a <= m.start() < b for a, b in taken) or "://" in m.group(0):
             continue
-        text = m.group(1).rstrip(".")
-        if looks_like_file_path(text) and not text[0].isdigit():
+        text = m.group(0).rstrip(".:!?*_")
+        if "." in text and text[0].isalpha() and looks_like_file_path(text):
             found.append((m.start(), text))
     return [text for _, text in sorted(found)]
 

@@ -232,7 +232,7 @@ def _elides(s: _Snippet, item: Item) -> bool:
 def _is_member(s: _Snippet, item: Item) -> bool:
     """Shown without its class: the snippet was indented or needed a shell, or its first
     parameter is the instance (`self`, `&mut self`, `cls`)."""
-    if s.bare:
+    if s.bare or (item.kind in L.CALLABLE and s.parsed.grammar.spec.name in _METHODS_ONLY):
         return True
     params = item.node.child_by_field_name("parameters")
     return params is not None and bool(_SELF.match(s.parsed.bytes_of(params)))
@@ -260,9 +260,9 @@ def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | 
             pool = [i for i in named if i.owner == item.owner]
         elif _is_member(s, item):
             pool = [i for i in named if i.parent is not None and i.parent.kind in _OWNERS]
-            pool = pool or [i for i in named if i.parent is None]
+            pool = pool or [i for i in named if _in_namespaces(i)]
         else:
-            pool = [i for i in named if i.parent is None]
+            pool = [i for i in named if _in_namespaces(i)]
     pool = [i for i in pool if _family(i.kind) == family]
     if len(pool) > 1:
         head = _head(s.parsed, item)
@@ -274,6 +274,19 @@ def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | 
 
 
 _OWNERS = L.TYPES | L.IMPLS | frozenset({"module"})
+# Languages whose functions all live in a class: a function in a snippet is a method.
+_METHODS_ONLY = frozenset({"java", "csharp"})
+
+
+def _in_namespaces(item: Item) -> bool:
+    """At the top of the file, or inside namespaces / modules only (C#'s `namespace Demo`
+    around every class): where a snippet's outermost definition may stand."""
+    parent = item.parent
+    while parent is not None:
+        if parent.kind != "module":
+            return False
+        parent = parent.parent
+    return True
 
 
 def _rows(p: Parsed, item: Item) -> tuple[int, int]:
@@ -283,7 +296,12 @@ def _rows(p: Parsed, item: Item) -> tuple[int, int]:
 
 def _ambiguous(p: Parsed, item: Item, pool: list[Item]) -> PlacementError:
     matches = [
-        {"kind": i.kind, "name": i.name, "path": i.path, "lines": list(_rows(p, i))}
+        {
+            "kind": i.kind,
+            "name": i.name,
+            "path": f"{i.owner}.{i.name}" if i.owner and i.parent is None else i.path,
+            "lines": list(_rows(p, i)),
+        }
         for i in pool
     ]
     where = ", ".join(f"{m['path']} (lines {m['lines'][0]}-{m['lines'][1]})" for m in matches)
