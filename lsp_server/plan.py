@@ -307,8 +307,12 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
         f.blocks.append(block.index)
         return BlockOutcome(block, Status.VALIDATED, MatchKind.DELETE)
 
-    if action is Action.SNIPPET or (action is Action.LAZY and _is_snippet(key, f, block)):
-        return _place_snippet(block, key, f, options)
+    if action in (Action.SNIPPET, Action.LAZY) and f.text is not None:
+        if _is_snippet(key, f, block):
+            return _place_snippet(block, key, f, options)
+        action = Action.LAZY  # the whole file (its path named only in the prose, perhaps)
+    elif action is Action.SNIPPET:
+        raise _missing(key, "a code snippet is placed into an existing file", f.snap)
 
     if action in (Action.CREATE, Action.OVERWRITE) or (action is Action.LAZY and f.text is None):
         if f.snap.is_dir and f.text is None:
@@ -451,21 +455,17 @@ def _snippet_file(state: _State, block: EditBlock, options: PlanOptions) -> str:
 
 
 def _is_snippet(key: str, f: _File, block: EditBlock) -> bool:
-    """A whole-file block for an existing file that is only part of it (a snippet)."""
-    if f.text is None:
-        return False
+    """A fenced block for an existing file that is only part of it (see docs/snippets.md)."""
     from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
 
-    return snippets.is_fragment(to_lf(f.text), key, block.content or "", block.language)
+    return snippets.is_fragment(to_lf(f.text or ""), key, block.content or "", block.language)
 
 
 def _place_snippet(block: EditBlock, key: str, f: _File, options: PlanOptions) -> BlockOutcome:
     """Definitions placed by kind, name and scope (resolve.snippets)."""
-    if f.text is None:
-        raise _missing(key, "a code snippet is placed into an existing file", f.snap)
     from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
 
-    old_lf = to_lf(f.text)
+    old_lf = to_lf(f.text or "")
     edit = snippets.place_snippet(
         old_lf, key, block.content or "", block.language, options.fuzzy_threshold
     )

@@ -149,12 +149,11 @@ def has_definition(body: list[str]) -> bool:
     if not code:
         return False
     depth = min(len(ln) - len(ln.lstrip()) for ln in code)
-    return any(
-        len(ln) - len(ln.lstrip()) == depth and opens_definition(ln.strip()) for ln in code
-    )
+    return any(len(ln) - len(ln.lstrip()) == depth and opens_definition(ln.strip()) for ln in code)
 
 
 # --- the language, guessed when the fence has no info string ------------------------------
+
 
 def _guess(line: str, ruby_end: bool) -> str | None:
     """The language one stripped line gives away, if any."""
@@ -183,11 +182,9 @@ def guess_language(body: list[str]) -> str | None:
     """The language the code reads as, from the first line that gives it away (keywords
     only); None when nothing does."""
     ruby_end = any(line.strip() == "end" for line in body)
-    for line in body:
-        found = _guess(line.strip(), ruby_end)
-        if found is not None:
-            return found
-    return None
+    found = [g for line in body if (g := _guess(line.strip(), ruby_end)) is not None]
+    # C# reads like Java line by line; its properties and usings tell it apart
+    return "csharp" if "csharp" in found else next(iter(found), None)
 
 
 # --- paths the prose mentions ----------------------------------------------------------------

@@ -141,7 +141,8 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
     # comments parse anywhere, and `...` is code in Python; any other placeholder is blanked
     parse_lines = [
         line
-        if not hole or line.strip().startswith(tuple(grammar.spec.comment_markers))
+        if not hole
+        or line.strip().startswith(tuple(grammar.spec.comment_markers))
         or (python and line.strip() == "...")
         else ""
         for line, hole in zip(raw, holes, strict=True)
@@ -365,9 +366,7 @@ def place_snippet(
         text = _place(text, path, grammar, s, s.top, k, None, placements)
     for statement in s.statements:
         try:
-            done = apply_hunks(
-                text, [Hunk(statement, statement)], fuzzy_threshold=fuzzy_threshold
-            )
+            done = apply_hunks(text, [Hunk(statement, statement)], fuzzy_threshold=fuzzy_threshold)
         except PlacementError as err:
             shown = statement.strip().split("\n")[0][:80]
             raise refused(
@@ -460,9 +459,7 @@ def _same_opener(a: str, b: str) -> bool:
     )
 
 
-def _check_body_lines(
-    p: Parsed, s: _Snippet, item: Item, twin: Item, members: list[Item]
-) -> None:
+def _check_body_lines(p: Parsed, s: _Snippet, item: Item, twin: Item, members: list[Item]) -> None:
     sp = s.parsed
     own = set()
     for m in members:
@@ -608,9 +605,7 @@ def _go_specs(text: str) -> list[str]:
     return [_norm(line) for line in body.split("\n") if _GO_SPEC.match(line)]
 
 
-def _add_go_imports(
-    p: Parsed, have: list, imports: list[str], placements: list[Placement]
-) -> str:
+def _add_go_imports(p: Parsed, have: list, imports: list[str], placements: list[Placement]) -> str:
     """Go imports are specs (`"fmt"`, `str "strings"`), alone or in a parenthesised group:
     the file's group gains the specs it lacks."""
     lines = list(p.line_list())
@@ -673,8 +668,9 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
     """Is a whole-file block for an existing file really a snippet of it?
 
     It is when it defines code (a function, class...), leaves no placeholder between
-    definitions (those are the lazy merge's), and the file holds something it does not
-    restate (a definition, or a statement other than an import), while the block itself is
+    definitions (those are the lazy merge's), and either elides code inside a definition
+    while holding nothing but definitions and imports, or the file holds something it does not
+    restate (a definition, an import, a statement, a comment), while the block itself is
     nothing but definitions and imports, or keeps under half of the file's lines. An
     indented block (members without their class) is always a snippet. Anything else is the
     whole file, merged or overwritten as before. Never raises.
@@ -693,6 +689,8 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
             return True
         if s.loose_placeholders:
             return False
+        if not s.statements and any(_elides(s, i) for i in s.top):
+            return True  # a class with members left out: merged member by member
         p = syntax.parse(text, grammar, path)
         mine = {(_family(i.kind), i.name) for i in s.top}
         missing = [i for i in outline.top(p) if (_family(i.kind), i.name) not in mine]
@@ -701,9 +699,7 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
         others = [
             c
             for c in p.tree.root_node.named_children
-            if "comment" not in c.type
-            and not _is_import(p, c)
-            and not any(lay.outer_row <= c.start_point.row <= lay.end_row for lay in covered)
+            if not any(lay.outer_row <= c.start_point.row <= lay.end_row for lay in covered)
         ]
         unsaid = [c for c in others if _norm(p.first_line(c)) not in said]
         if not missing and not unsaid:

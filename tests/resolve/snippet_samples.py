@@ -27,7 +27,7 @@ class Sample:
 SAMPLES: dict[str, Sample] = {
     "python": Sample(
         "src/shapes.py",
-        '''import math
+        """import math
 
 
 class Shape:
@@ -45,24 +45,24 @@ class Shape:
 class Circle:
     def describe(self):
         return "circle"
-''',
-        '''class Shape:
+""",
+        """class Shape:
     # ... existing code ...
 
     # New doc.
     def describe(self):
         return "NEW " + self.name
-''',
-        '''    def describe(self):
+""",
+        """    def describe(self):
         return "NEW"
-''',
-        '''    def area(self):
+""",
+        """    def area(self):
         return 1  # NEW
 
     def perimeter(self):
         return 4
-''',
-        '''import math
+""",
+        """import math
 import os
 
 class Shape:
@@ -70,14 +70,14 @@ class Shape:
     # New doc.
     def describe(self):
         return os.sep + "NEW"
-''',
+""",
         "import os",
         "# Old doc.",
         "# New doc.",
     ),
     "typescript": Sample(
         "src/shapes.ts",
-        '''import { sep } from "./sep";
+        """import { sep } from "./sep";
 
 export class Shape {
   constructor(private name: string) {}
@@ -97,8 +97,8 @@ export class Circle {
     return "circle";
   }
 }
-''',
-        '''class Shape {
+""",
+        """class Shape {
   // ... existing code ...
 
   /** New doc. */
@@ -106,20 +106,20 @@ export class Circle {
     return "NEW " + this.name;
   }
 }
-''',
-        '''describe(): string {
+""",
+        """describe(): string {
   return "NEW";
 }
-''',
-        '''  area(): number {
+""",
+        """  area(): number {
     return 1; // NEW
   }
 
   perimeter(): number {
     return 4;
   }
-''',
-        '''import { sep } from "./sep";
+""",
+        """import { sep } from "./sep";
 import { join } from "./join";
 
 export class Shape {
@@ -129,14 +129,14 @@ export class Shape {
     return join(sep, "NEW");
   }
 }
-''',
+""",
         'import { join } from "./join";',
         "/** Old doc. */",
         "/** New doc. */",
     ),
     "tsx": Sample(
         "src/Shapes.tsx",
-        '''import React from "react";
+        """import React from "react";
 
 export class Shape extends React.Component {
   /** Old doc. */
@@ -154,28 +154,28 @@ export class Circle extends React.Component {
     return <i>circle</i>;
   }
 }
-''',
-        '''export class Shape extends React.Component {
+""",
+        """export class Shape extends React.Component {
   {/* ... */}
   /** New doc. */
   describe() {
     return <b>NEW</b>;
   }
 }
-''',
-        '''  describe() {
+""",
+        """  describe() {
     return <b>NEW</b>;
   }
-''',
-        '''  area() {
+""",
+        """  area() {
     return 1; // NEW
   }
 
   perimeter() {
     return <span>4</span>;
   }
-''',
-        '''import React from "react";
+""",
+        """import React from "react";
 import { useState } from "react";
 
 export class Shape extends React.Component {
@@ -185,14 +185,14 @@ export class Shape extends React.Component {
     return <b>{useState(0)[0]} NEW</b>;
   }
 }
-''',
+""",
         'import { useState } from "react";',
         "/** Old doc. */",
         "/** New doc. */",
     ),
     "go": Sample(
         "shapes/shapes.go",
-        '''package shapes
+        """package shapes
 
 import (
 \t"fmt"
@@ -216,25 +216,25 @@ type Circle struct{}
 func (c *Circle) Describe() string {
 \treturn fmt.Sprint("circle")
 }
-''',
-        '''// Describe is the new doc.
+""",
+        """// Describe is the new doc.
 func (s *Shape) Describe() string {
 \treturn "NEW " + s.Name
 }
-''',
-        '''func Describe() string {
+""",
+        """func Describe() string {
 \treturn "NEW"
 }
-''',
-        '''func (s *Shape) Area() int {
+""",
+        """func (s *Shape) Area() int {
 \treturn 1 // NEW
 }
 
 func (s *Shape) Perimeter() int {
 \treturn 4
 }
-''',
-        '''import (
+""",
+        """import (
 \t"fmt"
 \t"strings"
 )
@@ -243,14 +243,14 @@ func (s *Shape) Perimeter() int {
 func (s *Shape) Describe() string {
 \treturn strings.ToUpper(fmt.Sprint("NEW"))
 }
-''',
+""",
         '\t"strings"',
         "// Describe is the old doc.",
         "// Describe is the new doc.",
     ),
     "rust": Sample(
         "src/shapes.rs",
-        '''use std::fmt;
+        """use std::fmt;
 
 pub struct Shape {
     name: String,
@@ -274,8 +274,8 @@ impl Circle {
         "circle".to_string()
     }
 }
-''',
-        '''impl Shape {
+""",
+        """impl Shape {
     // ... existing code ...
 
     /// New doc.
@@ -283,20 +283,20 @@ impl Circle {
         format!("NEW {}", self.name)
     }
 }
-''',
-        '''    pub fn describe(&self) -> String {
+""",
+        """    pub fn describe(&self) -> String {
         "NEW".to_string()
     }
-''',
-        '''    pub fn area(&self) -> u32 {
+""",
+        """    pub fn area(&self) -> u32 {
         1 // NEW
     }
 
     pub fn perimeter(&self) -> u32 {
         4
     }
-''',
-        '''use std::fmt;
+""",
+        """use std::fmt;
 use std::collections::HashMap;
 
 impl Shape {
@@ -306,14 +306,14 @@ impl Shape {
         format!("NEW {}", HashMap::<u8, u8>::new().len())
     }
 }
-''',
+""",
         "use std::collections::HashMap;",
         "/// Old doc.",
         "/// New doc.",
     ),
     "java": Sample(
         "src/Shape.java",
-        '''package demo;
+        """package demo;
 
 import java.util.List;
 
@@ -335,8 +335,8 @@ public class Shape {
         }
     }
 }
-''',
-        '''public class Shape {
+""",
+        """public class Shape {
     // ... existing code ...
 
     /** New doc. */
@@ -344,20 +344,20 @@ public class Shape {
         return "NEW " + name;
     }
 }
-''',
-        '''public String describe() {
+""",
+        """public String describe() {
     return "NEW";
 }
-''',
-        '''    public int area() {
+""",
+        """    public int area() {
         return 1; // NEW
     }
 
     public int perimeter() {
         return 4;
     }
-''',
-        '''import java.util.List;
+""",
+        """import java.util.List;
 import java.util.Map;
 
 public class Shape {
@@ -367,14 +367,14 @@ public class Shape {
         return "NEW" + Map.of().size();
     }
 }
-''',
+""",
         "import java.util.Map;",
         "/** Old doc. */",
         "/** New doc. */",
     ),
     "csharp": Sample(
         "src/Shape.cs",
-        '''using System;
+        """using System;
 
 namespace Demo
 {
@@ -402,8 +402,8 @@ namespace Demo
         }
     }
 }
-''',
-        '''public class Shape
+""",
+        """public class Shape
 {
     // ... existing code ...
 
@@ -413,13 +413,13 @@ namespace Demo
         return "NEW " + name;
     }
 }
-''',
-        '''public string Describe()
+""",
+        """public string Describe()
 {
     return "NEW";
 }
-''',
-        '''public int Area()
+""",
+        """public int Area()
 {
     return 1; // NEW
 }
@@ -428,8 +428,8 @@ public int Perimeter()
 {
     return 4;
 }
-''',
-        '''using System;
+""",
+        """using System;
 using System.Linq;
 
 public class Shape
@@ -441,14 +441,14 @@ public class Shape
         return "NEW" + new[] { 1 }.Count();
     }
 }
-''',
+""",
         "using System.Linq;",
         "/// <summary>Old doc.</summary>",
         "/// <summary>New doc.</summary>",
     ),
     "ruby": Sample(
         "lib/shapes.rb",
-        '''require "json"
+        """require "json"
 
 class Shape
   def initialize(name)
@@ -470,8 +470,8 @@ class Circle
     "circle"
   end
 end
-''',
-        '''class Shape
+""",
+        """class Shape
   # ... existing code ...
 
   # New doc.
@@ -479,20 +479,20 @@ end
     "NEW #{@name}"
   end
 end
-''',
-        '''  def describe
+""",
+        """  def describe
     "NEW"
   end
-''',
-        '''  def area
+""",
+        """  def area
     1 # NEW
   end
 
   def perimeter
     4
   end
-''',
-        '''require "json"
+""",
+        """require "json"
 require "set"
 
 class Shape
@@ -502,7 +502,7 @@ class Shape
     Set.new(["NEW"]).to_a.join
   end
 end
-''',
+""",
         'require "set"',
         "# Old doc.",
         "# New doc.",

@@ -164,7 +164,10 @@ def test_a_changed_class_line_replaces_the_files():
     file = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        pass\n"
     snippet = "class A(Base):\n    def f(self):\n        return 2\n"
     out = place_snippet(file, "a.py", snippet).text
-    assert out == "class A(Base):\n    def f(self):\n        return 2\n\n    def g(self):\n        pass\n"
+    assert (
+        out
+        == "class A(Base):\n    def f(self):\n        return 2\n\n    def g(self):\n        pass\n"
+    )
 
 
 def test_a_function_body_with_a_placeholder_is_merged_around_it():
@@ -230,9 +233,7 @@ def test_prose_documents_and_data_are_never_fragments():
 # --------------------------------------------------------------------------- property
 
 
-_NAMES = st.lists(
-    st.from_regex(r"[a-z]{3,8}", fullmatch=True), min_size=2, max_size=6, unique=True
-)
+_NAMES = st.lists(st.from_regex(r"[a-z]{3,8}", fullmatch=True), min_size=2, max_size=6, unique=True)
 _BODY = st.lists(
     st.sampled_from(["x = 1", "y = x + 2", "if x:\n    return x", "return None", "pass"]),
     min_size=1,
