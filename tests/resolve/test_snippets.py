@@ -152,7 +152,10 @@ def test_a_statement_already_in_the_file_is_accepted():
 
 
 def test_a_class_line_the_file_lacks_refuses_the_merge():
-    file = "class A:\n    x = 1\n\n    def f(self):\n        return 1\n\n    def g(self):\n        pass\n"
+    file = (
+        "class A:\n    x = 1\n\n    def f(self):\n        return 1\n\n"
+        "    def g(self):\n        pass\n"
+    )
     snippet = "class A:\n    print('side effect')\n\n    def f(self):\n        return 2\n"
     with pytest.raises(PlacementError) as err:
         place_snippet(file, "a.py", snippet)
