@@ -466,9 +466,18 @@ def _place_snippet(block: EditBlock, key: str, f: _File, options: PlanOptions) -
     from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
 
     old_lf = to_lf(f.text or "")
-    edit = snippets.place_snippet(
-        old_lf, key, block.content or "", block.language, options.fuzzy_threshold
-    )
+    try:
+        edit = snippets.place_snippet(
+            old_lf, key, block.content or "", block.language, options.fuzzy_threshold
+        )
+    except PlacementError as err:
+        if block.format is not Format.SNIPPET:
+            raise
+        # the file was chosen for the block, which names none: say which one
+        failure = err.failure
+        raise PlacementError.of(
+            failure.code, f"{key}: {failure.message}", **{"path": key, **failure.details}
+        ) from None
     already = edit.text == old_lf
     f.text = f.text if already else rebuild(f.text, edit.text)
     f.blocks.append(block.index)

@@ -174,14 +174,21 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
     imports: list[str] = []
     statements: list[str] = []
     loose = False
+    carried: int | None = None  # a comment directly above the next statement starts here
     for node in container.named_children:
         start, end = spans.node_rows(p, node)
         if any(a <= start and end <= b for a, b in covered):
+            carried = None
             continue
         rows = [r for r in range(start, end + 1) if body[r].strip()] if end < len(body) else []
         if rows and all(r in placeholders for r in rows):
-            loose = True
+            loose, carried = True, None
             continue
+        nxt = node.next_named_sibling
+        if "comment" in node.type and nxt is not None and nxt.start_point.row == end + 1:
+            carried = start if carried is None else carried
+            continue  # `# Example usage` belongs to the statement under it
+        start, carried = (start if carried is None else carried), None
         text = "\n".join(dedent(body[start : end + 1]))
         if not text.strip():
             continue
@@ -368,7 +375,9 @@ def place_snippet(
         try:
             done = apply_hunks(text, [Hunk(statement, statement)], fuzzy_threshold=fuzzy_threshold)
         except PlacementError as err:
-            shown = statement.strip().split("\n")[0][:80]
+            lines = [ln.strip() for ln in statement.split("\n") if ln.strip()]
+            markers = tuple(grammar.spec.comment_markers)
+            shown = next((ln for ln in lines if not ln.startswith(markers)), lines[0])[:80]
             raise refused(
                 err.failure.code,
                 f"the snippet's statement `{shown}` is not a definition, and it is not in "

@@ -156,6 +156,8 @@ def _apply(
 
 
 def replace_item(p: Parsed, item: Item, content: str) -> StructureEdit:
+    """`item` replaced by `content` (the layers it restates: see `spans.region_for`),
+    re-indented to the item's indentation in the file's style."""
     raw = _content_lines(content)
     region = spans.region_for(p, item, raw)
     lines = p.line_list()
@@ -210,6 +212,8 @@ def _delete(p: Parsed, item: Item) -> StructureEdit:
 
 
 def insert_next_to(p: Parsed, item: Item, content: str, before: bool) -> StructureEdit:
+    """`content` inserted before (or after) `item` with its doc comments and decorators, at
+    its indentation, separated by the blank lines its neighbours use."""
     lay = spans.layers(p, item.node)
     lines = list(p.line_list())
     start, end = lay.outer_row, lay.end_row
