@@ -41,6 +41,7 @@ from lsp_server.reply.common import (
     is_document,
     looks_like_file_path,
     normalise_text,
+    strip_comment_marker,
 )
 from lsp_server.reply.whole_file import NOT_FILES, fence_head
 
@@ -237,6 +238,16 @@ def prose_paths(lines: list[str], start: int, floor: int) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _header_mentions(body: list[str]) -> tuple[str, ...]:
+    """The paths a first-line comment that only names a file mentions (`# app.py
+    (updated)`, `// In src/util.ts:`): such a line heads the block and is not its code."""
+    first = next((ln for ln in body if ln.strip()), "")
+    text, marker = strip_comment_marker(first)
+    if marker is None or len(text.split()) > 6 or len(first) > 200:
+        return ()
+    return tuple(reversed(_mentions(text)))
+
+
 def find_blocks(lines: list[str]) -> list[EditBlock]:
     """Every fenced block without a path whose code opens a definition, as a SNIPPET block
     with the paths the prose before it mentions as candidates."""
@@ -265,6 +276,12 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
         )
     if not language:
         language = guess_language(body)
+    candidates = prose_paths(lines, fence.start, floor)
+    named = _header_mentions(body)
+    if named:  # `# app.py (updated)`: a header, not code
+        at = next(k for k, ln in enumerate(body) if ln.strip())
+        body = body[:at] + body[at + 1 :]
+        candidates = tuple(dict.fromkeys(named + candidates))
     return EditBlock(
         Format.SNIPPET,
         None,
@@ -272,5 +289,5 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
         action=Action.SNIPPET,
         content=normalise_text(body),
         language=language,
-        candidates=prose_paths(lines, fence.start, floor),
+        candidates=candidates,
     )

@@ -188,3 +188,13 @@ def test_untagged_fences_get_a_language_from_their_keywords(body, language):
 def test_an_untagged_fence_is_a_snippet_with_a_guessed_language():
     (b,) = blocks("Replace it in main.go:\n```\nfunc main() {\n\tprintln(1)\n}\n```\n")
     assert b.format is Format.SNIPPET and b.language == "go" and b.candidates == ("main.go",)
+
+
+@pytest.mark.parametrize(
+    ("header", "path"),
+    [("# app.py (updated)", "app.py"), ("// In src/util.ts:", "src/util.ts")],
+)
+def test_a_first_line_comment_mentioning_a_file_heads_the_snippet(header, path):
+    (b,) = blocks(f"Sure!\n\n```\n{header}\nfunction f() {{\n}}\n```\n")
+    assert b.format is Format.SNIPPET and b.candidates == (path,)
+    assert b.content == "function f() {\n}\n"
