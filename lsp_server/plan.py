@@ -297,6 +297,8 @@ def _refuse_misplaced(state: _State, key: str, content: str) -> None:
 def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> BlockOutcome:
     if block.error is not None:
         raise PlacementError(block.error)
+    if block.action is Action.SNIPPET and not block.path:
+        block = dataclasses.replace(block, path=_snippet_file(state, block, options))
     if not block.path:
         raise PlacementError.of(ErrorCode.MALFORMED_BLOCK, "the block names no file")
     _check_size(block)
@@ -311,6 +313,13 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
         f.text = None
         f.blocks.append(block.index)
         return BlockOutcome(block, Status.VALIDATED, MatchKind.DELETE)
+
+    if action in (Action.SNIPPET, Action.LAZY) and f.text is not None:
+        if _is_snippet(key, f, block):
+            return _place_snippet(block, key, f, options)
+        action = Action.LAZY  # the whole file (its path named only in the prose, perhaps)
+    elif action is Action.SNIPPET:
+        raise _missing(key, "a code snippet is placed into an existing file", f.snap)
 
     if action in (Action.CREATE, Action.OVERWRITE) or (action is Action.LAZY and f.text is None):
         if f.snap.is_dir and f.text is None:
@@ -433,6 +442,58 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
         placements=result.placements,
         already_applied=result.already_applied,
         score=result.score if kind is MatchKind.FUZZY else None,
+    )
+
+
+def _snippet_file(state: _State, block: EditBlock, options: PlanOptions) -> str:
+    """The file a snippet that names none applies to (see resolve.snippet_files)."""
+    from lsp_server.resolve import snippet_files
+
+    def text_of(path: str) -> str | None:
+        try:
+            key, _, snap = state.look(path)
+        except PlacementError:
+            return None  # outside the workspace, unreadable: not a file it can mean
+        f = state.files.get(key)
+        return f.text if f is not None else snap.text
+
+    listing = getattr(state.source, "files_ending", None)
+    return snippet_files.choose(block, options.target, text_of, listing)
+
+
+def _is_snippet(key: str, f: _File, block: EditBlock) -> bool:
+    """A fenced block for an existing file that is only part of it (see docs/snippets.md)."""
+    from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
+
+    return snippets.is_fragment(to_lf(f.text or ""), key, block.content or "", block.language)
+
+
+def _place_snippet(block: EditBlock, key: str, f: _File, options: PlanOptions) -> BlockOutcome:
+    """Definitions placed by kind, name and scope (resolve.snippets)."""
+    from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
+
+    old_lf = to_lf(f.text or "")
+    try:
+        edit = snippets.place_snippet(
+            old_lf, key, block.content or "", block.language, options.fuzzy_threshold
+        )
+    except PlacementError as err:
+        if block.format is not Format.SNIPPET:
+            raise
+        # the file was chosen for the block, which names none: say which one
+        failure = err.failure
+        raise PlacementError.of(
+            failure.code, f"{key}: {failure.message}", **{"path": key, **failure.details}
+        ) from None
+    already = edit.text == old_lf
+    f.text = f.text if already else rebuild(f.text, edit.text)
+    f.blocks.append(block.index)
+    return BlockOutcome(
+        block,
+        Status.VALIDATED,
+        MatchKind.SNIPPET,
+        placements=edit.placements,
+        already_applied=already,
     )
 
 

@@ -132,6 +132,8 @@ FINDERS: tuple[FindBlocks | Gated, ...] = (
     # a fenced file is written as it stands, so its indentation is read here (a no-break
     # space in it is a page's rendering of a space; see common.read_web_spaces)
     Gated("whole_file", _FENCED, indent_spaces),
+    # a chat window's code block of whole definitions, with no path of its own
+    Gated("snippets", _FENCED, indent_spaces),
 )
 
 
@@ -219,7 +221,8 @@ def parse_reply(text: str) -> ParsedReply:
             Failure(
                 ErrorCode.NO_EDIT_BLOCKS,
                 "no edit blocks found in the reply (looked for SEARCH/REPLACE, EDIT, unified "
-                "diff, *** Begin Patch, TARGET_NODE, fenced whole-file and JSON tool-call blocks)",
+                "diff, *** Begin Patch, TARGET_NODE, fenced whole-file and JSON tool-call blocks, "
+                "and fenced code snippets of whole definitions)",
             ),
         )
     return ParsedReply(blocks)
