@@ -38,6 +38,14 @@ vim.notify = function(msg, level)
   io.stdout:write('  notify[' .. tostring(level) .. '] ' .. msg .. '\n')
 end
 
+-- File operations are confirmed with vim.fn.confirm: record the questions, answer yes.
+local questions = {}
+vim.fn.confirm = function(msg)
+  questions[#questions + 1] = msg
+  io.stdout:write('  confirm: ' .. msg:gsub('\n', ' | ') .. '\n')
+  return 1
+end
+
 -- A clipboard provider (a headless CI machine has none), so the default register `+` works.
 local clipboard = { ['+'] = { {}, 'v' }, ['*'] = { {}, 'v' } }
 vim.g.clipboard = {
@@ -246,6 +254,7 @@ eq('apply: that buffer has the patch', {
 eq('apply: nothing written to disk (buffers are the user\'s to save)', util_py, vim.fn.readfile(root .. '/src/util.py'))
 local consts = vim.fn.bufnr(root .. '/src/consts.py')
 eq('apply: the new file is a buffer with its content', { 'TAU = 6.283185307179586' }, consts > 0 and lines(consts) or {})
+check('apply: creating src/consts.py was confirmed first', #questions == 1 and questions[1]:find('create src/consts.py', 1, true) ~= nil, vim.inspect(questions))
 local last = notes[#notes] or {}
 check('apply: the notification names the result', (last.msg or ''):find('applied 4 edits in 3 files', 1, true) ~= nil, last.msg)
 check('apply: the notification lists unsaved buffers', (last.msg or ''):find('src/util.py', 1, true) ~= nil, last.msg)
