@@ -203,8 +203,52 @@ end
 vim.cmd('runtime plugin/llm_patch.lua')
 check(':LlmPatchApply is defined', vim.fn.exists(':LlmPatchApply') == 2)
 
+-- ---- 0. one server per workspace, however quickly files are opened --------------------------
+
+-- The processes this Neovim started that are llm-patch servers.
+local function servers()
+  local n = 0
+  for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
+    local ok, cmdline = pcall(vim.fn.readfile, '/proc/' .. pid .. '/cmdline', 'b')
+    local text = ok and table.concat(cmdline, ' '):gsub('%z', ' ') or ''
+    if text:find(server_cmd[#server_cmd], 1, true) then
+      n = n + 1
+    end
+  end
+  return n
+end
+local function clients()
+  return #vim.lsp.get_clients({ name = 'llm_patch', _uninitialized = true })
+end
+
+-- A user opens three files in a row (BufReadPost and BufEnter each, while the server starts).
+vim.cmd.edit('src/util.py')
 vim.cmd.edit('src/app.py')
+vim.cmd('split src/util.py')
+vim.cmd('wincmd p')
 local app = vim.api.nvim_get_current_buf()
+eq('one server: one client while it starts', 1, clients())
+check('statusline: says the server is starting', require('llm_patch').statusline() == 'llm-patch …', require('llm_patch').statusline())
+local before_notes = #notes
+local code_action_key = vim.lsp.buf.code_action
+local asked = false
+vim.lsp.buf.code_action = function()
+  asked = true
+end
+vim.cmd('execute "normal \\<Plug>(llm-patch-code-action)"')
+vim.lsp.buf.code_action = code_action_key
+check('<Plug>(llm-patch-code-action) while starting: says so', #notes > before_notes and notes[before_notes + 1].msg:find('starting', 1, true) ~= nil, vim.inspect(notes[before_notes + 1]))
+check('<Plug>(llm-patch-code-action): then asks for code actions', asked)
+vim.wait(20000, function()
+  local c = vim.lsp.get_clients({ name = 'llm_patch' })[1]
+  return c ~= nil and c.initialized
+end, 20)
+vim.cmd('split src/app.py')
+vim.cmd('close')
+eq('one server: one client once started', 1, clients())
+eq('one server: one `llm-patch serve` process', 1, servers())
+eq('statusline: the server is ready, no result yet', 'llm-patch', require('llm_patch').statusline())
+vim.cmd('only')
 -- An unsaved change the reply does not know about: the server must see the buffer, not the
 -- disk, and one `u` after the patch must keep this change.
 vim.api.nvim_buf_set_lines(app, 1, 2, false, { '# unsaved local note' })

@@ -274,6 +274,10 @@ function M.apply(edit, client, attach)
   if ok then
     M.last_patch = record
   end
+  -- Neovim sends a buffer's first change at once and debounces the rest, so the server could
+  -- see half of this edit when the answer arrives and judge it "not applied": every change
+  -- goes out before the answer.
+  require('llm_patch.server').flush(client)
   return { applied = ok, failureReason = not ok and tostring(err) or nil }
 end
 
