@@ -302,10 +302,18 @@ function M.undo()
     return 'no patch to undo', false
   end
   local done, skipped = {}, {}
+  local new_files = {}
+  for _, c in ipairs(record.created) do
+    if not c.existed then
+      new_files[vim.fs.normalize(c.path)] = true
+    end
+  end
   for _, entry in ipairs(record.buffers) do
     local b = entry.buf
     local name = rel(vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_get_name(b) or '?')
-    if not vim.api.nvim_buf_is_loaded(b) then
+    if vim.api.nvim_buf_is_valid(b) and new_files[vim.fs.normalize(vim.api.nvim_buf_get_name(b))] then
+      -- removed whole below
+    elseif not vim.api.nvim_buf_is_loaded(b) then
       skipped[#skipped + 1] = name .. ' (closed)'
     elseif undo_seq(b) ~= entry.after then
       skipped[#skipped + 1] = name .. ' (changed since the patch: use u there)'

@@ -115,7 +115,7 @@ function M.reply_source(client, args, bufnr)
     notify(('llm-patch: register %s is empty (CLIPBOARD_MISSING): copy the reply first'):format(reg), vim.log.levels.WARN)
     return nil
   end
-  return { text = text, target = file_uri(bufnr) }, {}
+  return { text = text, target = file_uri(bufnr) }, { root = client.config.root_dir }
 end
 
 local function rel(bufnr)
@@ -130,7 +130,7 @@ local function fill_quickfix(report, reply)
   if #items == 0 then
     return false
   end
-  vim.fn.setqflist({}, ' ', { title = 'llm-patch: ' .. report.summary, items = items })
+  vim.fn.setqflist({}, ' ', { title = 'llm-patch: ' .. report_mod.lines(report.summary)[1], items = items })
   return true
 end
 
@@ -150,9 +150,7 @@ function M.finish(kind, err, result, reply)
     notify('llm-patch: the server returned no report', vim.log.levels.ERROR)
   else
     local msg, level = report_mod.notification(report)
-    if not msg:match('[.!?]$') then
-      msg = msg .. '.'
-    end
+    local extra = {}
     local written, unsaved, seen = {}, {}, {}
     for _, b in ipairs(changed) do
       if vim.api.nvim_buf_is_valid(b) and not seen[b] then
@@ -168,13 +166,21 @@ function M.finish(kind, err, result, reply)
       end
     end
     if #written > 0 then
-      msg = msg .. (' Written: %s.'):format(table.concat(written, ', '))
+      extra[#extra + 1] = ('Written: %s.'):format(table.concat(written, ', '))
     end
     if #unsaved > 0 then
-      msg = msg .. (' Unsaved: %s (:wa writes, :LlmPatchUndo undoes).'):format(table.concat(unsaved, ', '))
+      extra[#extra + 1] = ('Unsaved: %s (:wa writes, :LlmPatchUndo undoes).'):format(table.concat(unsaved, ', '))
     end
     if fill_quickfix(report, reply) then
-      msg = msg .. ' Failures in the quickfix list (:copen).'
+      extra[#extra + 1] = 'Failures in the quickfix list (:copen).'
+    end
+    if #extra > 0 then
+      -- after a one-line summary on the same line; after a closest-match diff on their own
+      local multiline = msg:find('\n') ~= nil
+      if not multiline and not msg:match('[.!?]$') then
+        msg = msg .. '.'
+      end
+      msg = msg .. (multiline and '\n' or ' ') .. table.concat(extra, ' ')
     end
     notify(msg, level)
   end
@@ -296,7 +302,7 @@ function M.quickfix()
     notify('llm-patch: no failures in the last report')
     return
   end
-  vim.fn.setqflist({}, ' ', { title = 'llm-patch: ' .. report.summary, items = items })
+  vim.fn.setqflist({}, ' ', { title = 'llm-patch: ' .. report_mod.lines(report.summary)[1], items = items })
   vim.cmd('copen')
 end
 

@@ -50,7 +50,8 @@ end
 function M.preview(source, bufnr, opts, reply)
   return llm().run('check', source, opts, bufnr, function(err, result)
     local report = not err and report_mod.parse(result) or nil
-    if not report then
+    if not report or #report.blocks == 0 then
+      -- no blocks, nothing to show: the notification says why, and no split opens
       llm().finish('check', err, result, reply)
       return
     end
@@ -179,14 +180,7 @@ function M.review(source, bufnr, reply)
         llm().notify('llm-patch: review closed, nothing applied')
         event('LlmPatchDone', { kind = 'discard' })
       end, { buffer = buf, nowait = true, desc = 'llm-patch: close' })
-      event('LlmPatchReview', {
-        buf = buf,
-        report = report,
-        accepted = accepted,
-        owner = function()
-          return owner
-        end,
-      })
+      event('LlmPatchReview', { buf = buf, report = report })
     end
     for _, b in ipairs(report.blocks) do
       if b.status == 'failed' then
