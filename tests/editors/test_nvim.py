@@ -146,3 +146,54 @@ def test_plugin_conveniences(version: str, tmp_path: Path) -> None:
 def _assert_checked(proc: subprocess.CompletedProcess, *names: str) -> None:
     for name in names:
         assert f"ok - {name}" in proc.stdout, proc.stdout
+
+
+NVIM_010_WRAPPER = TOOLS / "bin" / "nvim-0.10"
+
+
+@pytest.mark.skipif(not NVIM_010_WRAPPER.exists(), reason="no nvim-0.10 wrapper: " + NO_NVIM)
+def test_nvim_010_wrapper_runs_the_terminal_ui(tmp_path: Path) -> None:
+    """The Debian 0.10 build runs through a private loader; its terminal UI (which re-executes
+    the running program for its server) must still come up and take keys in a terminal."""
+    import pty
+    import select
+    import time
+
+    master, slave = pty.openpty()
+    env = dict(os.environ, TERM="xterm-256color", TMPDIR=str(tmp_path))
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        env[var] = str(tmp_path / var.lower())
+    proc = subprocess.Popen(
+        [str(NVIM_010_WRAPPER), "--clean"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=tmp_path,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    screen = b""
+    sent = False
+    deadline = time.monotonic() + 60
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    screen += os.read(master, 65536)
+                except OSError:
+                    break
+            # the empty buffer's `~` lines mean the UI is drawn and reads keys
+            if not sent and screen.count(b"~") >= 3:
+                keys = ":call writefile([string(len(nvim_list_uis()))], 'uis')\r:qa!\r"
+                os.write(master, keys.encode())
+                sent = True
+        proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert sent, screen[-2000:]
+    assert (tmp_path / "uis").read_text().split() == ["1"], screen[-2000:]
+    assert proc.returncode == 0, screen[-2000:]
