@@ -205,5 +205,22 @@ eq('lsp/llm_patch.lua starts `llm-patch serve`', { 'llm-patch', 'serve' }, lsp_c
 check('lsp/llm_patch.lua has no filetypes filter', lsp_cfg.filetypes == nil)
 check('lsp/llm_patch.lua has root markers', vim.tbl_contains(lsp_cfg.root_markers, '.git'))
 
+-- the help: doc/tags is shipped and lists every tag of doc/llm_patch.txt
+local doc = vim.fs.dirname(script_dir) .. '/doc'
+local want_tags = {}
+for _, l in ipairs(vim.fn.readfile(doc .. '/llm_patch.txt')) do
+  for tag in l:gmatch('%*([^%s*|]+)%*') do
+    want_tags[#want_tags + 1] = tag
+  end
+end
+local have_tags = vim.tbl_map(function(l)
+  return vim.split(l, '\t')[1]
+end, vim.fn.filereadable(doc .. '/tags') == 1 and vim.fn.readfile(doc .. '/tags') or {})
+table.sort(want_tags)
+table.sort(have_tags)
+eq('doc/tags is current (nvim --headless -c "helptags editors/nvim/doc" -c q)', want_tags, have_tags)
+local ok_help = pcall(vim.cmd, 'help llm_patch')
+check(':help llm_patch works', ok_help and vim.fn.expand('%:t') == 'llm_patch.txt')
+
 io.stdout:write(('%d passed, %d failed\n'):format(passed, failures))
 os.exit(failures == 0 and 0 or 1)
