@@ -97,7 +97,18 @@ check('code lenses: shown on the reply buffer', T.wait(10000, function()
   end
   return false
 end), vim.inspect(vim.lsp.codelens.get(reply_buf)))
-check('statusline: the last result\'s label', llm.statusline():find('^llm%-patch ✗') ~= nil, llm.statusline())
+-- a lens applies its block, reported like a command
+vim.api.nvim_win_set_cursor(0, { 3, 0 })
+result = T.run('code lens', function()
+  vim.lsp.codelens.run()
+end)
+eq('code lens: its block applied', '    return "hello " + name', lines(app)[2])
+check('code lens: reported', result.report and result.report.ok and T.last_note().msg:find('applied 1 edit', 1, true) ~= nil, T.last_note().msg)
+vim.api.nvim_buf_call(app, function()
+  vim.cmd('silent undo')
+end)
+
+check('statusline: the last result\'s label', llm.statusline():find('^llm%-patch ✓ 1 edit') ~= nil, llm.statusline())
 check('<Plug> mappings are defined', vim.fn.maparg('<Plug>(llm-patch-apply)', 'n') ~= '' and vim.fn.maparg('<Plug>(llm-patch-review)', 'x') ~= '')
 
 -- ---- the review: accept or reject each block ---------------------------------------------

@@ -333,7 +333,9 @@ function M.code_action(opts)
   local bufnr = vim.api.nvim_get_current_buf()
   if server.state(bufnr) == 'starting' then
     notify('llm-patch: the server is starting; code actions follow when it is ready')
-    if not M.client(bufnr) then
+    local client, err = server.ready(bufnr, M.opts.start_timeout)
+    if not client then
+      notify('llm-patch: ' .. err, vim.log.levels.ERROR)
       return
     end
   end
