@@ -4,8 +4,8 @@
 #   VS Code  (editors/vscode): npm ci, tsc --noEmit, eslint, node --test, esbuild bundle,
 #            vsce package (-> editors/vscode/dist/llm-patch.vsix)
 #   Neovim   (editors/nvim):   installs Neovim 0.11 (PyPI) and 0.10 (Debian trixie, private
-#            root) and runs the plugin's unit and end-to-end tests in each, against the real
-#            server.
+#            root) and runs the plugin's unit tests and its end-to-end scripts (e2e, safety,
+#            tools) in each, against the real server.
 #
 # The server is started as $LLM_PATCH_SERVER (a JSON array) when set, else the repository's
 # .venv python with `-m lsp_server`, else `llm-patch serve` from PATH, else python3 -m lsp_server.
@@ -90,7 +90,7 @@ if [ "${SKIP_NVIM:-0}" != 1 ]; then
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
   for nvim in "$LLM_PATCH_EDITOR_TOOLS"/bin/nvim-*; do
-    for script in unit e2e; do
+    for script in unit e2e safety tools; do
       step "nvim: $("$nvim" --version | head -n1) $script.lua"
       home="$work/$(basename "$nvim")-$script"
       mkdir -p "$home"
