@@ -20,7 +20,16 @@ import {
 
 import { RestartPolicy } from "./crash";
 import { discoverServer, pythonNames, type Discovery, type Probes, type ServerCommand } from "./discovery";
-import { installSteps, MIN_PYTHON, pickBasePython, venvDir, venvPython } from "./install";
+import {
+  BUNDLED_WHEEL_DIR,
+  bundledWheel,
+  installSource,
+  installSteps,
+  MIN_PYTHON,
+  pickBasePython,
+  venvDir,
+  venvPython,
+} from "./install";
 import { nodeProbes, pythonVersion, runStep } from "./probes";
 import { notification, parseReport, reportDocument, statusTooltip, type Report, type ReportMeta } from "./report";
 import { commandArguments, serverSettings, SYNCED_SCHEMES, type ApplyOptions, type ReplySource } from "./settings";
@@ -192,6 +201,16 @@ export class LlmPatchExtension {
       },
       (error: unknown) => this.output.warn(`Python extension unavailable: ${errorMessage(error)}`),
     );
+  }
+
+  /** The server wheel the .vsix carries (see install.ts), if any. */
+  private async bundledWheel(): Promise<string | undefined> {
+    const dir = this.context.extensionPath;
+    try {
+      return bundledWheel(dir, await fs.readdir(path.join(dir, BUNDLED_WHEEL_DIR)));
+    } catch {
+      return undefined; // a development checkout before `npm run package`
+    }
   }
 
   private storageDir(): string {
@@ -426,7 +445,17 @@ export class LlmPatchExtension {
     }
     const dir = venvDir(this.storageDir());
     await fs.mkdir(path.dirname(dir), { recursive: true });
-    const source = cfg.get<string>("server.installSource", "llm-patch").trim() || "llm-patch";
+    const source = installSource(cfg.get<string>("server.installSource", ""), await this.bundledWheel());
+    if (!source) {
+      void vscode.window
+        .showErrorMessage(
+          "LLM Patch: this copy of the extension carries no server wheel, and llmPatch.server.installSource " +
+            "is empty. Set it to a checkout of llm-patch or a wheel file.",
+          "Open Settings",
+        )
+        .then((c) => this.onChoice(c));
+      return false;
+    }
     const steps = installSteps(base.python, dir, source, this.deps.platform);
     const failure = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: "LLM Patch", cancellable: true },
