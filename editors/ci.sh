@@ -80,7 +80,7 @@ if [ "${SKIP_VSCODE:-0}" != 1 ]; then
   # The wheel in the package is this checkout, and pip can install it.
   vsix_check="$(mktemp -d)"
   python3 -m zipfile -e dist/llm-patch.vsix "$vsix_check/x"
-  python3 -m pip install --quiet --disable-pip-version-check --no-deps --no-index \
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps --no-index \
     --target "$vsix_check/site" "$vsix_check"/x/extension/server/llm_patch-*.whl
   test -f "$vsix_check/site/lsp_server/lsp/server.py" && cmp -s "$vsix_check/site/lsp_server/model.py" "$REPO/lsp_server/model.py" ||
     { rm -rf "$vsix_check"; echo "editors/ci.sh: the wheel in the vsix is not this checkout's server" >&2; exit 1; }

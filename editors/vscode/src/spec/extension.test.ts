@@ -282,14 +282,14 @@ describe("commands", () => {
     assert.match(state.messages.at(-1)?.text ?? "", /open the reply/);
   });
 
-  it("Open Clipboard as Reply opens an untitled Markdown document with the text", async () => {
+  it("Open Clipboard as Reply opens an untitled reply document (Markdown, language llm-reply) with the text", async () => {
     await activate();
     state.clipboard = "Here is the fix:\n```diff\n--- a/x\n+++ b/x\n```\n";
     await run("llmPatch.openClipboardAsReply");
     assert.equal(state.shownDocuments.length, 1);
     const doc = state.shownDocuments[0];
     assert.equal(doc.uri.scheme, "untitled");
-    assert.equal(doc.languageId, "markdown");
+    assert.equal(doc.languageId, "llm-reply");
     assert.equal(doc.getText(), state.clipboard);
     assert.equal(client().requests.length, 0, "opening applies nothing");
   });
