@@ -262,6 +262,13 @@ describe("against the real server", async () => {
     const annotations = Object.values(edit.changeAnnotations ?? {});
     assert.ok(annotations.length > 0, "change annotations are sent to VS Code");
     assert.ok(annotations.every((a) => a.needsConfirmation === true), "preview makes every edit need confirmation");
+    // One annotation per block, each with its own label (VS Code groups the refactor preview
+    // by label): every block can be unticked on its own.
+    assert.equal(annotations.length, 2, JSON.stringify(edit.changeAnnotations));
+    assert.equal(new Set(annotations.map((a) => a.label)).size, 2);
+    const used = docEdits[0].edits.map((e) => (e as { annotationId?: string }).annotationId);
+    assert.ok(used.every((id) => id !== undefined && id in (edit.changeAnnotations ?? {})), JSON.stringify(used));
+    assert.equal(new Set(used).size, 2, "the two blocks' text edits carry different annotations");
     const updated = applyEdits(original, docEdits[0].edits as TextEdit[]);
     assert.match(updated, /return f"Hello, \{name\}!"/);
     assert.match(updated, /def area\(r\):\n {4}"""Area of a circle\."""\n {4}return math\.pi/);
