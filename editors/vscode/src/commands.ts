@@ -21,6 +21,16 @@ export const UNTRUSTED_MESSAGE =
   "LLM Patch: applying is turned off in Restricted Mode (this workspace is not trusted). " +
   "Checks, diagnostics and Check Clipboard still work; trust the workspace to apply.";
 
+/**
+ * Whether an editor can be the caller's target: a file in one of the workspace's folders.
+ * The server refuses the whole reply for any other target (OUTSIDE_WORKSPACE), so an
+ * untitled buffer or a file opened from elsewhere is simply not passed.
+ */
+export function isTarget(uri: string): boolean {
+  const parsed = vscode.Uri.parse(uri);
+  return parsed.scheme === "file" && vscode.workspace.getWorkspaceFolder(parsed) !== undefined;
+}
+
 /** What the commands need of the extension. */
 export interface CommandHost {
   run(kind: "apply" | "check", source: ReplySource, label: string, options: ApplyOptions): Promise<Report | undefined>;
@@ -56,7 +66,7 @@ export class ReplyCommands {
   /** The active editor, as the target of a reply that names no file (see recent.ts). */
   private activeTarget(): string | undefined {
     const uri = vscode.window.activeTextEditor?.document.uri.toString();
-    return uri !== undefined && SYNCED_SCHEMES.includes(vscode.Uri.parse(uri).scheme) ? uri : undefined;
+    return uri !== undefined && isTarget(uri) ? uri : undefined;
   }
 
   async fromClipboard(kind: "apply" | "check", options: ApplyOptions): Promise<Report | undefined> {
@@ -96,7 +106,7 @@ export class ReplyCommands {
     } else {
       source = { text: (await vscode.workspace.openTextDocument(chosen)).getText() };
     }
-    const target = this.host.recent.latest(chosen.toString());
+    const target = this.host.recent.latest(chosen.toString(), isTarget);
     return this.host.run("apply", target ? { ...source, target } : source, name, {});
   }
 
@@ -157,7 +167,7 @@ export class ReplyCommands {
       source = { text: sel.isEmpty ? doc.getText() : doc.getText(sel) };
     }
     // The reply is in this editor: a block without a path is about the one used before it.
-    const target = this.host.recent.latest(doc.uri.toString());
+    const target = this.host.recent.latest(doc.uri.toString(), isTarget);
     return this.host.run("apply", target ? { ...source, target } : source, label, options);
   }
 

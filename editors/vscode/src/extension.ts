@@ -97,7 +97,7 @@ export class LlmPatchExtension {
   /** Every file the last patch touched, before and after: *Undo Last Patch* reads it. */
   readonly journal = new PatchJournal();
   /** Recently active editors: the caller's target for replies that name no file. */
-  readonly recent = new RecentEditors(SYNCED_SCHEMES);
+  readonly recent = new RecentEditors(["file"]);
   /** Report commands running: the server's own messages about them would say it twice. */
   private inFlight = 0;
   private watchingPython = false;

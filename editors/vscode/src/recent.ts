@@ -5,7 +5,7 @@
  * URIs of the editors as they become active.
  */
 
-/** Editors the server has the text of (see settings.SYNCED_SCHEMES): others cannot be targets. */
+/** Whether the URI's scheme is one of `schemes` (targets are files: `file` only). */
 export function isTargetScheme(uri: string, schemes: readonly string[]): boolean {
   const colon = uri.indexOf(":");
   return colon > 0 && schemes.includes(uri.slice(0, colon));
@@ -40,8 +40,11 @@ export class RecentEditors {
     return this.uris;
   }
 
-  /** The most recently active editor other than `except` (the reply being applied). */
-  latest(except?: string): string | undefined {
-    return this.uris.find((u) => u !== except);
+  /**
+   * The most recently active editor other than `except` (the reply being applied) that
+   * `accept` takes (the server refuses a target outside the workspace for the whole reply).
+   */
+  latest(except?: string, accept: (uri: string) => boolean = () => true): string | undefined {
+    return this.uris.find((u) => u !== except && accept(u));
   }
 }

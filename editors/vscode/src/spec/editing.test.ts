@@ -302,6 +302,22 @@ describe("the caller's target", () => {
     );
   });
 
+  it("only a file in the workspace is a target: the server refuses any other for the whole reply", async () => {
+    await activate();
+    state.clipboard = "reply";
+    vscode.focus(vscode.openFile("/elsewhere/x.py"));
+    await run("llmPatch.applyFromClipboard");
+    const scratch = new vscode.FakeTextDocument(vscode.Uri.parse("untitled:Untitled-3"), "");
+    vscode.focus(scratch);
+    await run("llmPatch.applyFromClipboard");
+    // Apply Selection in the scratch buffer: the editors before it are not in the workspace
+    await run("llmPatch.applySelection");
+    assert.deepEqual(
+      client().requests.map((r) => r.params.arguments[0]),
+      [{ text: "reply" }, { text: "reply" }, { uri: "untitled:Untitled-3" }],
+    );
+  });
+
   it("Apply Selection and Preview Selection pass the editor used before the reply", async () => {
     await activate();
     vscode.focus(vscode.openFile("/w/b.py"));

@@ -425,6 +425,10 @@ export const workspace = {
     state.closeListeners.push(listener);
     return new Disposable();
   },
+  /** The one workspace folder is /w. */
+  getWorkspaceFolder(uri: Uri): { uri: Uri; name: string; index: number } | undefined {
+    return uri.scheme === "file" && uri.path.startsWith("/w/") ? { uri: Uri.file("/w"), name: "w", index: 0 } : undefined;
+  },
   /** Paths relative to the fake workspace root /w. */
   asRelativePath(uri: Uri): string {
     return uri.path.startsWith("/w/") ? uri.path.slice(3) : uri.path;
