@@ -61,11 +61,13 @@ POLL_INTERVAL = 0.05  # seconds between looks at the disk while verifying
 
 @dataclass(frozen=True)
 class ApplyOptions:
-    """A command's options: `partial` and `preview` override the settings for one apply."""
+    """A command's options: `partial` and `preview` override the settings for one apply;
+    `target` (a URI, from the first argument) is the file blocks without a path apply to."""
 
     partial: bool | None = None
     preview: bool = False
     fuzzy_threshold: float | None = None
+    target: str | None = None
 
 
 def require_write(ls: LlmPatchServer) -> None:
@@ -136,6 +138,7 @@ async def _apply(
                 fuzzy_threshold=options.fuzzy_threshold,
                 cancelled=cancelled,
                 progress=progress,
+                target=options.target,
             )
     plan = analysis.plan
     logger.debug(
@@ -193,9 +196,7 @@ async def report(ls: LlmPatchServer, plan: Plan, **kwargs: Any) -> dict[str, Any
     return await ls.run_work(report_json, plan, **kwargs)
 
 
-async def _refuse_stale(
-    ls: LlmPatchServer, analysis: Analysis, stale: list[str]
-) -> dict[str, Any]:
+async def _refuse_stale(ls: LlmPatchServer, analysis: Analysis, stale: list[str]) -> dict[str, Any]:
     """Files the plan read changed on disk before the edit was sent: send nothing."""
     names = ", ".join(stale)
     message = f"{names} {DISK_STALE_MESSAGE}"
@@ -281,7 +282,7 @@ async def reusable_analysis(
     """
     if options.fuzzy_threshold not in (None, ls.settings.fuzzy_threshold):
         return None
-    hit = ls.plans.get(ls.plan_key(source))
+    hit = ls.plans.get(ls.plan_key(source, options.target))
     if hit is None or not (partial or hit.plan.ok):
         return None
     if await ls.run_work(changed_on_disk, hit.root, hit.reads, content=True):

@@ -7,6 +7,7 @@ report the CLI prints with `--json`. See docs/server.md for the arguments of eac
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,9 @@ STATS = "llmPatch.stats"
 PATCH = "llmPatch.patch"
 STRUCTURE = "llmPatch.structure"
 SHOW_LOCATION = "llmPatch.showLocation"
+# The commands whose first argument names a reply ({"text" | "uri", ...}): they take the
+# caller's `target` and `dirty` beside it. (A tool call's own keys are its arguments.)
+REPLY_COMMANDS = (APPLY, CHECK, APPLY_BLOCK)
 
 
 # --- handlers -------------------------------------------------------------------------------
@@ -57,6 +61,7 @@ async def check_reply(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
             fuzzy_threshold=options.fuzzy_threshold,
             cancelled=request_cancelled(ls),
             retries=source.uri is not None,
+            target=options.target,
         )
     except Cancelled:  # the client cancelled the request: say so, never an internal error
         raise JsonRpcRequestCancelled("the check was cancelled") from None
@@ -195,7 +200,19 @@ def _split_args(args: tuple[Any, ...], name: str) -> tuple[Any, apply.ApplyOptio
         raise JsonRpcInvalidParams(f'{name} needs an argument: {{"text": ...}} or {{"uri": ...}}')
     if len(args) > 2:
         raise JsonRpcInvalidParams(f"{name} takes at most two arguments (target, options)")
-    return args[0], _parse_options(args[1] if len(args) > 1 else None)
+    options = _parse_options(args[1] if len(args) > 1 else None)
+    first = args[0]
+    if name in REPLY_COMMANDS and isinstance(first, dict):
+        options = dataclasses.replace(options, target=_target(first))
+    return first, options
+
+
+def _target(first: dict[str, Any]) -> str | None:
+    """The first argument's `target`: the URI of the file blocks without a path apply to."""
+    target = first.get("target")
+    if target is not None and (not isinstance(target, str) or not target):
+        raise JsonRpcInvalidParams('"target" must be a document URI (a non-empty string)')
+    return target
 
 
 def _tool_call_text(payload: Any, name: str) -> str:

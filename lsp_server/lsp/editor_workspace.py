@@ -99,6 +99,36 @@ def plan_root(view: EditorView, reply_uri: str | None) -> PlanRoot:
     return PlanRoot(Path(os.path.abspath(os.sep)), single_file=True)
 
 
+def target_path(root: PlanRoot, uri: str) -> str:
+    """The workspace-relative path of the caller's `target` (the file a block that names no
+    path applies to), or OUTSIDE_WORKSPACE: it must be a `file:` URI under the plan's root,
+    since a block may only write there (runs in a worker: it resolves symlinks)."""
+    path = to_fs_path(uri) if uri_scheme(uri) == "file" else None
+    if not path:
+        raise PlacementError.of(
+            ErrorCode.OUTSIDE_WORKSPACE,
+            f"the target {uri} is not a file on disk: name a file of the workspace "
+            f"({root.path}) for the blocks that give no path",
+            path=uri,
+        )
+    try:
+        rel = Path(os.path.realpath(path)).relative_to(os.path.realpath(root.path))
+    except ValueError:
+        raise PlacementError.of(
+            ErrorCode.OUTSIDE_WORKSPACE,
+            f"the target {path} is outside the workspace ({root.path}): a block may only "
+            "edit files under it",
+            path=path,
+        ) from None
+    if not rel.parts:
+        raise PlacementError.of(
+            ErrorCode.OUTSIDE_WORKSPACE,
+            f"the target {path} is the workspace folder itself, not a file in it",
+            path=path,
+        )
+    return rel.as_posix()
+
+
 def overlay(view: EditorView, root: Path) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
     """The open documents under `root`: path → (text, version), and path → URI."""
     real_root = Path(os.path.realpath(root))

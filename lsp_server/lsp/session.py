@@ -250,8 +250,10 @@ class LlmPatchServer(LanguageServer):
         progress: Progress | NoProgress | None = None,
         related: bool = True,
         retries: bool = False,
+        target: str | None = None,
     ) -> Analysis:
-        """Parse (unless given) and place a reply in a worker thread, on frozen document copies."""
+        """Parse (unless given) and place a reply in a worker thread, on frozen document copies;
+        `target` is the URI blocks without a path apply to."""
         if parsed is None:
             parsed = await self.run_work(parse, source.text)
         view = self.view()
@@ -276,14 +278,16 @@ class LlmPatchServer(LanguageServer):
             cancelled=check,
             related=related,
             retries=retries,
+            target=target,
         )
         return await self.run_work(work)
 
-    def plan_key(self, source: ReplySource) -> tuple:
-        """What a plan depends on in the editor: the reply, the workspace folders, the open
-        documents' versions, the threshold. (What it read from disk is checked apart, by
-        `editor_workspace.changed_on_disk`, before the plan is used.)"""
+    def plan_key(self, source: ReplySource, target: str | None = None) -> tuple:
+        """What a plan depends on in the editor: the reply, the caller's target, the workspace
+        folders, the open documents' versions, the threshold. (What it read from disk is
+        checked apart, by `editor_workspace.changed_on_disk`, before the plan is used.)"""
         return (
+            target,
             hashlib.sha1(source.text.encode("utf-8", "surrogatepass")).hexdigest(),
             source.uri,
             self.view().key(),

@@ -42,12 +42,30 @@ from lsp_server.model import (
     Reindent,
     Target,
 )
-from lsp_server.reply.common import find_fences, normalise_newlines, split_levels
+from lsp_server.reply.agent_tools import (
+    MalformedCall,
+    agent_block,
+    agent_format,
+    is_agent_call,
+    path_arg,
+    text_arg,
+)
+from lsp_server.reply.common import find_fences, split_levels
 
 _JSON_FENCES = frozenset(
     {"json", "jsonc", "json5", "jsonl", "ndjson", "tool_call", "tool_use", "function_call", "text"}
 )
-_HINTS = ('"patches"', '"old_str"', '"new_str"', '"file_text"', '"operation"')
+_HINTS = (
+    '"patches"',
+    '"old_str"',
+    '"new_str"',
+    '"file_text"',
+    '"operation"',
+    '"old_string"',
+    '"new_string"',
+    '"file_path"',
+    '"apply_patch_call"',
+)
 _OPERATIONS = {
     "replace": HunkKind.REPLACE,
     "append_eof": HunkKind.APPEND_EOF,
@@ -55,19 +73,28 @@ _OPERATIONS = {
     "overwrite": HunkKind.OVERWRITE,
 }
 _EDITOR_COMMANDS = frozenset({"str_replace", "create", "insert", "view", "undo_edit"})
-_WRAPPER_ARGS = ("arguments", "input", "parameters", "args")
-_MAX_DEPTH = 6
+# where an envelope keeps a call's arguments (a JSON string, for OpenAI's `arguments`)
+_WRAPPER_ARGS = ("arguments", "input", "parameters", "args", "params", "tool_input")
+# where a transcript keeps calls: OpenAI chat `tool_calls` / `function` / `choices` /
+# `message`, Responses `output`, Anthropic `content` / `tool_use`, Gemini `functionCall` /
+# `parts` / `candidates`, Bedrock `toolUse`
+_CONTAINERS = (
+    "tool_calls",
+    "function",
+    "function_call",
+    "functionCall",
+    "tool_use",
+    "toolUse",
+    "content",
+    "output",
+    "messages",
+    "message",
+    "choices",
+    "parts",
+    "candidates",
+)
+_MAX_DEPTH = 16
 _MAX_JSON = 2_000_000
-
-
-class _Malformed(Exception):
-    """A call that is recognisably meant as an edit but cannot be used."""
-
-    def __init__(self, fmt: Format, path: str | None, message: str, details: dict[str, Any]):
-        super().__init__(message)
-        self.fmt = fmt
-        self.path = path
-        self.details = details
 
 
 # --- finding JSON in the reply ------------------------------------------------------------
@@ -75,7 +102,7 @@ class _Malformed(Exception):
 
 def _decode_all(text: str) -> tuple[list[Any], json.JSONDecodeError | None]:
     """Every JSON value in `text`, one after another (whitespace or commas between)."""
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     values: list[Any] = []
     pos, n = 0, len(text)
     while True:
@@ -129,7 +156,7 @@ def _bare(lines: list[str], fenced: list[bool]) -> list[EditBlock]:
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
     text = "\n".join(lines)
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     budget = 10 * len(text) + 100_000  # characters scanned by failed attempts, in all
     k = 0
     while k < len(lines) and budget > 0:
@@ -189,12 +216,14 @@ def _line_of(starts: list[int], offset: int) -> int:
 def _json_error(
     body: str, err: json.JSONDecodeError, first_line: int, span: tuple[int, int]
 ) -> EditBlock:
-    fmt = Format.PATCH_TOOL
-    if '"old_str"' in body or '"file_text"' in body or '"new_str"' in body:
-        fmt = Format.TEXT_EDITOR
-    elif '"operation"' in body and '"patches"' not in body:
-        fmt = Format.STRUCTURE_OP
-    m = re.search(r'"(?:path|file_path|file)"\s*:\s*"([^"\\\n]{1,500})"', body)
+    fmt = agent_format(body)
+    if fmt is None:
+        fmt = Format.PATCH_TOOL
+        if '"old_str"' in body or '"file_text"' in body or '"new_str"' in body:
+            fmt = Format.TEXT_EDITOR
+        elif '"operation"' in body and '"patches"' not in body:
+            fmt = Format.STRUCTURE_OP
+    m = re.search(r'"(?:path|file_path|filePath|file)"\s*:\s*"([^"\\\n]{1,500})"', body)
     line = first_line + err.lineno
     details: dict[str, Any] = {"line": line, "column": err.colno, "error": err.msg}
     message = f"the JSON tool call does not parse: {err.msg} at reply line {line}, column "
@@ -213,31 +242,38 @@ def _json_error(
 # --- unwrapping calls ---------------------------------------------------------------------
 
 
+def _is_call(value: dict[str, Any]) -> bool:
+    """Arguments of a tool this module or `agent_tools` reads (by their keys alone)."""
+    return "patches" in value or "command" in value or "operation" in value or is_agent_call(value)
+
+
 def _calls(value: Any, depth: int = 0) -> list[dict[str, Any]]:
     """The argument objects inside `value`, through the wrappers agents use (the tool's
-    name is not needed: the arguments say which tool they are for)."""
+    name is not needed: the arguments say which tool they are for). Every wrapper key of an
+    object is looked into, so a message holding several calls gives all of them."""
     if depth > _MAX_DEPTH:
         return []
     if isinstance(value, list):
         return [c for item in value for c in _calls(item, depth + 1)]
     if not isinstance(value, dict):
         return []
-    if "patches" in value or "command" in value or "operation" in value:
+    if _is_call(value):
         return [value]
-    if isinstance(value.get("tool_calls"), list):
-        return _calls(value["tool_calls"], depth + 1)
-    if isinstance(value.get("function"), dict):
-        return _calls(value["function"], depth + 1)
+    out: list[dict[str, Any]] = []
     for key in _WRAPPER_ARGS:
         inner = value.get(key)
-        if isinstance(inner, str) and inner.lstrip().startswith("{"):
-            try:
-                inner = json.loads(inner)
+        if isinstance(inner, str) and inner.lstrip().startswith(("{", "[")):
+            try:  # OpenAI's `arguments`: the call's JSON as a string
+                inner = json.loads(inner, strict=False)
             except (ValueError, RecursionError):
                 continue
         if isinstance(inner, dict | list):
-            return _calls(inner, depth + 1)
-    return []
+            out.extend(_calls(inner, depth + 1))
+    for key in _CONTAINERS:
+        inner = value.get(key)
+        if isinstance(inner, dict | list):
+            out.extend(_calls(inner, depth + 1))
+    return out
 
 
 def _blocks(value: Any, span: tuple[int, int]) -> list[EditBlock]:
@@ -249,7 +285,7 @@ def _blocks(value: Any, span: tuple[int, int]) -> list[EditBlock]:
     for call in calls:
         try:
             block = _block(call, span)
-        except _Malformed as bad:
+        except MalformedCall as bad:
             block = EditBlock(
                 bad.fmt,
                 bad.path,
@@ -270,36 +306,7 @@ def _block(args: dict[str, Any], span: tuple[int, int]) -> EditBlock | None:
     operation = args.get("operation")
     if isinstance(operation, str) and "structure" in operation:
         return _structure_op(operation, args, span)
-    return None
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _path(args: dict[str, Any], fmt: Format, *keys: str) -> str:
-    for key in keys:
-        value = args.get(key)
-        if isinstance(value, str) and value.strip():
-            if not value.isascii() and not _encodable(value):
-                # a `"\ud800"` escape: no file has that name, and the report could not print it
-                raise _Malformed(
-                    fmt, None, f"`{key}` is not valid Unicode (a lone surrogate)", {"field": key}
-                )
-            return value.strip()
-    raise _Malformed(fmt, None, f"the {fmt} call has no `{keys[0]}`", {"missing": keys[0]})
-
-
-def _text(value: Any, fmt: Format, path: str, what: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise _Malformed(fmt, path, f"`{what}` must be a string", {"field": what})
-    return normalise_newlines(value)
+    return agent_block(args, span)
 
 
 # --- the patch tool -----------------------------------------------------------------------
@@ -317,12 +324,12 @@ def _reindent(value: Any, path: str, k: int) -> Reindent | None:
         return None
     fmt = Format.PATCH_TOOL
     if not isinstance(value, dict):
-        raise _Malformed(fmt, path, f"patch {k}: `reindent` must be an object", {"patch": k})
+        raise MalformedCall(fmt, path, f"patch {k}: `reindent` must be an object", {"patch": k})
     parts: list[str] = []
     for key in ("strip", "add"):
         v = value.get(key, "")
         if isinstance(v, bool) or not isinstance(v, int | str) or (isinstance(v, int) and v < 0):
-            raise _Malformed(
+            raise MalformedCall(
                 fmt,
                 path,
                 f"patch {k}: `reindent.{key}` must be a string or a number of spaces",
@@ -334,37 +341,37 @@ def _reindent(value: Any, path: str, k: int) -> Reindent | None:
 
 def _patch_tool(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
     fmt = Format.PATCH_TOOL
-    path = _path(args, fmt, "path", "file_path", "file")
+    path = path_arg(args, fmt, "path", "file_path", "file")
     patches = args.get("patches")
     if not isinstance(patches, list) or not patches:
-        raise _Malformed(fmt, path, "`patches` must be a non-empty list", {"field": "patches"})
+        raise MalformedCall(fmt, path, "`patches` must be a non-empty list", {"field": "patches"})
     hunks: list[Hunk] = []
     for k, patch in enumerate(patches):
         if not isinstance(patch, dict):
-            raise _Malformed(fmt, path, f"patch {k} is not an object", {"patch": k})
+            raise MalformedCall(fmt, path, f"patch {k} is not an object", {"patch": k})
         operation = patch.get("operation", "replace")
         kind = _OPERATIONS.get(operation) if isinstance(operation, str) else None
         if kind is None:
-            raise _Malformed(
+            raise MalformedCall(
                 fmt,
                 path,
                 f"patch {k}: unknown operation {operation!r} (expected one of "
                 f"{', '.join(_OPERATIONS)})",
                 {"patch": k, "operation": str(operation)},
             )
-        old = _text(_first(patch, "oldText", "old_text"), fmt, path, "oldText")
-        new = _text(_first(patch, "newText", "new_text"), fmt, path, "newText")
-        to_clip = _text(patch.get("toClipboard"), fmt, path, "toClipboard")
-        from_clip = _text(patch.get("fromClipboard"), fmt, path, "fromClipboard")
+        old = text_arg(_first(patch, "oldText", "old_text"), fmt, path, "oldText")
+        new = text_arg(_first(patch, "newText", "new_text"), fmt, path, "newText")
+        to_clip = text_arg(patch.get("toClipboard"), fmt, path, "toClipboard")
+        from_clip = text_arg(patch.get("fromClipboard"), fmt, path, "fromClipboard")
         if kind == HunkKind.REPLACE and not old:
-            raise _Malformed(
+            raise MalformedCall(
                 fmt,
                 path,
                 f"patch {k}: a replace needs a non-empty `oldText` (the text to find)",
                 {"patch": k, "missing": "oldText"},
             )
         if new is None and from_clip is None and not (kind == HunkKind.REPLACE and to_clip):
-            raise _Malformed(
+            raise MalformedCall(
                 fmt,
                 path,
                 f"patch {k}: `newText` (or `fromClipboard`) is missing",
@@ -390,32 +397,32 @@ def _text_editor(command: str, args: dict[str, Any], span: tuple[int, int]) -> E
     fmt = Format.TEXT_EDITOR
     if command in ("view", "undo_edit"):
         return None
-    path = _path(args, fmt, "path", "file_path")
+    path = path_arg(args, fmt, "path", "file_path")
     if command == "create":
-        text = _text(args.get("file_text"), fmt, path, "file_text")
+        text = text_arg(args.get("file_text"), fmt, path, "file_text")
         if text is None:
-            raise _Malformed(fmt, path, "`create` needs `file_text`", {"missing": "file_text"})
+            raise MalformedCall(fmt, path, "`create` needs `file_text`", {"missing": "file_text"})
         return EditBlock(
             fmt, path, span, action=Action.CREATE, content=text, on_exists=OnExists.OVERWRITE
         )
-    new = _text(args.get("new_str", args.get("insert_text")), fmt, path, "new_str")
+    new = text_arg(args.get("new_str", args.get("insert_text")), fmt, path, "new_str")
     if command == "str_replace":
-        old = _text(args.get("old_str"), fmt, path, "old_str")
+        old = text_arg(args.get("old_str"), fmt, path, "old_str")
         if not old:
-            raise _Malformed(
+            raise MalformedCall(
                 fmt, path, "`str_replace` needs a non-empty `old_str`", {"missing": "old_str"}
             )
         return EditBlock(fmt, path, span, hunks=(Hunk(old, new or ""),))
     line = args.get("insert_line")
     if isinstance(line, bool) or not isinstance(line, int) or line < 0:
-        raise _Malformed(
+        raise MalformedCall(
             fmt,
             path,
             "`insert` needs `insert_line`, a line number (0 inserts at the top)",
             {"missing": "insert_line"},
         )
     if new is None:
-        raise _Malformed(fmt, path, "`insert` needs `new_str`", {"missing": "new_str"})
+        raise MalformedCall(fmt, path, "`insert` needs `new_str`", {"missing": "new_str"})
     hunk = Hunk("", new, kind=HunkKind.INSERT_AT_LINE, line_hint=line)
     return EditBlock(fmt, path, span, hunks=(hunk,))
 
@@ -433,7 +440,7 @@ def _levels(value: Any, path: str) -> tuple[str, ...]:
         return split_levels(value)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(v.strip() for v in value if v.strip())
-    raise _Malformed(
+    raise MalformedCall(
         Format.STRUCTURE_OP,
         path,
         "`target` must be a string (levels on separate lines or split by ` / `) or a list",
@@ -443,7 +450,7 @@ def _levels(value: Any, path: str) -> tuple[str, ...]:
 
 def _structure_op(operation: str, args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
     fmt = Format.STRUCTURE_OP
-    path = _path(args, fmt, *_PATH_KEYS)
+    path = path_arg(args, fmt, *_PATH_KEYS)
     node: tuple[str, ...] = ()
     data_path: str | None = None
     used = {"operation", *_PATH_KEYS}
@@ -458,7 +465,7 @@ def _structure_op(operation: str, args: dict[str, Any], span: tuple[int, int]) -
             used.add(key)
             break
     if not node and data_path is None:
-        raise _Malformed(
+        raise MalformedCall(
             fmt,
             path,
             f'`{operation}` needs a `target` (e.g. "class UserAuth / validate") or a '
@@ -468,7 +475,7 @@ def _structure_op(operation: str, args: dict[str, Any], span: tuple[int, int]) -
     content: str | None = None
     for key in _CONTENT_KEYS:
         if key in args:
-            content = _text(args[key], fmt, path, key)
+            content = text_arg(args[key], fmt, path, key)
             used.add(key)
             break
     options = {k: v for k, v in args.items() if k not in used}

@@ -35,6 +35,7 @@ from lsp_server.model import (
 from lsp_server.resolve import replacement
 from lsp_server.resolve.cache import TextCache
 from lsp_server.resolve.content_index import ContentIndex, candidates
+from lsp_server.resolve.counted import Counted, is_counted, place_counted
 from lsp_server.resolve.indent import infer_shift, swap_prefix
 from lsp_server.resolve.ladder import (
     DEFAULT_FUZZY_THRESHOLD,
@@ -154,6 +155,12 @@ class FileText:
         if self._lines is not None:
             return bool(self._lines) and not self._lines[-1]
         return bool(self.contents) and not self.contents[-1] and not self._terminated
+
+    def terminated(self) -> bool:
+        """Whether the last line ends in a newline (an empty text counts as ended)."""
+        if self._lines is not None:
+            return not self._lines or bool(ending(self._lines[-1]))
+        return self._terminated or not self.contents
 
     def last_line(self) -> str:
         """`lines[-1]` of a non-empty file."""
@@ -470,6 +477,18 @@ def apply_hunks(
                 delta += (placed.new_end_line or placed.end_line) - placed.end_line
                 cursor = placed.new_end_line or placed.end_line
                 continue
+            if is_counted(hunk):
+                counted = place_counted(
+                    ft.contents, ft.terminated(), ft.index, hunk, new, inline
+                )
+                if counted is not None:
+                    if counted.already_applied:
+                        noops += 1
+                    else:
+                        done, added = _splice_counted(ft, counted)
+                        placements.extend(done)
+                        delta += added
+                    continue
             hint_line = None
             if hunk.line_hint is not None:
                 hint_line = max(0, hunk.line_hint - 1 + (delta if ordered else 0))
@@ -533,6 +552,22 @@ def apply_hunks(
     )
 
 
+def _splice_counted(ft: FileText, counted: Counted) -> tuple[list[Placement], int]:
+    """Replace a counted hunk's regions; a placement per occurrence (its lines in the text
+    before, `new_end_line` where its region ends in the result), and the lines added."""
+    placements: list[Placement] = []
+    added = 0
+    for region in counted.regions:
+        end_after = region.start + added + len(region.new_lines)
+        for start, end in region.spans:
+            placements.append(Placement(start, end, MatchKind.EXACT, 1.0, end_after))
+        added += len(region.new_lines) - (region.end - region.start)
+    for region in reversed(counted.regions):  # bottom up: the rows above stay where they are
+        rows = _region(ft, region.start, region.end, list(region.new_lines), region.final_newline)
+        ft.splice(region.start, region.end, rows)
+    return placements, added
+
+
 # `apply_single_exact` gives up (the line-based path decides) past this many partial hits.
 _TEXT_HITS = 4096
 
@@ -547,6 +582,7 @@ def apply_single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> Hun
     """
     if (
         hunk.kind is not HunkKind.REPLACE
+        or is_counted(hunk)
         or not hunk.old.strip("\n")
         or hunk.anchors
         or hunk.at_eof

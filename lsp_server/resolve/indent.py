@@ -34,6 +34,8 @@ def indent_of(line: str) -> str:
 
 def width(indent: str, tab: int = TAB_WIDTH) -> int:
     """Columns `indent` spans, a tab moving to the next multiple of `tab`."""
+    if "\t" not in indent:  # the common case, and a whole file's lines pass through here
+        return len(indent)
     col = 0
     for ch in indent:
         col = (col // tab + 1) * tab if ch == "\t" else col + 1

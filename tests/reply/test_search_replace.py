@@ -62,8 +62,15 @@ def test_marker_lengths_5_to_9(n: int) -> None:
 
 
 @pytest.mark.parametrize("n", [4, 10])
-def test_marker_lengths_outside_5_to_9_are_not_markers(n: int) -> None:
-    assert blocks(f"a.py\n{'<' * n} SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n") == []
+def test_marker_lengths_outside_5_to_9_are_not_aiders_but_clines(n: int) -> None:
+    # aider reads 5-9 characters; Cline reads any run of three or more (issue 15)
+    b = one(f"a.py\n{'<' * n} SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n")
+    assert (b.format, b.path, b.hunks[0].old, b.hunks[0].new) == (
+        Format.CLINE,
+        "a.py",
+        "x\n",
+        "y\n",
+    )
 
 
 def test_a_4_char_divider_is_content_not_a_divider() -> None:
