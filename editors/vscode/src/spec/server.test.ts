@@ -244,6 +244,24 @@ describe("against the real server", async () => {
     assert.equal(session!.edits.length, 0);
   });
 
+  it("takes the caller's target as the extension sends it; one outside the workspace refuses the reply", { skip }, async () => {
+    const target = pathToFileURL(path.join(root, "src", "app.py")).toString();
+    const inside = parseReport(
+      await session!.conn.sendRequest("workspace/executeCommand", { command: "llmPatch.check", arguments: [{ text: reply, target }] }),
+    );
+    assert.equal(inside?.ok, true, JSON.stringify(inside));
+    // why the extension only ever passes a file in a workspace folder (commands.isTarget)
+    const outside = tempDir("llm-patch-vscode-");
+    writeFileSync(path.join(outside, "x.py"), "x = 1\n");
+    const refused = await session!.conn.sendRequest("workspace/executeCommand", {
+      command: "llmPatch.check",
+      arguments: [{ text: reply, target: pathToFileURL(path.join(outside, "x.py")).toString() }],
+    });
+    assert.equal(parseReport(refused)?.ok, false);
+    assert.equal((refused as { error?: { code?: string } }).error?.code, "OUTSIDE_WORKSPACE", JSON.stringify(refused));
+    assert.equal(session!.edits.length, 0);
+  });
+
   it("llmPatch.apply with preview sends one versioned edit whose annotations ask for confirmation", { skip }, async () => {
     const result = await session!.conn.sendRequest("workspace/executeCommand", {
       command: "llmPatch.apply",
