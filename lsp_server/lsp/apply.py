@@ -75,6 +75,8 @@ class ApplyOptions:
     preview: bool = False
     fuzzy_threshold: float | None = None
     target: str | None = None
+    # documents the client has unsaved changes in that it did not send (see `guards`)
+    dirty: tuple[str, ...] = ()
 
 
 def require_write(ls: LlmPatchServer) -> None:
@@ -176,6 +178,7 @@ async def _plan_and_build(
                 cancelled=cancelled,
                 progress=progress,
                 target=options.target,
+                dirty=options.dirty,
             )
     plan = analysis.plan
     logger.debug(
@@ -243,9 +246,7 @@ async def _refuse_stale(ls: LlmPatchServer, analysis: Analysis, stale: list[str]
     return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
 
 
-async def _refuse_moved(
-    ls: LlmPatchServer, analysis: Analysis, moved: list[str]
-) -> dict[str, Any]:
+async def _refuse_moved(ls: LlmPatchServer, analysis: Analysis, moved: list[str]) -> dict[str, Any]:
     """Documents kept changing in the editor while the patch was planned: send nothing."""
     names = ", ".join(moved)
     message = f"{names} {MOVED_MESSAGE}"
@@ -333,7 +334,7 @@ async def reusable_analysis(
     """
     if options.fuzzy_threshold not in (None, ls.settings.fuzzy_threshold):
         return None
-    hit = ls.plans.get(ls.plan_key(source, options.target))
+    hit = ls.plans.get(ls.plan_key(source, options.target, options.dirty))
     if hit is None or not (partial or hit.plan.ok):
         return None
     if await ls.run_work(changed_on_disk, hit.root, hit.reads, content=True):

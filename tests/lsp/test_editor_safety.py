@@ -18,6 +18,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+from pygls.exceptions import JsonRpcException
+
 from lsp_server.lsp import apply
 from lsp_server.lsp.analysis import ReplySource
 from lsp_server.lsp.server import create_server
@@ -177,3 +180,52 @@ async def test_a_document_opened_at_version_0_and_synced_is_edited_where_it_is_n
     assert doc_edit.text_document.version == 1
     await client.wait_for(lambda: "COUNT = 3" in client.text(uri), what="the edit")
     assert client.text(uri) == "# header\nLABEL = 'count'\nCOUNT = 3\n"
+
+
+# --- dirty: unsaved buffers the server was not sent -------------------------------------------
+
+
+async def test_a_block_on_a_dirty_document_the_server_was_not_sent_is_refused(
+    client: EditorClient, ws: Path
+):
+    # src/VERSION is modified in the editor (two lines added at its top) but not attached:
+    # planned from disk, the edit would land on the wrong lines of the buffer
+    version_uri = client.write("src/VERSION", "version = 1\nchannel = stable\n")
+    client.write("a.py", "x = 1\n")
+    reply = sr("src/VERSION", "channel = stable\n", "channel = beta\n") + sr(
+        "a.py", "x = 1\n", "x = 2\n"
+    )
+    for command in ("llmPatch.check", "llmPatch.apply"):
+        report = await client.command(command, {"text": reply, "dirty": [version_uri]})
+        assert report["ok"] is False
+        (failed,) = [b for b in report["blocks"] if b["status"] == "failed"]
+        assert failed["path"] == "src/VERSION"
+        assert failed["error"]["code"] == "STALE_VERSION"
+        assert "save the file" in failed["error"]["message"]
+        assert "src/VERSION has unsaved changes" in report["summary"]
+    assert client.received == []
+
+    # with `partial`, the other block still applies
+    report = await client.command(
+        "llmPatch.apply", {"text": reply, "dirty": [version_uri]}, {"partial": True}
+    )
+    assert [b["status"] for b in report["blocks"]] == ["failed", "applied"]
+    assert (ws / "src/VERSION").read_text() == "version = 1\nchannel = stable\n"
+    await client.wait_for(lambda: client.docs.get(client.uri("a.py"), [""])[0] == "x = 2\n")
+
+
+async def test_a_dirty_document_the_server_has_is_edited_as_usual(client: EditorClient, ws: Path):
+    client.write("a.py", "x = 1\n")
+    uri = client.open("a.py")
+    client.replace_all(uri, "import os\nx = 1\n")
+    report = await client.command(
+        "llmPatch.apply", {"text": sr("a.py", "x = 1\n", "x = 2\n"), "dirty": [uri]}
+    )
+    assert report["ok"] is True, report["summary"]
+    await client.wait_for(lambda: client.text(uri) == "import os\nx = 2\n", what="the edit")
+
+
+async def test_dirty_must_be_a_list_of_uris(client: EditorClient, ws: Path):
+    for bad in ("file:///a.py", [3], [""], {"a": 1}):
+        with pytest.raises(JsonRpcException, match="dirty"):
+            await client.command("llmPatch.check", {"text": "x", "dirty": bad})
