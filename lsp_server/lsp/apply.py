@@ -77,6 +77,8 @@ class ApplyOptions:
     target: str | None = None
     # documents the client has unsaved changes in that it did not send (see `guards`)
     dirty: tuple[str, ...] = ()
+    # delete / move / replace documents open with unsaved changes anyway (see `guards`)
+    confirm_unsaved: bool = False
 
 
 def require_write(ls: LlmPatchServer) -> None:
@@ -146,6 +148,10 @@ async def _apply(
         stale = await ls.run_work(changed_on_disk, analysis.root, analysis.reads, content=True)
         if stale:
             return await _refuse_stale(ls, analysis, stale)
+        risky = [] if options.confirm_unsaved else guards.at_risk(ls, analysis, built.files)
+        lost = await ls.run_work(guards.unsaved, analysis.root, risky) if risky else []
+        if lost:
+            return await _refuse_unsaved(ls, analysis, lost)
         # nothing awaits between this look and the send: no change can slip in between
         moved = guards.moved_documents(ls, analysis, built.files)
         if not moved:
@@ -243,6 +249,24 @@ async def _refuse_stale(ls: LlmPatchServer, analysis: Analysis, stale: list[str]
         for path in stale
     }
     error = Failure(ErrorCode.STALE_VERSION, message, {"paths": stale})
+    return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
+
+
+async def _refuse_unsaved(
+    ls: LlmPatchServer, analysis: Analysis, lost: list[guards.AtRisk]
+) -> dict[str, Any]:
+    """The edit would delete or move away a document's unsaved work: send nothing."""
+    message = guards.unsaved_message(lost)
+    ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
+    failures: dict[str, Failure] = {}
+    for doc in lost:
+        failures[doc.path] = Failure(
+            ErrorCode.STALE_VERSION,
+            guards.unsaved_message([doc]),
+            {"path": doc.path, "unsaved": True, "operation": doc.what},
+        )
+    paths = list(dict.fromkeys(d.path for d in lost))
+    error = Failure(ErrorCode.STALE_VERSION, message, {"paths": paths, "unsaved": True})
     return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
 
 

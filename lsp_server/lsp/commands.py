@@ -193,7 +193,15 @@ def _parse_options(raw: Any) -> apply.ApplyOptions:
             threshold = fuzzy_threshold(threshold)
         except (TypeError, ValueError) as err:
             raise JsonRpcInvalidParams(f"options.fuzzyThreshold: {err}") from None
-    return apply.ApplyOptions(partial=partial, preview=preview, fuzzy_threshold=threshold)
+    confirm_unsaved = raw.get("confirmUnsaved", False)
+    if not isinstance(confirm_unsaved, bool):
+        raise JsonRpcInvalidParams("options.confirmUnsaved must be true or false")
+    return apply.ApplyOptions(
+        partial=partial,
+        preview=preview,
+        fuzzy_threshold=threshold,
+        confirm_unsaved=confirm_unsaved,
+    )
 
 
 def _split_args(args: tuple[Any, ...], name: str) -> tuple[Any, apply.ApplyOptions]:

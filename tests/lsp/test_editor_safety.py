@@ -229,3 +229,75 @@ async def test_dirty_must_be_a_list_of_uris(client: EditorClient, ws: Path):
     for bad in ("file:///a.py", [3], [""], {"a": 1}):
         with pytest.raises(JsonRpcException, match="dirty"):
             await client.command("llmPatch.check", {"text": "x", "dirty": bad})
+
+
+# --- resource operations on unsaved documents ---------------------------------------------------
+
+
+def v4a(*ops: str) -> str:
+    return "```\n*** Begin Patch\n" + "".join(ops) + "*** End Patch\n```\n"
+
+
+DELETE_A = v4a("*** Delete File: a.py\n")
+MOVE_A = v4a("*** Update File: a.py\n*** Move to: b.py\n@@\n-x = 1\n+x = 2\n")
+
+
+async def test_deleting_a_document_with_unsaved_work_is_refused(client: EditorClient, ws: Path):
+    client.write("a.py", "x = 1\n")
+    uri = client.open("a.py")
+    client.replace_all(uri, "x = 1\nunsaved = True\n")
+    report = await client.command("llmPatch.apply", {"text": DELETE_A})
+    assert report["ok"] is False
+    assert report["error"]["code"] == "STALE_VERSION"
+    assert report["error"]["details"]["unsaved"] is True
+    assert "a.py is open with unsaved changes" in report["summary"]
+    assert "deleting a.py" in report["summary"]
+    assert report["blocks"][0]["status"] == "failed"
+    assert client.received == []
+    assert (ws / "a.py").exists()
+
+    # the caller may say it knows
+    report = await client.command("llmPatch.apply", {"text": DELETE_A}, {"confirmUnsaved": True})
+    assert report["ok"] is True, report["summary"]
+    await client.wait_for(lambda: not (ws / "a.py").exists(), what="the delete")
+
+
+async def test_deleting_a_saved_open_document_goes_ahead(client: EditorClient, ws: Path):
+    client.write("a.py", "x = 1\n")
+    client.open("a.py")
+    report = await client.command("llmPatch.apply", {"text": DELETE_A})
+    assert report["ok"] is True, report["summary"]
+    await client.wait_for(lambda: not (ws / "a.py").exists(), what="the delete")
+
+
+async def test_moving_a_document_with_unsaved_work_is_refused(client: EditorClient, ws: Path):
+    client.write("a.py", "x = 1\n")
+    uri = client.open("a.py")
+    client.replace_all(uri, "# unsaved\nx = 1\n")
+    report = await client.command("llmPatch.apply", {"text": MOVE_A})
+    assert report["ok"] is False
+    assert "moving a.py" in report["summary"]
+    assert client.received == []
+    assert not (ws / "b.py").exists()
+
+
+async def test_moving_onto_a_document_with_unsaved_work_edits_its_buffer(
+    client: EditorClient, ws: Path
+):
+    # the file a move replaces gets a text edit (undoable, pinned, asking first), not a
+    # disk operation: its unsaved text is replaced in the buffer, where undo brings it back
+    client.write("a.py", "x = 1\n")
+    client.write("b.py", "y = 1\n")
+    uri = client.open("b.py")
+    client.replace_all(uri, "y = 2\n")
+    report = await client.command("llmPatch.apply", {"text": MOVE_A})
+    assert report["ok"] is True, report["summary"]
+    (doc_edit,) = only_text_edits(client.received[-1])
+    assert doc_edit.text_document.uri == uri
+    assert doc_edit.text_document.version == 2
+    await client.wait_for(lambda: client.text(uri) == "x = 2\n", what="the edit")
+
+
+async def test_confirm_unsaved_must_be_a_boolean(client: EditorClient, ws: Path):
+    with pytest.raises(JsonRpcException, match="confirmUnsaved"):
+        await client.command("llmPatch.apply", {"text": DELETE_A}, {"confirmUnsaved": "yes"})
