@@ -309,6 +309,17 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
     if action is Action.DELETE:
         state.refuse_link(block.path, "delete")
         if f.text is None:
+            elsewhere = _same_name_elsewhere(state, key) if f.snap.text is None else []
+            if f.snap.text is None and not f.snap.is_dir and not elsewhere:
+                # not there before the reply: what the delete asks for holds already
+                return BlockOutcome(block, Status.VALIDATED, MatchKind.DELETE, already_applied=True)
+            if f.snap.text is None and len(elsewhere) == 1:
+                raise PlacementError.of(
+                    ErrorCode.FILE_NOT_FOUND,
+                    f"{key} does not exist; nothing to delete: did you mean {elsewhere[0]}?",
+                    path=key,
+                    did_you_mean=elsewhere[0],
+                )
             raise _missing(key, "nothing to delete", f.snap)
         f.text = None
         f.blocks.append(block.index)
@@ -371,6 +382,8 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
             block, Status.VALIDATED, kind, placements=(Placement(0, n, kind, 1.0, n),)
         )
 
+    if f.text is None and block.move_to and _moved_already(state, key, f, block, options):
+        return BlockOutcome(block, Status.VALIDATED, MatchKind.RENAME, already_applied=True)
     if f.text is None:
         raise _missing(
             key,
@@ -495,6 +508,41 @@ def _place_snippet(block: EditBlock, key: str, f: _File, options: PlanOptions) -
         placements=edit.placements,
         already_applied=already,
     )
+def _same_name_elsewhere(state: _State, key: str) -> list[str]:
+    """Files named like `key` elsewhere in the workspace. A delete of a path that does not
+    exist finds what it asks for (applied before), unless one of these exists: then the
+    path is more likely a wrong guess at it, and FILE_NOT_FOUND says so."""
+    find = getattr(state.source, "files_named", None)
+    found = find(key.rsplit("/", 1)[-1]) if find is not None else []
+    return [other for other in found if other != key]
+
+
+def _moved_already(
+    state: _State, key: str, f: _File, block: EditBlock, options: PlanOptions
+) -> bool:
+    """An update-and-move whose source is gone and whose destination already holds the
+    block's change (every hunk already applied there, or no hunks): applied before."""
+    if f.snap.text is not None or block.move_to is None:
+        return False
+    _, d = state.get(block.move_to)
+    if d.text is None:
+        return False
+    if not block.hunks:
+        return True
+    try:
+        result = apply_hunks(
+            d.text,
+            block.hunks,
+            ordered=block.format in ORDERED_FORMATS,
+            simultaneous=block.simultaneous,
+            fuzzy_threshold=options.fuzzy_threshold,
+            clipboards=dict(state.clipboards),
+            inline=block.format in INLINE_FORMATS,
+            eol_from=d.base,
+        )
+    except PlacementError:
+        return False
+    return result.already_applied
 
 
 _MOVE_WHERE = {

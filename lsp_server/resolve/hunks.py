@@ -525,6 +525,16 @@ def apply_hunks(
             clipboards[hunk.to_clipboard] = _captured(ft, match, hunk, inline)
         region = _region(ft, match.start, match.end, new_lines, _final_newline(hunk, new))
         if (
+            match.kind is not MatchKind.EXACT
+            and new != hunk.old
+            and region == ft.line_slice(match.start, match.end)
+        ):
+            # the change is there already: placed loosely, the block changes nothing, since
+            # the lines it keeps are the file's and the lines it changes read as it wants
+            # them (a second run of a block first applied by a fuzzy or indent rung)
+            noops += 1
+            continue
+        if (
             not region
             and not inline
             and 0 < match.start
