@@ -552,6 +552,12 @@ def _head_lines(text: str, n: int) -> list[str]:
     return out
 
 
+def _blank(text: str) -> bool:
+    """`not text.strip()` without copying the text: `isspace` stops at the first
+    character that is not white space, so a big file costs next to nothing."""
+    return not text or text.isspace()
+
+
 def _warnings(
     state: _State, outcomes: list[BlockOutcome], options: PlanOptions
 ) -> list[PlanWarning]:
@@ -583,7 +589,7 @@ def _warnings(
             w = _syntax_warning(key, f.base, f.text)
             if w is not None:
                 out.append(w)
-        if f.snap.text and not f.text.strip():
+        if f.snap.text and _blank(f.text):
             out.append(
                 PlanWarning(WarningType.STRUCTURE_EMPTY, f"{key} is empty after the patch", key)
             )
