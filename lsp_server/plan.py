@@ -511,24 +511,19 @@ def _move(state: _State, key: str, f: _File, block: EditBlock, dest: str) -> Mat
 def _syntax_warning(key: str, old: str, new: str) -> PlanWarning | None:
     """SYNTAX_BROKEN when the new text has more tree-sitter errors than the old one.
 
-    The new text is parsed first (incrementally, when the open document's tree is cached
-    under `key`): when it has no errors there is nothing to compare, and the old text,
-    often a further full parse, is left alone. Otherwise the old text is parsed from the
-    new one's tree.
+    `syntax_check.new_errors` answers from the changed regions when it can prove the
+    edit broke nothing, and parses the whole texts otherwise (see that module).
     """
-    from lsp_server.resolve import syntax  # tree-sitter: see _resolve_block
+    from lsp_server.resolve import syntax, syntax_check  # tree-sitter: see _resolve_block
 
     language = syntax.language_for(key)
     if language is None:
         return None
     try:
-        after = syntax.syntax_errors(new, key, language)
-        if not after:
-            return None
-        before = syntax.syntax_errors(old, key + "\x00old", language, base=key)
+        after = syntax_check.new_errors(old, new, key, language)
     except PlacementError:
         return None
-    if len(after) <= len(before):
+    if after is None:
         return None
     where = ", ".join(f"line {e['line']}" for e in after[:5])
     return PlanWarning(
