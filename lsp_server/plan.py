@@ -617,6 +617,36 @@ def _with_context(block: EditBlock, failure: Failure) -> Failure:
     return Failure(failure.code, f"{where}{path}: {failure.message}", details)
 
 
+# The file lines the failed blocks of one reply may be tried on (each failed block counts
+# the lines of its file). A block that fails has climbed every rung and searched its
+# file for the closest region, the most costly path there is; a reply of thousands of
+# near-miss blocks (a reply for another version of the file, or garbage) would take
+# minutes. Past this, the rest of the reply is refused untried, saying why.
+FAILED_WORK_LINES = 500_000
+
+
+def _lines_tried(state: _State, block: EditBlock) -> int:
+    """The lines of the file a block was tried on (1 when it never got to a file). The
+    file as read: a failed block's own changes to the plan's state were rolled back."""
+    found = state.named.get(block.path or "")
+    f = state.files.get(found[0]) if found is not None else None
+    text = f.text if f is not None else found[2].text if found is not None else None
+    return 1 + (text.count("\n") if text is not None else 0)
+
+
+def _not_tried(failed: int, spent: int) -> Failure:
+    return PlacementError.of(
+        ErrorCode.CONTENT_TOO_LARGE,
+        f"not tried: {failed:,} earlier blocks of this reply failed, searched for in "
+        f"{spent:,} file lines in all (the limit for one reply is {FAILED_WORK_LINES:,}); "
+        "fix or remove the failed blocks, then apply the reply again",
+        not_tried=True,
+        failed_blocks=failed,
+        failed_lines=spent,
+        limit=FAILED_WORK_LINES,
+    ).failure
+
+
 def plan_reply(
     reply: ParsedReply,
     source: SnapshotSource,
@@ -627,9 +657,14 @@ def plan_reply(
         return Plan((), (), failure=reply.failure)
     state = _State(source, options)
     outcomes: list[BlockOutcome] = []
+    failed = spent = 0  # blocks refused so far, and the file lines they were tried on
     for block in reply.blocks:
         if cancelled is not None and cancelled():
             raise Cancelled()
+        if spent > FAILED_WORK_LINES:
+            err = _not_tried(failed, spent)
+            outcomes.append(BlockOutcome(block, Status.FAILED, failure=_with_context(block, err)))
+            continue
         cp = state.checkpoint()
         try:
             outcomes.append(_resolve_block(state, block, options))
@@ -638,6 +673,8 @@ def plan_reply(
             outcomes.append(
                 BlockOutcome(block, Status.FAILED, failure=_with_context(block, err.failure))
             )
+            failed += 1
+            spent += _lines_tried(state, block)
     ok = all(o.placed for o in outcomes)
     warnings = _warnings(state, outcomes, options)
     if not ok and options.atomic:
