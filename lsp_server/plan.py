@@ -627,24 +627,19 @@ def _move(state: _State, key: str, f: _File, block: EditBlock, dest: str) -> Mat
 def _syntax_warning(key: str, old: str, new: str) -> PlanWarning | None:
     """SYNTAX_BROKEN when the new text has more tree-sitter errors than the old one.
 
-    The new text is parsed first (incrementally, when the open document's tree is cached
-    under `key`): when it has no errors there is nothing to compare, and the old text,
-    often a further full parse, is left alone. Otherwise the old text is parsed from the
-    new one's tree.
+    `syntax_check.new_errors` answers from the changed regions when it can prove the
+    edit broke nothing, and parses the whole texts otherwise (see that module).
     """
-    from lsp_server.resolve import syntax  # tree-sitter: see _resolve_block
+    from lsp_server.resolve import syntax, syntax_check  # tree-sitter: see _resolve_block
 
     language = syntax.language_for(key)
     if language is None:
         return None
     try:
-        after = syntax.syntax_errors(new, key, language)
-        if not after:
-            return None
-        before = syntax.syntax_errors(old, key + "\x00old", language, base=key)
+        after = syntax_check.new_errors(old, new, key, language)
     except PlacementError:
         return None
-    if len(after) <= len(before):
+    if after is None:
         return None
     where = ", ".join(f"line {e['line']}" for e in after[:5])
     return PlanWarning(
@@ -666,6 +661,12 @@ def _head_lines(text: str, n: int) -> list[str]:
         out.append(text[start : end + 1])
         start = end + 1
     return out
+
+
+def _blank(text: str) -> bool:
+    """`not text.strip()` without copying the text: `isspace` stops at the first
+    character that is not white space, so a big file costs next to nothing."""
+    return not text or text.isspace()
 
 
 def _warnings(
@@ -699,7 +700,7 @@ def _warnings(
             w = _syntax_warning(key, f.base, f.text)
             if w is not None:
                 out.append(w)
-        if f.snap.text and not f.text.strip():
+        if f.snap.text and _blank(f.text):
             out.append(
                 PlanWarning(WarningType.STRUCTURE_EMPTY, f"{key} is empty after the patch", key)
             )
@@ -732,6 +733,36 @@ def _with_context(block: EditBlock, failure: Failure) -> Failure:
     return Failure(failure.code, f"{where}{path}: {failure.message}", details)
 
 
+# The file lines the failed blocks of one reply may be tried on (each failed block counts
+# the lines of its file). A block that fails has climbed every rung and searched its
+# file for the closest region, the most costly path there is; a reply of thousands of
+# near-miss blocks (a reply for another version of the file, or garbage) would take
+# minutes. Past this, the rest of the reply is refused untried, saying why.
+FAILED_WORK_LINES = 500_000
+
+
+def _lines_tried(state: _State, block: EditBlock) -> int:
+    """The lines of the file a block was tried on (1 when it never got to a file). The
+    file as read: a failed block's own changes to the plan's state were rolled back."""
+    found = state.named.get(block.path or "")
+    f = state.files.get(found[0]) if found is not None else None
+    text = f.text if f is not None else found[2].text if found is not None else None
+    return 1 + (text.count("\n") if text is not None else 0)
+
+
+def _not_tried(failed: int, spent: int) -> Failure:
+    return PlacementError.of(
+        ErrorCode.CONTENT_TOO_LARGE,
+        f"not tried: {failed:,} earlier blocks of this reply failed, searched for in "
+        f"{spent:,} file lines in all (the limit for one reply is {FAILED_WORK_LINES:,}); "
+        "fix or remove the failed blocks, then apply the reply again",
+        not_tried=True,
+        failed_blocks=failed,
+        failed_lines=spent,
+        limit=FAILED_WORK_LINES,
+    ).failure
+
+
 def plan_reply(
     reply: ParsedReply,
     source: SnapshotSource,
@@ -742,9 +773,14 @@ def plan_reply(
         return Plan((), (), failure=reply.failure)
     state = _State(source, options)
     outcomes: list[BlockOutcome] = []
+    failed = spent = 0  # blocks refused so far, and the file lines they were tried on
     for block in reply.blocks:
         if cancelled is not None and cancelled():
             raise Cancelled()
+        if spent > FAILED_WORK_LINES:
+            err = _not_tried(failed, spent)
+            outcomes.append(BlockOutcome(block, Status.FAILED, failure=_with_context(block, err)))
+            continue
         cp = state.checkpoint()
         try:
             outcomes.append(_resolve_block(state, block, options))
@@ -753,6 +789,8 @@ def plan_reply(
             outcomes.append(
                 BlockOutcome(block, Status.FAILED, failure=_with_context(block, err.failure))
             )
+            failed += 1
+            spent += _lines_tried(state, block)
     ok = all(o.placed for o in outcomes)
     warnings = _warnings(state, outcomes, options)
     if not ok and options.atomic:
