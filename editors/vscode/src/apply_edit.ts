@@ -179,10 +179,10 @@ export class PatchJournal {
     const encoder = new TextEncoder();
     for (const op of plan.ops) {
       if (op.kind === "replace") {
-        const uri = vscode.Uri.parse(op.uri);
-        const doc = await vscode.workspace.openTextDocument(uri);
+        // The range is of the text as it is now, which a move back only relocates.
+        const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(op.from ?? op.uri));
         const whole = new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length));
-        edit.replace(uri, whole, op.text);
+        edit.replace(vscode.Uri.parse(op.uri), whole, op.text);
       } else if (op.kind === "create") {
         edit.createFile(vscode.Uri.parse(op.uri), { contents: encoder.encode(op.text) });
       } else if (op.kind === "delete") {

@@ -208,6 +208,24 @@ describe("Undo Last Patch", () => {
     assert.match(state.messages.at(-1)?.text ?? "", /no patch to undo/);
   });
 
+  it("a file moved and edited by the patch is moved back, then its text restored", async () => {
+    await activate();
+    const moved = await serverEdit([
+      { kind: "rename", oldUri: uri("/w/m.py"), newUri: uri("/w/n.py") },
+      lineEdit("/w/n.py", null, "moved = 2\n"),
+    ]);
+    assert.equal(moved.applied, true);
+    assert.equal(vscode.openFile("/w/n.py").getText(), "moved = 2\n");
+    assert.equal(await run("llmPatch.undoLastPatch"), true, JSON.stringify(state.messages.at(-1)));
+    assert.deepEqual(
+      state.appliedEdits[0].ops.map((op) => (op.kind === "rename" ? `rename ${op.from.path} → ${op.to.path}` : `${op.kind} ${op.uri.path}`)),
+      ["rename /w/n.py → /w/m.py", "replace /w/m.py"],
+    );
+    assert.equal(vscode.openFile("/w/m.py").getText(), "moved = 1\n");
+    assert.equal(state.disk.has("/w/n.py"), false);
+    assert.equal(state.messages.at(-1)?.text, "LLM Patch: undid the last patch in 1 file: m.py (moved back from n.py).");
+  });
+
   it("refuses, naming the file, when a file changed since the patch; nothing is applied", async () => {
     await activate();
     await applyPatch();

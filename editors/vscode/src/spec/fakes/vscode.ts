@@ -399,7 +399,11 @@ export const workspace = {
   async openTextDocument(arg: Uri | { content?: string; language?: string }): Promise<FakeTextDocument> {
     let doc: FakeTextDocument;
     if (arg instanceof Uri && arg.scheme === "file") {
-      return findDocument(arg) ?? openFile(arg.fsPath);
+      const open = findDocument(arg);
+      if (!open && !state.disk.has(arg.fsPath)) {
+        throw new Error(`cannot open ${arg.toString()}: the file does not exist`); // as VS Code
+      }
+      return open ?? openFile(arg.fsPath);
     } else if (arg instanceof Uri) {
       const provider = state.contentProviders.get(arg.scheme);
       doc = new FakeTextDocument(arg, provider ? provider.provideTextDocumentContent(arg) : "", "markdown");
