@@ -411,6 +411,9 @@ export class LlmPatchExtension {
             const values = await next(params, token);
             return Array.isArray(values) ? this.restrictConfiguration(params.items, values) : values;
           },
+          // A settings change pushes the user's values (mode included) with the notification;
+          // untrusted, push nothing, so the server asks, and gets the answer above.
+          didChangeConfiguration: (sections, next) => next(vscode.workspace.isTrusted ? sections : undefined),
         },
       },
     };

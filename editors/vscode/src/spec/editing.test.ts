@@ -396,6 +396,12 @@ describe("Restricted Mode (untrusted workspace)", () => {
       async () => [{ mode: "unrestricted", atomic: true }, "unrestricted", { eol: "\n" }],
     );
     assert.deepEqual(answer, [{ mode: "restricted", atomic: true }, "restricted", { eol: "\n" }]);
+    // a settings change does not push the user's `mode`: the server is told to ask instead
+    const pushed: unknown[] = [];
+    await client().clientOptions.middleware.workspace.didChangeConfiguration(["llmPatch"], async (s: unknown) => {
+      pushed.push(s);
+    });
+    assert.deepEqual(pushed, [undefined]);
   });
 
   it("never runs the workspace's Python, and restarts with writing allowed once trusted", async () => {
@@ -419,5 +425,10 @@ describe("Restricted Mode (untrusted workspace)", () => {
     }
     assert.equal(control.instances.length, 2);
     assert.equal(client().clientOptions.initializationOptions().llmPatch.mode, "unrestricted");
+    const pushed: unknown[] = [];
+    await client().clientOptions.middleware.workspace.didChangeConfiguration(["llmPatch"], async (s: unknown) => {
+      pushed.push(s);
+    });
+    assert.deepEqual(pushed, [["llmPatch"]], "trusted: settings are pushed as usual");
   });
 });
