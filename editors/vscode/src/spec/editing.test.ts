@@ -172,6 +172,9 @@ describe("the server's edits, before VS Code applies them", () => {
       async () => ({ applied: true }),
     );
     assert.deepEqual(result, { applied: false, failureReason: "no file changed: every change was left out in the preview" });
+    // without the preview VS Code applies all or nothing: its answer stands
+    const plain = await serverEdit([lineEdit("/w/a.py", null, "COUNT = 3\n")], {}, async () => ({ applied: true }));
+    assert.deepEqual(plain, { applied: true });
   });
 });
 
