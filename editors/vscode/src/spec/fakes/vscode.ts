@@ -41,7 +41,6 @@ export const state = {
   savedAll: 0,
   openDialogAnswer: undefined as Uri[] | undefined,
   editorListeners: [] as ((editor: { document: FakeTextDocument } | undefined) => void)[],
-  closeListeners: [] as ((doc: FakeTextDocument) => void)[],
   trustListeners: [] as (() => void)[],
 };
 
@@ -69,7 +68,6 @@ export function reset(): void {
   state.savedAll = 0;
   state.openDialogAnswer = undefined;
   state.editorListeners = [];
-  state.closeListeners = [];
   state.trustListeners = [];
 }
 
@@ -423,10 +421,6 @@ export const workspace = {
   },
   onDidGrantWorkspaceTrust(listener: () => void): Disposable {
     state.trustListeners.push(listener);
-    return new Disposable();
-  },
-  onDidCloseTextDocument(listener: (doc: FakeTextDocument) => void): Disposable {
-    state.closeListeners.push(listener);
     return new Disposable();
   },
   /** The one workspace folder is /w. */
