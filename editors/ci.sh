@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # All editor-integration checks, for .ci/run (and for a developer: `bash editors/ci.sh`).
 #
-#   VS Code  (editors/vscode): npm ci, tsc --noEmit, eslint, node --test, esbuild bundle,
-#            vsce package (-> editors/vscode/dist/llm-patch.vsix)
+#   VS Code  (editors/vscode): npm ci, tsc --noEmit, eslint, node --test (with a private
+#            TMPDIR that must be empty afterwards), esbuild bundle, the server's wheel
+#            (pip wheel: needs a Python with pip and the build backend from the index),
+#            vsce package (-> editors/vscode/dist/llm-patch.vsix, the wheel inside)
 #   Neovim   (editors/nvim):   installs Neovim 0.11 (PyPI) and 0.10 (Debian trixie, private
 #            root) and runs the plugin's unit and end-to-end tests in each, against the real
 #            server.
