@@ -73,7 +73,8 @@ if [ "${SKIP_VSCODE:-0}" != 1 ]; then
     const { execFileSync } = require("node:child_process");
     const list = execFileSync("python3", ["-m", "zipfile", "-l", "dist/llm-patch.vsix"]).toString().toLowerCase();
     for (const f of ["extension/dist/extension.js", "extension/package.json", "extension/readme.md",
-                     "extension/icon.png", "extension/server/llm_patch-"]) {
+                     "extension/icon.png", "extension/server/llm_patch-",
+                     "extension/syntaxes/llm-reply.tmlanguage.json", "extension/language-configuration.json"]) {
       if (!list.includes(f)) { console.error("vsix lacks " + f + "\n" + list); process.exit(1); }
     }
     if (list.includes("node_modules")) { console.error("vsix carries node_modules"); process.exit(1); }
