@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lsp_server.model import Action, ErrorCode, Format
 from lsp_server.reply import parse_reply
@@ -168,3 +170,38 @@ def test_open_model_chat_template_tags(line, tmp_path):
     assert (block.format, block.path) == (Format.CLAUDE_CODE, "a.py")
     placed = place(tmp_path, {"a.py": "x = 1\n"}, reply)
     assert placed.plan.ok and placed.texts["a.py"] == "x = 2\n"
+
+
+KEYS = [
+    "file_path", "path", "filePath", "old_string", "new_string", "replace_all", "edits",
+    "content", "expected_replacements", "type", "operation", "diff", "input", "arguments",
+    "name", "tool_calls", "function", "output", "command", "patch", "parts", "functionCall",
+]  # fmt: skip
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.sampled_from(["a.py", "", "x = 1", "apply_patch_call", "update_file", "create_file",
+                     "delete_file", "@@\n-x = 1\n+x = 2\n", "+y\n", "*** Begin Patch\n"]),
+)  # fmt: skip
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(KEYS), inner, max_size=5),
+        st.dictionaries(st.sampled_from(KEYS), inner, max_size=5).map(json.dumps),
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(VALUES)
+def test_any_shape_of_arguments_parses_without_raising(value):
+    # whatever mix of the agents' keys, a reply is parsed, and every block either carries
+    # its refusal or is a well-formed edit of one file
+    for text in (fenced(value), json.dumps(value)):
+        for block in parse_reply(f"Calls:\n{text}\n").blocks:
+            assert block.error is not None or block.path
+            if block.error is None and block.action is Action.MODIFY:
+                assert block.hunks
