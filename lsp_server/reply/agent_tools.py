@@ -29,6 +29,7 @@ edit without its old text) raises MalformedCall and is reported as MALFORMED_BLO
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from typing import Any
 
@@ -116,7 +117,7 @@ def is_agent_call(args: dict[str, Any]) -> bool:
         return False
     if "old_string" in args or "new_string" in args:
         return True
-    if isinstance(args.get("edits"), list):
+    if isinstance(_edits(args), list):
         return True
     return isinstance(args.get("content"), str)
 
@@ -147,7 +148,7 @@ def agent_blocks(args: dict[str, Any], span: tuple[int, int]) -> list[EditBlock]
     if not is_agent_call(args):
         return []
     args = _canonical(args)
-    if isinstance(args.get("edits"), list):
+    if isinstance(_edits(args), list):
         return [_multi_edit(args, span)]
     if "old_string" in args or "new_string" in args:
         return [_edit(args, span)]
@@ -172,12 +173,16 @@ def patch_text(args: dict[str, Any]) -> str | None:
 def _count(args: dict[str, Any], fmt: Format, path: str, where: str) -> tuple[bool, int | None]:
     """`replace_all` (a boolean) and `expected_replacements` (a positive whole number)."""
     every = args.get("replace_all", False)
+    if isinstance(every, str) and every.strip().lower() in ("true", "false"):
+        every = every.strip().lower() == "true"  # a boolean some models write as a string
     if not isinstance(every, bool):
         raise MalformedCall(
             fmt, path, f"{where}`replace_all` must be true or false", {"field": "replace_all"}
         )
     expected = args.get("expected_replacements")
     if isinstance(expected, float) and expected.is_integer():
+        expected = int(expected)
+    if isinstance(expected, str) and expected.strip().isdigit():
         expected = int(expected)
     if expected is not None and (
         isinstance(expected, bool) or not isinstance(expected, int) or expected < 1
@@ -218,10 +223,21 @@ def _edit(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
     return EditBlock(fmt, path, span, hunks=(_hunk(args, fmt, path),))
 
 
+def _edits(args: dict[str, Any]) -> Any:
+    """`edits`, also when it was written as a JSON string (as some transcripts store it)."""
+    edits = args.get("edits")
+    if isinstance(edits, str) and edits.lstrip().startswith("["):
+        try:
+            return json.loads(edits, strict=False)
+        except (ValueError, RecursionError):
+            return edits
+    return edits
+
+
 def _multi_edit(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
     fmt = Format.CLAUDE_CODE
     path = path_arg(args, fmt, *FILE_KEYS)
-    edits = args["edits"]
+    edits = _edits(args)
     if not edits:
         raise MalformedCall(fmt, path, "`edits` is empty", {"field": "edits"})
     hunks = []
@@ -250,9 +266,10 @@ def _write(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
 
 def _operation(args: dict[str, Any]) -> dict[str, Any] | None:
     """The operation of an `apply_patch_call` item, or an operation given alone."""
-    if args.get("type") == "apply_patch_call" and isinstance(args.get("operation"), dict):
+    kind = args.get("type")
+    if kind == "apply_patch_call" and isinstance(args.get("operation"), dict):
         return args["operation"]
-    if args.get("type") in _OPERATIONS and _has_file(args):
+    if isinstance(kind, str) and kind in _OPERATIONS and _has_file(args):
         return args
     return None
 

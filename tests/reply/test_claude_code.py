@@ -269,3 +269,19 @@ def test_the_same_shape_in_camel_case(tmp_path):
     placed = place(tmp_path, {"app.py": APP}, reply)
     assert placed.plan.ok
     assert placed.texts["app.py"] == APP.replace("data", "body").replace("import os", "import io")
+
+
+def test_values_written_as_strings():
+    edits = json.dumps(
+        [{"old_string": "import os", "new_string": "import io", "replace_all": "true"}]
+    )
+    blocks = parse_reply(
+        fenced(
+            [{"file_path": "app.py", "edits": edits}, edit("app.py", "a", "b", replace_all="False")]
+        )
+    ).blocks
+    assert [b.error for b in blocks] == [None, None]
+    assert [(h.old, h.every) for b in blocks for h in b.hunks] == [
+        ("import os", True),
+        ("a", False),
+    ]
