@@ -44,6 +44,8 @@ _OPERATIONS = {
     "update_file": Action.MODIFY,
     "delete_file": Action.DELETE,
 }
+# what a whole-file write's arguments hold (Cline adds its progress notes)
+_WRITE_KEYS = frozenset({*FILE_KEYS, "content", "task_progress", "requires_approval"})
 _ALIASES = {
     "oldString": "old_string",
     "newString": "new_string",
@@ -119,7 +121,9 @@ def is_agent_call(args: dict[str, Any]) -> bool:
         return True
     if isinstance(_edits(args), list):
         return True
-    return isinstance(args.get("content"), str)
+    # a path and a content alone: the weakest shape, so nothing else may be beside them
+    # (`{"path": "/users", "content": "...", "method": "GET"}` is data, not a write)
+    return isinstance(args.get("content"), str) and set(args) <= _WRITE_KEYS
 
 
 def agent_format(text: str) -> Format | None:

@@ -142,6 +142,15 @@ def test_one_message_with_calls_of_every_agent(tmp_path):
     assert placed.texts == {"a.py": "x = 4\ny = 1\n", "c.txt": "c", "d.txt": "d\n"}
 
 
+def test_a_path_and_a_content_among_other_fields_are_data():
+    data = [{"path": "/users", "content": "application/json", "method": "GET"}]
+    assert parse_reply(fenced(data)).blocks == ()
+    (block,) = parse_reply(
+        fenced({"path": "a.txt", "content": "x", "task_progress": "- [x] a"})
+    ).blocks
+    assert (block.format, block.action) == (Format.CLINE, Action.OVERWRITE)
+
+
 def test_an_arguments_string_that_is_not_json_is_not_a_call():
     assert parse_reply(fenced({"name": "Edit", "arguments": "{file_path: a.py}"})).blocks == ()
 
