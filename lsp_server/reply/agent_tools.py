@@ -46,6 +46,7 @@ _OPERATIONS = {
 }
 # what a whole-file write's arguments hold (Cline adds its progress notes)
 _WRITE_KEYS = frozenset({*FILE_KEYS, "content", "task_progress", "requires_approval"})
+_EDIT_KEYS = frozenset({"old_string", "new_string", "oldString", "newString"})
 _ALIASES = {
     "oldString": "old_string",
     "newString": "new_string",
@@ -119,7 +120,7 @@ def is_agent_call(args: dict[str, Any]) -> bool:
         return False
     if "old_string" in args or "new_string" in args:
         return True
-    if isinstance(_edits(args), list):
+    if _is_multi_edit(args):
         return True
     # a path and a content alone: the weakest shape, so nothing else may be beside them
     # (`{"path": "/users", "content": "...", "method": "GET"}` is data, not a write)
@@ -152,7 +153,7 @@ def agent_blocks(args: dict[str, Any], span: tuple[int, int]) -> list[EditBlock]
     if not is_agent_call(args):
         return []
     args = _canonical(args)
-    if isinstance(_edits(args), list):
+    if _is_multi_edit(args):
         return [_multi_edit(args, span)]
     if "old_string" in args or "new_string" in args:
         return [_edit(args, span)]
@@ -238,12 +239,19 @@ def _edits(args: dict[str, Any]) -> Any:
     return edits
 
 
+def _is_multi_edit(args: dict[str, Any]) -> bool:
+    """`edits` holding at least one replacement of the Edit shape (other tools name lists
+    of other things `edits`: ranges, line numbers)."""
+    edits = _edits(args)
+    return isinstance(edits, list) and any(
+        isinstance(e, dict) and not _EDIT_KEYS.isdisjoint(e) for e in edits
+    )
+
+
 def _multi_edit(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
     fmt = Format.CLAUDE_CODE
     path = path_arg(args, fmt, *FILE_KEYS)
     edits = _edits(args)
-    if not edits:
-        raise MalformedCall(fmt, path, "`edits` is empty", {"field": "edits"})
     hunks = []
     for k, edit in enumerate(edits):
         if not isinstance(edit, dict):

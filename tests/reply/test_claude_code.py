@@ -236,14 +236,16 @@ def test_unusable_arguments_are_malformed(tmp_path):
         edit("app.py", "import os", "x", replace_all="yes"),
         {"file_path": "app.py", "old_string": "import os"},
         {"file_path": "app.py", "edits": [{"old_string": "", "new_string": "x"}]},
-        {"file_path": "app.py", "edits": []},
-        {"file_path": "app.py", "edits": ["import os"]},
+        {"file_path": "app.py", "edits": [{"old_string": "import os", "new_string": "x"}, "y"]},
     ]
     for args in cases:
         (block,) = parse_reply(fenced(args)).blocks
         assert block.format is Format.CLAUDE_CODE, args
         assert block.error is not None and block.error.code is ErrorCode.MALFORMED_BLOCK, args
         assert block.path == "app.py"
+    # `edits` of another tool's kind (ranges, line numbers) is not a MultiEdit
+    for edits in ([], [{"range": [1, 2], "text": "x"}], ["import os"]):
+        assert parse_reply(fenced({"file_path": "app.py", "edits": edits})).blocks == ()
 
 
 def test_a_json_file_introduced_by_its_path_is_that_file_not_calls(tmp_path):
