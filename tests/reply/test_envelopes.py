@@ -62,6 +62,12 @@ ENVELOPES = {
             {"content": {"parts": [{"functionCall": {"name": "replace", "args": ARGS}}]}}
         ]
     },
+    "Responses stream event": {
+        "type": "response.output_item.done",
+        "item": {"type": "function_call", "name": "edit", "arguments": TEXT},
+    },
+    "AI SDK toolCalls": {"toolCalls": [{"toolName": "edit", "args": ARGS}]},
+    "MCP tools/call": {"method": "tools/call", "params": {"name": "edit_file", "arguments": ARGS}},
     "Bedrock toolUse": {"toolUse": {"toolUseId": "t1", "name": "Edit", "input": ARGS}},
     "transcript list": [
         {"role": "user", "content": "fix x"},
