@@ -15,7 +15,8 @@ the tool's name (agents rename their tools, and envelopes often drop the name):
 * `{"file_path", "edits": [{"old_string", "new_string", "replace_all"?}, ...]}` - Claude
   Code's `MultiEdit`: the edits in order, each applied to what the previous left.
 * `{"file_path", "content"}` - Claude Code's `Write` and Gemini CLI's `write_file`: the whole
-  file, created or overwritten. `{"path", "content"}` is Cline's `write_to_file`.
+  file, created or overwritten (merged around a placeholder line that leaves code out, see
+  `write_action`). `{"path", "content"}` is Cline's `write_to_file`.
 * `{"type": "apply_patch_call", "operation": {"type": "create_file" | "update_file" |
   "delete_file", "path", "diff"}}` (or the operation alone) - OpenAI's apply_patch tool:
   `diff` is a V4A body read by `apply_patch.operation_block`.
@@ -36,6 +37,7 @@ from typing import Any
 from lsp_server.model import Action, EditBlock, Format, Hunk
 from lsp_server.reply import apply_patch
 from lsp_server.reply.common import normalise_newlines
+from lsp_server.resolve.placeholders import is_placeholder_line
 
 # the keys agents name a file by, in the order they are tried
 FILE_KEYS = ("file_path", "path", "filePath", "absolute_path", "file")
@@ -270,7 +272,19 @@ def _write(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
     fmt = Format.CLAUDE_CODE if isinstance(args.get("file_path"), str) else Format.CLINE
     path = path_arg(args, fmt, *FILE_KEYS)
     content = text_arg(args["content"], fmt, path, "content") or ""
-    return EditBlock(fmt, path, span, action=Action.OVERWRITE, content=content)
+    return EditBlock(fmt, path, span, action=write_action(content, path), content=content)
+
+
+def write_action(content: str, path: str) -> Action:
+    """A whole file is written as it stands (OVERWRITE), unless it leaves code out with a
+    placeholder line (`// ... existing code ...`, `# rest unchanged`): the tool would write
+    the placeholder and lose the code it stands for; here the file is merged around it
+    (LAZY, which never writes a placeholder and refuses a file that is not there). A bare
+    `...` line is code in Python (a stub's body), so it alone does not count."""
+    for line in content.split("\n"):
+        if is_placeholder_line(line, path) and line.strip().strip(".…"):
+            return Action.LAZY
+    return Action.OVERWRITE
 
 
 # --- OpenAI apply_patch -------------------------------------------------------------------

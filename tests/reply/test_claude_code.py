@@ -287,3 +287,20 @@ def test_values_written_as_strings():
         ("import os", True),
         ("a", False),
     ]
+
+
+def test_a_write_that_leaves_code_out_is_merged_around_its_placeholder(tmp_path):
+    content = (
+        "import os\nimport sys\n\n\n# ... existing code ...\n\n\n"
+        'def save(path, data):\n    open(path, "w").write(data)\n    return len(data) + 1\n'
+    )
+    placed = place(tmp_path, {"app.py": APP}, fenced({"file_path": "app.py", "content": content}))
+    assert placed.plan.ok
+    text = placed.texts["app.py"]
+    assert "existing code" not in text
+    assert text == APP.replace("import os\n", "import os\nimport sys\n").replace(
+        "return len(data)", "return len(data) + 1"
+    )
+    # a stub's `...` body is code: written as it stands
+    (block,) = parse_reply(fenced({"file_path": "s.py", "content": "def f():\n    ...\n"})).blocks
+    assert block.action is Action.OVERWRITE
