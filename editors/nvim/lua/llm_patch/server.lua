@@ -152,6 +152,11 @@ end
 --- The client for a buffer's workspace: found, or started without waiting for it.
 ---@return table|nil client, string|nil error
 function M.start(bufnr)
+  for _, c in ipairs(M.all()) do
+    if c.attached_buffers and c.attached_buffers[bufnr] then
+      return c -- the common case (every BufEnter): no configuration to resolve, no root to find
+    end
+  end
   local cfg = M.config()
   local root = M.root_of(bufnr, cfg)
   local client = M.find(bufnr, root)
