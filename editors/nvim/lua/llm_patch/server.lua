@@ -65,6 +65,8 @@ function M.config()
   end
   local cfg = vim.tbl_deep_extend('force', base, M.opts.lsp or {})
   cfg.name = M.NAME
+  -- 0.10 takes `capabilities` instead of the defaults, not over them
+  cfg.capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), cfg.capabilities or {})
   return cfg
 end
 
