@@ -239,8 +239,10 @@ function M.code_action_command(client, command, ctx)
     reply = { bufnr = b, line_offset = source.range and source.range.start.line or 0 }
   end
   local options = type(args[2]) == 'table' and args[2] or {}
-  if name == 'llmPatch.applyBlock' and options.preview then
-    -- Neovim cannot show the server's confirmation (change annotations): ask here.
+  local annotated = vim.tbl_get(client, 'capabilities', 'workspace', 'workspaceEdit', 'changeAnnotationSupport') ~= nil
+  if name == 'llmPatch.applyBlock' and options.preview and not annotated then
+    -- a client started without change annotations (a hand-written config) gets no
+    -- confirmation from the server's edit (edit.lua asks for those): ask here.
     local question = ('llm-patch: %s?'):format(command.title or 'apply this block')
     if vim.fn.confirm(question, '&Yes\n&No', 2, 'Question') ~= 1 then
       notify('llm-patch: not applied')
