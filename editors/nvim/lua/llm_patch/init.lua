@@ -420,6 +420,7 @@ function M.on_lsp_attach(client, bufnr)
 end
 
 local group = vim.api.nvim_create_augroup('llm_patch', { clear = true })
+local start_errors = {}
 
 --- Options, and (by default) attach the server to every file buffer as it opens.
 function M.setup(opts)
@@ -436,7 +437,8 @@ function M.setup(opts)
         local client, err = server.start(ev.buf)
         if client then
           server.attach(client, ev.buf)
-        elseif err then
+        elseif err and not start_errors[err] then
+          start_errors[err] = true -- said once, not on every buffer entered
           notify('llm-patch: ' .. err, vim.log.levels.ERROR)
         end
       end,

@@ -170,6 +170,7 @@ function M.start(bufnr)
   if has_011 then
     ok, id = pcall(vim.lsp.start, cfg, {
       attach = false,
+      silent = true, -- the plugin says why, once
       reuse_client = function(c, conf)
         return c.name == conf.name and not stopped(c) and same_dir(c.config.root_dir, conf.root_dir)
       end,
