@@ -110,6 +110,19 @@ result = T.run('unsaved buffer without filetype', 'LlmPatchApply')
 eq('unsaved buffer without filetype: the edit lands on its unsaved text', { '# another', '# line', 'version = 1', 'channel = beta' }, lines(version_buf))
 check('unsaved buffer without filetype: reported applied', result.report and result.report.ok, vim.inspect(result.report))
 
+-- a file with unsaved changes in a buffer the server cannot be shown (a special 'buftype'): the
+-- command names it as dirty and the server refuses to plan it from disk
+vim.fn.writefile({ 'x = 1' }, root .. '/src/special.py')
+local special = vim.api.nvim_create_buf(true, false)
+vim.api.nvim_buf_set_name(special, root .. '/src/special.py')
+vim.bo[special].buftype = 'acwrite'
+vim.api.nvim_buf_set_lines(special, 0, -1, false, { '# typed, unsaved', 'x = 1' })
+vim.fn.setreg('+', table.concat(T.search_replace('src/special.py', { 'x = 1' }, { 'x = 2' }), '\n'))
+result = T.run('a file changed in a buffer the server cannot see', 'LlmPatchApply')
+check('a file changed in a buffer the server cannot see: refused', result.report and result.report.ok == false, vim.inspect(result.report))
+eq('a file changed in a buffer the server cannot see: untouched', { '# typed, unsaved', 'x = 1' }, lines(special))
+vim.api.nvim_buf_delete(special, { force = true })
+
 -- ---- file operations ---------------------------------------------------------------------
 
 vim.cmd.edit('src/old.py')

@@ -192,6 +192,13 @@ end
 --- meanwhile are left to the report. `on_done(err, result)` gets the answer.
 function M.execute(client, command, args, bufnr, on_done)
   server.sync(client)
+  local dirty = server.unsent_changes(client)
+  if #dirty > 0 and type(args[1]) == 'table' and command ~= 'llmPatch.buildDiff' then
+    -- files with unsaved changes the server cannot be shown (a special buffer of a file): a
+    -- block on one is refused as stale instead of planned from the disk
+    args = vim.deepcopy(args)
+    args[1].dirty = dirty
+  end
   edit.begin()
   server.quiet = server.quiet + 1
   local ok = server.request(client, 'workspace/executeCommand', { command = command, arguments = args }, function(err, result)

@@ -205,6 +205,25 @@ function M.sync(client)
   M.flush(client)
 end
 
+--- URIs of files with unsaved changes in buffers the client does not see (a buffer of a file
+--- with a special 'buftype', such as acwrite): the server must not plan them from disk.
+function M.unsent_changes(client)
+  local out = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(b)
+    if
+      vim.api.nvim_buf_is_loaded(b)
+      and vim.bo[b].modified
+      and name ~= ''
+      and not name:match('^%a[%w+.-]*://')
+      and not vim.lsp.buf_is_attached(b, client.id)
+    then
+      out[#out + 1] = vim.uri_from_fname(name)
+    end
+  end
+  return out
+end
+
 function M.initialized(client)
   return client and client.initialized and not stopped(client)
 end
