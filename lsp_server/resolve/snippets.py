@@ -177,6 +177,8 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
     carried: int | None = None  # a comment directly above the next statement starts here
     for node in container.named_children:
         start, end = spans.node_rows(p, node)
+        if offset and (start < offset or end >= len(body) - 1):
+            continue  # the shell's own name or closer
         if any(a <= start and end <= b for a, b in covered):
             carried = None
             continue
@@ -269,8 +271,8 @@ def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | 
         elif _is_member(s, item):
             pool = [i for i in named if i.parent is not None and i.parent.kind in _OWNERS]
             pool = pool or [i for i in named if _in_namespaces(i)]
-        else:
-            pool = [i for i in named if _in_namespaces(i)]
+        else:  # a plain function is not a method defined outside its type (Go, C++)
+            pool = [i for i in named if _in_namespaces(i) and not i.owner]
     pool = [i for i in pool if _family(i.kind) == family]
     if len(pool) > 1:
         head = _head(s.parsed, item)
