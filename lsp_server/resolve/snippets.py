@@ -165,6 +165,17 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
             container = holder.node.child_by_field_name("body") or holder.node
             body = [shell[0], *("    " + ln if ln.strip() else "" for ln in body), shell[1]]
             holes = [False, *holes, False]
+    errors = syntax.error_nodes(p)
+    if errors:  # its definitions' boundaries would be error recovery's guess
+        rows = sorted({spans.node_rows(p, e)[0] - offset + 1 for e in errors[:10]})
+        raise refused(
+            ErrorCode.PARSER_FAILED,
+            f"the snippet does not parse as {grammar.name} (line "
+            f"{', '.join(map(str, rows))} of the block), so its definitions cannot be told "
+            "apart; fix the snippet, or quote the lines to change (SEARCH/REPLACE)",
+            language=grammar.name,
+            lines=rows,
+        )
     top = _outer_items(p, container if offset else None)
     covered: list[tuple[int, int]] = []
     for item in top:
@@ -196,8 +207,6 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
             continue
         if _is_import(p, node):
             imports.append(text)
-        elif offset and node.type in ("{", "}"):
-            continue
         else:
             statements.append(text)
     return _Snippet(p, body, offset, bare, top, imports, statements, placeholders, loose)

@@ -290,3 +290,11 @@ def test_replacing_one_function_changes_only_its_lines(generated, main_guard):
     assert out.startswith(file[:start])
     assert out.endswith(file[end:])
     assert out[start : len(out) - (len(file) - end)] == snippet
+
+
+def test_a_snippet_that_does_not_parse_is_refused():
+    file = "def f():\n    return 1\n"
+    with pytest.raises(PlacementError) as err:
+        place_snippet(file, "a.py", "def f(:\n    return 2\n")
+    assert err.value.failure.code is ErrorCode.PARSER_FAILED
+    assert err.value.failure.details["lines"] == [1]
