@@ -164,3 +164,12 @@ def test_a_snippet_for_a_missing_target_file_is_file_not_found(tmp_path):
     ws = _workspace(tmp_path, {"a.py": "x = 1\n"})
     (outcome,) = _plan(_fenced("python", "def f():\n    pass\n"), ws, "new.py").outcomes
     assert outcome.failure.code is ErrorCode.FILE_NOT_FOUND
+
+
+def test_a_mentioned_file_of_another_language_is_passed_over(tmp_path):
+    s = SAMPLES["python"]
+    ws = _workspace(tmp_path, {s.path: s.file, "requirements.txt": "flask\n"})
+    prose = f"Update `{s.path}` (and pin flask in `requirements.txt`):"
+    plan = _plan(_fenced("python", s.elided_class, prose), ws)
+    assert plan.ok, plan.outcomes[0].failure
+    assert [c.path for c in plan.files] == [s.path]
