@@ -539,6 +539,15 @@ def _insert_new(
             return edit.text
     if scope is not None:
         return _append_to_scope(p, scope, code, placements)
+    item = siblings[k]
+    if _is_member(s, item) and not item.owner:
+        raise refused(
+            ErrorCode.TARGET_NOT_FOUND,
+            f"the snippet's {item.kind} `{item.name}` is a member of a class, but {path} has "
+            "no such member and the snippet shows neither its class nor a neighbour the "
+            "file has; show it inside its class",
+            name=item.name,
+        )
     return _append_to_file(p, path, code, placements)
 
 

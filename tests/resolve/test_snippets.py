@@ -298,3 +298,13 @@ def test_a_snippet_that_does_not_parse_is_refused():
         place_snippet(file, "a.py", "def f(:\n    return 2\n")
     assert err.value.failure.code is ErrorCode.PARSER_FAILED
     assert err.value.failure.details["lines"] == [1]
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGS if lang != "go"])
+def test_a_new_member_shown_without_its_class_or_a_neighbour_is_refused(lang):
+    s = SAMPLES[lang]
+    lone = s.area_and_new[s.area_and_new.lower().index("\n\n") + 2 :]  # `perimeter` alone
+    with pytest.raises(PlacementError) as err:
+        place_snippet(s.file, s.path, lone)
+    assert err.value.failure.code is ErrorCode.TARGET_NOT_FOUND
+    assert "class" in err.value.failure.message
