@@ -694,15 +694,16 @@ REWRITE_SHARE = 0.5
 
 @syntax.locked
 def is_fragment(text: str, path: str, content: str, language: str | None = None) -> bool:
-    """Is a whole-file block for an existing file really a snippet of it?
+    """Is a whole-file block for an existing file really a snippet of it? Never raises.
 
-    It is when it defines code (a function, class...), leaves no placeholder between
-    definitions (those are the lazy merge's), and either elides code inside a definition
-    while holding nothing but definitions and imports, or the file holds something it does not
-    restate (a definition, an import, a statement, a comment), while the block itself is
-    nothing but definitions and imports, or keeps under half of the file's lines. An
-    indented block (members without their class) is always a snippet. Anything else is the
-    whole file, merged or overwritten as before. Never raises.
+    Not when it defines no code (a function, class...), or leaves placeholders between
+    definitions (the block is the file with parts elided: the lazy merge's). Otherwise it is
+    a snippet when it is indented (members without their class); when it elides code inside
+    a definition and holds nothing but definitions and imports; and, when the file holds
+    something it does not restate (a definition, an import, a statement, a comment), when
+    its definitions are some of the file's, or it leaves out the file's imports or
+    statements while being nothing but definitions, or it keeps under half of the file's
+    lines. Anything else (a rewrite that renames a function, say) is the whole file.
     """
     name = syntax.language_for(path, language)
     if name is None:
@@ -722,6 +723,7 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
             return True  # a class with members left out: merged member by member
         p = syntax.parse(text, grammar, path)
         mine = {(_family(i.kind), i.name) for i in s.top}
+        theirs = {(_family(i.kind), i.name) for i in outline.index(p) if _in_namespaces(i)}
         missing = [i for i in outline.top(p) if (_family(i.kind), i.name) not in mine]
         said = {_norm(ln) for ln in content.split("\n") if ln.strip()}
         covered = [spans.layers(p, i.node) for i in outline.top(p)]
@@ -733,8 +735,12 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
         unsaid = [c for c in others if _norm(p.first_line(c)) not in said]
         if not missing and not unsaid:
             return False
+        if missing and mine <= theirs:
+            return True  # only definitions the file has, and it holds more of them
+        if not s.statements and any("comment" not in c.type for c in unsaid):
+            return True  # new definitions, without the file's imports or statements
         kept = [ln for ln in p.line_list() if ln.strip()]
         share = sum(_norm(ln) in said for ln in kept) / max(len(kept), 1)
-        return not s.statements or share < REWRITE_SHARE
+        return share < REWRITE_SHARE
     except PlacementError:
         return False

@@ -308,3 +308,14 @@ def test_a_new_member_shown_without_its_class_or_a_neighbour_is_refused(lang):
         place_snippet(s.file, s.path, lone)
     assert err.value.failure.code is ErrorCode.TARGET_NOT_FOUND
     assert "class" in err.value.failure.message
+
+
+def test_a_rewrite_that_renames_a_function_is_the_whole_file():
+    file = "import os\n\n\ndef old_name():\n    return 1\n\n\ndef other():\n    return 2\n"
+    rewrite = file.replace("old_name", "new_name")
+    assert not is_fragment(file, "a.py", rewrite)
+
+
+def test_new_definitions_without_the_files_imports_are_a_fragment():
+    file = "import os\n\n\ndef f():\n    return os.sep\n\n\ndef g():\n    return 2\n"
+    assert is_fragment(file, "a.py", "def f():\n    return 1\n\n\ndef h():\n    return 3\n")
