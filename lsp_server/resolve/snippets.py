@@ -282,6 +282,10 @@ def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | 
             pool = pool or [i for i in named if _in_namespaces(i)]
         else:  # a plain function is not a method defined outside its type (Go, C++)
             pool = [i for i in named if _in_namespaces(i) and not i.owner]
+            pool = [i for i in pool if _family(i.kind) == family]
+            if not pool and family == "callable" and s.parsed.grammar.name not in _FREE:
+                # a method shown unindented, in a language where that still parses
+                pool = [i for i in named if i.parent is not None and i.parent.kind in _OWNERS]
     pool = [i for i in pool if _family(i.kind) == family]
     if len(pool) > 1:
         head = _head(s.parsed, item)
@@ -295,6 +299,9 @@ def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | 
 _OWNERS = L.TYPES | L.IMPLS | frozenset({"module"})
 # Languages whose functions all live in a class: a function in a snippet is a method.
 _METHODS_ONLY = frozenset({"java", "csharp"})
+# Languages where an unindented function is never a method: Python's methods take `self`,
+# Go's have receivers, and a JavaScript method does not parse outside its class.
+_FREE = frozenset({"python", "go", "javascript", "typescript", "tsx"})
 
 
 def _in_namespaces(item: Item) -> bool:
@@ -467,7 +474,36 @@ def _merge(
     anchor = (twin.node.start_byte, twin.name)
     for k in range(len(members)):
         text = _place(text, path, grammar, s, members, k, anchor, placements)
-    return text
+    return _restate_head(text, path, grammar, s, item, anchor, placements)
+
+
+def _restate_head(
+    text: str,
+    path: str,
+    grammar: Grammar,
+    s: _Snippet,
+    item: Item,
+    anchor: tuple[int, str],
+    placements: list[Placement],
+) -> str:
+    """The decorators and doc comment above a merged class, when the snippet restates them
+    differently (`@dataclass` → `@dataclass(frozen=True)`); the file's stay otherwise."""
+    first, _ = _span(s, item)
+    mine = [s.raw[r] for r in range(first, item.node.start_point.row) if r not in s.placeholders]
+    if not any(line.strip() for line in mine):
+        return text
+    p = syntax.parse(text, grammar, path)
+    twin = _locate(p, anchor)
+    if twin is None:
+        return text
+    lines = list(p.line_list())
+    top, row = spans.layers(p, twin.node).outer_row, twin.node.start_point.row
+    if [_norm(x) for x in mine if x.strip()] == [_norm(x) for x in lines[top:row] if x.strip()]:
+        return text
+    convert = grammar.spec.convert_indent_units
+    new = reindent("\n".join(dedent(mine)), indent_of(lines[row]), style_of(lines), convert)
+    placements.append(Placement(top, row, MatchKind.SNIPPET, 1.0, top + len(new)))
+    return "\n".join(lines[:top] + new + lines[row:])
 
 
 def _same_opener(a: str, b: str) -> bool:

@@ -319,3 +319,42 @@ def test_a_rewrite_that_renames_a_function_is_the_whole_file():
 def test_new_definitions_without_the_files_imports_are_a_fragment():
     file = "import os\n\n\ndef f():\n    return os.sep\n\n\ndef g():\n    return 2\n"
     assert is_fragment(file, "a.py", "def f():\n    return 1\n\n\ndef h():\n    return 3\n")
+
+
+def test_a_merged_class_takes_the_decorator_the_snippet_restates():
+    file = (
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass P:\n    x: int\n    y: int\n\n"
+        "    def norm(self):\n        return self.x\n"
+    )
+    snippet = "@dataclass(frozen=True)\nclass P:\n    x: int\n    y: int\n    z: int = 0\n"
+    out = place_snippet(file, "a.py", snippet).text
+    assert out == file.replace("@dataclass\n", "@dataclass(frozen=True)\n").replace(
+        "    y: int\n", "    y: int\n    z: int = 0\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "file", "snippet", "expected"),
+    [
+        (
+            "a.cpp",
+            "class Shape {\npublic:\n    int area() const {\n        return 0;\n    }\n};\n",
+            "int area() const {\n    return 1;\n}\n",
+            "class Shape {\npublic:\n    int area() const {\n        return 1;\n    }\n};\n",
+        ),
+        (
+            "a.rb",
+            "class Shape\n  def area\n    0\n  end\nend\n",
+            "def area\n  1\nend\n",
+            "class Shape\n  def area\n    1\n  end\nend\n",
+        ),
+    ],
+)
+def test_an_unindented_method_matches_its_one_namesake_in_a_class(path, file, snippet, expected):
+    assert place_snippet(file, path, snippet).text == expected
+
+
+def test_a_python_function_without_self_is_not_taken_for_a_method():
+    file = "class Repo:\n    def save(self, data):\n        return 1\n"
+    out = place_snippet(file, "a.py", "def save(data):\n    return 2\n").text
+    assert out == file + "\n\ndef save(data):\n    return 2\n"
