@@ -55,6 +55,7 @@ from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of
 from lsp_server.resolve.outcome import refused
 from lsp_server.resolve.outline import Item
 from lsp_server.resolve.placeholders import is_placeholder_line
+from lsp_server.resolve.snippet_imports import add_imports, is_import, normalise
 from lsp_server.resolve.syntax import Grammar, Parsed
 
 # Code that members need around them to parse: a class for C-family methods, an impl for
@@ -74,10 +75,6 @@ _SHELLS: dict[str, tuple[str, str]] = {
 # or a CSS rule is not a definition in this sense).
 CODE_KINDS = L.CALLABLE | L.TYPES | L.IMPLS | frozenset({"module"})
 _SELF = re.compile(r"^\(\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)?(?:self|cls|this)\b")
-_IMPORT_TYPES = frozenset(
-    {"use_declaration", "using_directive", "preproc_include", "extern_crate_declaration"}
-)
-_REQUIRE = re.compile(r"^(?:require|require_relative|load)\b")
 _CLOSER = re.compile(r"^[\s})\];,]*(?:end)?[\s})\];,]*$")
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==")
 
@@ -118,13 +115,6 @@ def _family(kind: str) -> str:
     if kind in L.VARIABLES:
         return "variable"
     return kind
-
-
-def _is_import(p: Parsed, node) -> bool:  # noqa: ANN001 - a tree_sitter Node
-    t = node.type
-    if "import" in t or t in _IMPORT_TYPES:
-        return True
-    return p.grammar.spec.name == "ruby" and bool(_REQUIRE.match(p.first_line(node)))
 
 
 def _errors(p: Parsed) -> int:
@@ -205,7 +195,7 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
         text = "\n".join(dedent(body[start : end + 1]))
         if not text.strip():
             continue
-        if _is_import(p, node):
+        if is_import(p, node):
             imports.append(text)
         else:
             statements.append(text)
@@ -386,7 +376,7 @@ def place_snippet(
         )
     placements: list[Placement] = []
     if s.imports:
-        text = _add_imports(text, path, grammar, s.imports, placements)
+        text = add_imports(text, path, grammar, s.imports, placements)
     for k in range(len(s.top)):
         text = _place(text, path, grammar, s, s.top, k, None, placements)
     for statement in s.statements:
@@ -498,7 +488,8 @@ def _restate_head(
         return text
     lines = list(p.line_list())
     top, row = spans.layers(p, twin.node).outer_row, twin.node.start_point.row
-    if [_norm(x) for x in mine if x.strip()] == [_norm(x) for x in lines[top:row] if x.strip()]:
+    said = [normalise(x) for x in mine if x.strip()]
+    if said == [normalise(x) for x in lines[top:row] if x.strip()]:
         return text
     convert = grammar.spec.convert_indent_units
     new = reindent("\n".join(dedent(mine)), indent_of(lines[row]), style_of(lines), convert)
@@ -627,75 +618,6 @@ def _append_to_file(p: Parsed, path: str, code: str, placements: list[Placement]
     return new_text
 
 
-# --------------------------------------------------------------------------- imports
-
-_GO_SPEC = re.compile(r'^\s*(?:[\w.]+\s+)?"[^"]+"\s*$')
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().rstrip(";")
-
-
-def _add_imports(
-    text: str, path: str, grammar: Grammar, imports: list[str], placements: list[Placement]
-) -> str:
-    p = syntax.parse(text, grammar, path)
-    root = p.tree.root_node
-    have = [c for c in root.named_children if _is_import(p, c)]
-    lines = list(p.line_list())
-    if grammar.spec.name == "go":
-        return _add_go_imports(p, have, imports, placements)
-    known = {_norm(p.bytes_of(c)) for c in have}
-    new = [imp for imp in imports if _norm(imp) not in known]
-    if not new:
-        return text
-    add = [ln for imp in new for ln in imp.split("\n")]
-    if have:
-        row = spans.node_rows(p, have[-1])[1] + 1
-        indent = indent_of(lines[have[-1].start_point.row])
-        add = [indent + ln if ln.strip() else ln for ln in add]
-    else:
-        row = structure.file_start_row(p)
-        if row < len(lines) and lines[row].strip():
-            add = [*add, ""]
-        if row > 0 and lines[row - 1].strip():
-            add = ["", *add]
-    placements.append(Placement(row, row, MatchKind.SNIPPET, 1.0, row + len(add)))
-    return "\n".join(lines[:row] + add + lines[row:])
-
-
-def _go_specs(text: str) -> list[str]:
-    """The specs of a Go import declaration, normalised."""
-    body = text.replace("import", " ", 1).replace("(", "\n").replace(")", "\n")
-    return [_norm(line) for line in body.split("\n") if _GO_SPEC.match(line)]
-
-
-def _add_go_imports(p: Parsed, have: list, imports: list[str], placements: list[Placement]) -> str:
-    """Go imports are specs (`"fmt"`, `str "strings"`), alone or in a parenthesised group:
-    the file's group gains the specs it lacks."""
-    lines = list(p.line_list())
-    wanted = list(dict.fromkeys(spec for imp in imports for spec in _go_specs(imp)))
-    present = {spec for c in have for spec in _go_specs(p.bytes_of(c))}
-    new = [w for w in wanted if w not in present]
-    if not new:
-        return p.text
-    group = next((c for c in reversed(have) if "(" in p.bytes_of(c)), None)
-    if group is not None:
-        end = spans.node_rows(p, group)[1]
-        inner = [ln for ln in lines[group.start_point.row + 1 : end] if ln.strip()]
-        indent = indent_of(inner[0]) if inner else "\t"
-        add = [indent + w for w in new]
-        row = end
-    elif have:
-        row = spans.node_rows(p, have[-1])[1] + 1
-        add = [f"import {w}" for w in new]
-    else:
-        row = structure.file_start_row(p)
-        add = ["import (", *("\t" + w for w in new), ")", ""]
-    placements.append(Placement(row, row, MatchKind.SNIPPET, 1.0, row + len(add)))
-    return "\n".join(lines[:row] + add + lines[row:])
-
-
 # --------------------------------------------------------------------------- reading
 
 
@@ -761,14 +683,14 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
         mine = {(_family(i.kind), i.name) for i in s.top}
         theirs = {(_family(i.kind), i.name) for i in outline.index(p) if _in_namespaces(i)}
         missing = [i for i in outline.top(p) if (_family(i.kind), i.name) not in mine]
-        said = {_norm(ln) for ln in content.split("\n") if ln.strip()}
+        said = {normalise(ln) for ln in content.split("\n") if ln.strip()}
         covered = [spans.layers(p, i.node) for i in outline.top(p)]
         others = [
             c
             for c in p.tree.root_node.named_children
             if not any(lay.outer_row <= c.start_point.row <= lay.end_row for lay in covered)
         ]
-        unsaid = [c for c in others if _norm(p.first_line(c)) not in said]
+        unsaid = [c for c in others if normalise(p.first_line(c)) not in said]
         if not missing and not unsaid:
             return False
         if missing and mine <= theirs:
@@ -776,7 +698,7 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
         if not s.statements and any("comment" not in c.type for c in unsaid):
             return True  # new definitions, without the file's imports or statements
         kept = [ln for ln in p.line_list() if ln.strip()]
-        share = sum(_norm(ln) in said for ln in kept) / max(len(kept), 1)
+        share = sum(normalise(ln) in said for ln in kept) / max(len(kept), 1)
         return share < REWRITE_SHARE
     except PlacementError:
         return False
