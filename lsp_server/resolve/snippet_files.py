@@ -86,12 +86,19 @@ def choose(
     from lsp_server.resolve import snippets  # tree-sitter: only for a reply that needs it
 
     found: list[str] = []
+    names_in: dict[str | None, list[str]] = {}  # the snippet's names, read once per grammar
     for path in listing(suffixes_for(language))[:MAX_SCANNED]:
         text = text_of(path)
         if not text:
             continue
         try:
-            names = snippets.definition_names(block.content or "", path, block.language)
+            grammar = L.language_name_for(path)
+            if grammar not in names_in:
+                names_in[grammar] = []  # stays empty when the snippet does not parse there
+                names_in[grammar] = snippets.definition_names(
+                    block.content or "", path, block.language
+                )
+            names = names_in[grammar]
             if not any(name in text for name in names):
                 continue
             if snippets.defines_any(text, path, block.content or "", block.language):
