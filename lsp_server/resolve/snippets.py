@@ -126,17 +126,15 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
     raw = content.split("\n")
     if raw and raw[-1] == "":
         raw.pop()
-    holes = [is_placeholder_line(line, key) for line in raw]
+    holes = [_is_elision(line, key, grammar) for line in raw]
     python = grammar.spec.name == "python"
-    # comments parse anywhere, and `...` is code in Python; any other placeholder is blanked
-    parse_lines = [
-        line
-        if not hole
-        or line.strip().startswith(tuple(grammar.spec.comment_markers))
-        or (python and line.strip() == "...")
-        else ""
+    # every elision is written the one way the lazy merge reads (`// ... existing code ...`
+    # behind the language's comment marker); `...` is code in Python and stays
+    raw = [
+        line if not hole or (python and line.strip() == "...") else _canonical(line, grammar)
         for line, hole in zip(raw, holes, strict=True)
     ]
+    parse_lines = list(raw)
     code = [ln for ln in raw if ln.strip()]
     bare = bool(code) and min(len(indent_of(ln)) for ln in code) > 0
     lines = dedent(parse_lines)
@@ -200,6 +198,34 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
         else:
             statements.append(text)
     return _Snippet(p, body, offset, bare, top, imports, statements, placeholders, loose)
+
+
+_ELLIPSES = ("...", "\u2026")
+_NOT_PROSE = frozenset(";{}=")
+
+
+def _is_elision(line: str, key: str, grammar: Grammar) -> bool:
+    """A line standing for code the snippet leaves out: a placeholder line, or a comment
+    that starts or ends with an ellipsis and says a few words (`// ... existing
+    constructor ...`, `# ... save() unchanged ...`), which in a snippet can mean nothing
+    else."""
+    if is_placeholder_line(line, key):
+        return True
+    s = line.strip()
+    marker = next((m for m in grammar.spec.comment_markers if s.startswith(m)), None)
+    if marker is None:
+        return False
+    text = s[len(marker) :].removesuffix("*/").strip()
+    if len(text) > 80 or any(c in _NOT_PROSE for c in text):
+        return False
+    return text.startswith(_ELLIPSES) or text.endswith(_ELLIPSES)
+
+
+def _canonical(line: str, grammar: Grammar) -> str:
+    """An elision as the language writes a comment, in the words the lazy merge knows."""
+    marker = grammar.spec.comment_markers[0] if grammar.spec.comment_markers else "//"
+    closer = " */" if marker == "/*" else ""
+    return f"{indent_of(line)}{marker} ... existing code ...{closer}"
 
 
 def _common(raw: list[str], parse_lines: list[str]) -> int:
