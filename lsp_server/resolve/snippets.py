@@ -280,6 +280,12 @@ def _head(p: Parsed, item: Item) -> str:
     return outline.normalize_head(p.first_line(item.node))
 
 
+def _impl_head(p: Parsed, item: Item) -> str:
+    """An impl block's head without generics' details: what it implements, for what."""
+    head = _head(p, item)
+    return re.sub(r"\s+", "", outline.strip_generics(head.split(" where ")[0]))
+
+
 def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | None:
     """The one definition of the file `item` stands for, None when it has none; raises
     TARGET_AMBIGUOUS when several fit equally."""
@@ -303,6 +309,8 @@ def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | 
                 # a method shown unindented, in a language where that still parses
                 pool = [i for i in named if i.parent is not None and i.parent.kind in _OWNERS]
     pool = [i for i in pool if _family(i.kind) == family]
+    if family == "impl":  # `impl Display for Shape` is not `impl Shape`
+        pool = [i for i in pool if _impl_head(p, i) == _impl_head(s.parsed, item)]
     if len(pool) > 1:
         head = _head(s.parsed, item)
         same = [i for i in pool if _head(p, i) == head]

@@ -358,3 +358,13 @@ def test_a_python_function_without_self_is_not_taken_for_a_method():
     file = "class Repo:\n    def save(self, data):\n        return 1\n"
     out = place_snippet(file, "a.py", "def save(data):\n    return 2\n").text
     assert out == file + "\n\ndef save(data):\n    return 2\n"
+
+
+def test_a_trait_impl_is_not_merged_into_the_inherent_impl():
+    file = "pub struct S;\n\nimpl S {\n    pub fn new() -> Self {\n        S\n    }\n}\n"
+    snippet = (
+        "impl std::fmt::Display for S {\n    fn fmt(&self, f: &mut std::fmt::Formatter) "
+        "-> std::fmt::Result {\n        write!(f, \"S\")\n    }\n}\n"
+    )
+    out = place_snippet(file, "lib.rs", snippet).text
+    assert out == file + "\n" + snippet
