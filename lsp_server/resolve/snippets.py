@@ -311,6 +311,8 @@ def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | 
     pool = [i for i in pool if _family(i.kind) == family]
     if family == "impl":  # `impl Display for Shape` is not `impl Shape`
         pool = [i for i in pool if _impl_head(p, i) == _impl_head(s.parsed, item)]
+    if len(pool) > 1:  # a declaration (a TypeScript overload signature) loses to a definition
+        pool = [i for i in pool if not i.weak] or pool
     if len(pool) > 1:
         head = _head(s.parsed, item)
         same = [i for i in pool if _head(p, i) == head]

@@ -368,3 +368,12 @@ def test_a_trait_impl_is_not_merged_into_the_inherent_impl():
     )
     out = place_snippet(file, "lib.rs", snippet).text
     assert out == file + "\n" + snippet
+
+
+def test_an_overloaded_function_is_replaced_at_its_definition_not_its_signatures():
+    file = (
+        "export function f(a: string): string;\nexport function f(a: number): number;\n"
+        "export function f(a: any): any {\n  return a;\n}\n"
+    )
+    out = place_snippet(file, "a.ts", "export function f(a: any): any {\n  return a ?? 0;\n}\n")
+    assert out.text == file.replace("return a;", "return a ?? 0;")
