@@ -457,9 +457,11 @@ def _place(
     if twin is None:
         return _insert_new(text, path, grammar, s, siblings, k, scope, placements)
     members = outline.kids(s.parsed, item)
-    if item.kind in L.TYPES | L.IMPLS | {"module"} and members:
+    if item.kind in L.TYPES | L.IMPLS | {"module"}:
         theirs = {m.name for m in outline.kids(p, twin)}
-        if _elides(s, item) or not theirs <= {m.name for m in members}:
+        if (members or theirs) and (
+            _elides(s, item) or not theirs <= {m.name for m in members}
+        ):
             return _merge(text, path, grammar, s, item, twin, placements)
     code = _text_of(s, item)
     if _elides(s, item):  # a body with `# ... existing code ...`: merge around them

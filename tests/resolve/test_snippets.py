@@ -377,3 +377,12 @@ def test_an_overloaded_function_is_replaced_at_its_definition_not_its_signatures
     )
     out = place_snippet(file, "a.ts", "export function f(a: any): any {\n  return a ?? 0;\n}\n")
     assert out.text == file.replace("return a;", "return a ?? 0;")
+
+
+def test_a_class_shown_without_its_members_never_empties_the_files():
+    file = "class A:\n    def f(self):\n        return 1\n"
+    out = place_snippet(file, "a.py", "class A(Base):\n    ...\n").text
+    assert out == "class A(Base):\n    def f(self):\n        return 1\n"
+    with pytest.raises(PlacementError) as err:
+        place_snippet(file, "a.py", "class A(Base):\n    pass\n")
+    assert err.value.failure.code is ErrorCode.TEXT_NOT_FOUND
