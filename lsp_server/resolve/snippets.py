@@ -77,6 +77,8 @@ CODE_KINDS = L.CALLABLE | L.TYPES | L.IMPLS | frozenset({"module"})
 _SELF = re.compile(r"^\(\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)?(?:self|cls|this)\b")
 _CLOSER = re.compile(r"^[\s})\];,]*(?:end)?[\s})\];,]*$")
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==")
+# The most outermost definitions one snippet may place.
+MAX_DEFINITIONS = 200
 
 
 @dataclass(frozen=True)
@@ -410,6 +412,14 @@ def place_snippet(
             path=path,
             language=grammar.name,
         )
+    if len(s.top) > MAX_DEFINITIONS:
+        raise refused(
+            ErrorCode.CONTENT_TOO_LARGE,
+            f"the snippet has {len(s.top)} definitions; a snippet is placed definition by "
+            f"definition, up to {MAX_DEFINITIONS}: send the whole file, or a diff",
+            definitions=len(s.top),
+            limit=MAX_DEFINITIONS,
+        )
     placements: list[Placement] = []
     if s.imports:
         text = add_imports(text, path, grammar, s.imports, placements)
@@ -685,6 +695,8 @@ def defines_any(text: str, path: str, content: str, language: str | None = None)
 
 
 # A whole-file block that keeps less than this share of the file's lines is not a rewrite.
+# (MAX_DEFINITIONS, above, bounds the work one snippet may ask for: each definition is
+# placed against the text the previous one left.)
 REWRITE_SHARE = 0.5
 
 
@@ -711,6 +723,8 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
         s = _read(content, grammar, path)
         if not any(i.kind in CODE_KINDS for i in s.top):
             return False
+        if len(s.top) > MAX_DEFINITIONS:
+            return False  # a chat snippet is never this long: the block is the file
         if s.bare:
             return True
         if s.loose_placeholders:

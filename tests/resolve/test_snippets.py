@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
-from lsp_server.resolve.snippets import is_fragment, place_snippet
+from lsp_server.resolve.snippets import MAX_DEFINITIONS, is_fragment, place_snippet
 from tests.resolve.snippet_samples import SAMPLES
 
 LANGS = sorted(SAMPLES)
@@ -386,3 +386,11 @@ def test_a_class_shown_without_its_members_never_empties_the_files():
     with pytest.raises(PlacementError) as err:
         place_snippet(file, "a.py", "class A(Base):\n    pass\n")
     assert err.value.failure.code is ErrorCode.TEXT_NOT_FOUND
+
+
+def test_a_snippet_of_very_many_definitions_is_refused_and_is_no_fragment():
+    many = "".join(f"def f{k}():\n    return {k}\n\n\n" for k in range(MAX_DEFINITIONS + 1))
+    with pytest.raises(PlacementError) as err:
+        place_snippet("def g():\n    pass\n", "a.py", many)
+    assert err.value.failure.code is ErrorCode.CONTENT_TOO_LARGE
+    assert not is_fragment("def g():\n    pass\n", "a.py", many)
