@@ -394,3 +394,29 @@ def test_a_snippet_of_very_many_definitions_is_refused_and_is_no_fragment():
         place_snippet("def g():\n    pass\n", "a.py", many)
     assert err.value.failure.code is ErrorCode.CONTENT_TOO_LARGE
     assert not is_fragment("def g():\n    pass\n", "a.py", many)
+
+
+STRAY = {
+    "python": 'print("stray")',
+    "javascript": 'console.log("stray");',
+    "typescript": 'console.log("stray");',
+    "tsx": 'console.log("stray");',
+    "go": 'fmt.Println("stray")',
+    "rust": 'println!("stray");',
+    "java": 'System.out.println("stray");',
+    "csharp": 'Console.WriteLine("stray");',
+    "ruby": 'puts "stray"',
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_statement_the_file_lacks_refuses_the_snippet_in_every_language(lang):
+    s = SAMPLES[lang]
+    with pytest.raises(PlacementError) as err:
+        place_snippet(s.file, s.path, s.elided_class + "\n" + STRAY[lang] + "\n")
+    failure = err.value.failure
+    # a statement where the language allows one is looked for by the text ladder; where it
+    # does not (Go, Rust, Java), the snippet does not parse: refused either way, never dropped
+    assert failure.code in (ErrorCode.TEXT_NOT_FOUND, ErrorCode.PARSER_FAILED)
+    if failure.code is ErrorCode.TEXT_NOT_FOUND:
+        assert "stray" in failure.message
