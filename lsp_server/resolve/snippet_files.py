@@ -23,7 +23,7 @@ from lsp_server.resolve import languages as L
 
 # Files in the snippet's language read at most when inferring its file, and the most
 # candidates named in a refusal.
-MAX_SCANNED = 2_000
+MAX_SCANNED = 1_000
 MAX_LISTED = 20
 
 # Grammars whose code is at home in each other's files: a `tsx` guess may be a `.ts` file's

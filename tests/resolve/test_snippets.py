@@ -420,3 +420,33 @@ def test_a_statement_the_file_lacks_refuses_the_snippet_in_every_language(lang):
     assert failure.code in (ErrorCode.TEXT_NOT_FOUND, ErrorCode.PARSER_FAILED)
     if failure.code is ErrorCode.TEXT_NOT_FOUND:
         assert "stray" in failure.message
+
+
+@st.composite
+def _class_module(draw):
+    names = draw(_NAMES)
+    methods = []
+    for name in names:
+        lines = [f"    def {name}(self, x):"]
+        for stmt in draw(_BODY):
+            lines += ["        " + s for s in stmt.split("\n")]
+        methods.append("\n".join(lines) + "\n")
+    pick = draw(st.integers(0, len(names) - 1))
+    body = ["    def " + names[pick] + "(self, x, y=0):", "        return y  # changed"]
+    marker = draw(st.sampled_from(["    # ... existing code ...", "    ...", None]))
+    snippet = "class Box:\n" + (marker + "\n" if marker else "") + "\n".join(body) + "\n"
+    return methods, pick, snippet
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_class_module())
+def test_a_class_snippet_eliding_the_rest_changes_only_its_one_method(generated):
+    methods, pick, snippet = generated
+    file = "import os\n\n\nclass Box:\n" + "\n".join(methods) + "\n\ndef after():\n    pass\n"
+    out = place_snippet(file, "m.py", snippet).text
+    start = file.index(methods[pick])
+    end = start + len(methods[pick])
+    assert out.startswith(file[:start]) and out.endswith(file[end:])
+    new = snippet.split("\n", 1)[1].split("\n")
+    new_method = "\n".join(ln for ln in new if "def " in ln or "changed" in ln) + "\n"
+    assert out[start : len(out) - (len(file) - end)] == new_method
