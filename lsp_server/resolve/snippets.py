@@ -310,6 +310,9 @@ def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | 
             if not pool and family == "callable" and s.parsed.grammar.name not in _FREE:
                 # a method shown unindented, in a language where that still parses
                 pool = [i for i in named if i.parent is not None and i.parent.kind in _OWNERS]
+            if not pool and family == "callable":
+                # a function local to another (a React component's `handleSubmit`)
+                pool = [i for i in named if _in_callable(i)]
     pool = [i for i in pool if _family(i.kind) == family]
     if family == "impl":  # `impl Display for Shape` is not `impl Shape`
         pool = [i for i in pool if _impl_head(p, i) == _impl_head(s.parsed, item)]
@@ -330,6 +333,15 @@ _METHODS_ONLY = frozenset({"java", "csharp"})
 # Languages where an unindented function is never a method: Python's methods take `self`,
 # Go's have receivers, and a JavaScript method does not parse outside its class.
 _FREE = frozenset({"python", "go", "javascript", "typescript", "tsx"})
+
+
+def _in_callable(item: Item) -> bool:
+    parent = item.parent
+    while parent is not None:
+        if parent.kind in L.CALLABLE:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _in_namespaces(item: Item) -> bool:

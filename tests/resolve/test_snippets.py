@@ -450,3 +450,18 @@ def test_a_class_snippet_eliding_the_rest_changes_only_its_one_method(generated)
     new = snippet.split("\n", 1)[1].split("\n")
     new_method = "\n".join(ln for ln in new if "def " in ln or "changed" in ln) + "\n"
     assert out[start : len(out) - (len(file) - end)] == new_method
+
+
+def test_a_function_local_to_a_component_is_matched_when_the_file_has_no_other():
+    file = (
+        'import { useState } from "react";\n\nexport default function Form() {\n'
+        '  const [v, setV] = useState("");\n\n  const handleSubmit = (e) => {\n'
+        "    e.preventDefault();\n  };\n\n  return <form onSubmit={handleSubmit} />;\n}\n"
+    )
+    snippet = "const handleSubmit = async (e) => {\n  e.preventDefault();\n  await save(v);\n};\n"
+    out = place_snippet(file, "src/Form.jsx", snippet).text
+    assert out == file.replace(
+        "  const handleSubmit = (e) => {\n    e.preventDefault();\n  };\n",
+        "  const handleSubmit = async (e) => {\n    e.preventDefault();\n"
+        "    await save(v);\n  };\n",
+    )
