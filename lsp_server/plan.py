@@ -791,14 +791,53 @@ def plan_reply(
             )
             failed += 1
             spent += _lines_tried(state, block)
+    outcomes, samples = _set_aside_code_samples(outcomes, options)
     ok = all(o.placed for o in outcomes)
-    warnings = _warnings(state, outcomes, options)
+    warnings = _warnings(state, outcomes, options) + samples
     if not ok and options.atomic:
         outcomes = [
             o if not o.placed else dataclasses.replace(o, status=Status.SKIPPED) for o in outcomes
         ]
         return Plan(tuple(outcomes), (), tuple(warnings))
     return Plan(tuple(outcomes), tuple(_changes(state)), tuple(warnings))
+
+
+def _set_aside_code_samples(
+    outcomes: list[BlockOutcome], options: PlanOptions
+) -> tuple[list[BlockOutcome], list[PlanWarning]]:
+    """A reply that edits with markers (SEARCH/REPLACE, a diff, a tool call...) often also
+    shows code to read: a usage example, a test to write. Such a fence is a snippet that
+    names no file; when no path, no caller's target and no workspace file with one of its
+    definitions points anywhere, it is set aside with a CODE_SAMPLE warning instead of
+    refusing the reply's real edits. A snippet alone in its reply, or one with a file in
+    sight (mentioned, targeted, or several namesakes), is still placed or refused."""
+    if options.target is not None or all(o.block.format is Format.SNIPPET for o in outcomes):
+        return outcomes, []
+    kept: list[BlockOutcome] = []
+    warnings: list[PlanWarning] = []
+    for o in outcomes:
+        f = o.failure
+        if (
+            o.block.format is Format.SNIPPET
+            and f is not None
+            and f.code is ErrorCode.TARGET_NOT_FOUND
+            and not f.details.get("mentioned")
+            and not f.details.get("candidates")
+        ):
+            lo, hi = o.block.reply_lines
+            warnings.append(
+                PlanWarning(
+                    WarningType.CODE_SAMPLE,
+                    f"block {o.block.index} (reply lines {lo}-{hi}) is code that names no file "
+                    "and defines nothing the workspace has: read as an example, not applied "
+                    "(name its file before the fence to apply it)",
+                    None,
+                    o.block.index,
+                )
+            )
+            o = dataclasses.replace(o, status=Status.SKIPPED, failure=None)
+        kept.append(o)
+    return kept, warnings
 
 
 def _changes(state: _State) -> list[FileChange]:

@@ -317,7 +317,7 @@ def render_human(report: dict[str, Any], *, color: bool) -> str:
             )
             out.extend("    " + line for line in b["error"]["message"].splitlines())
             continue
-        how = b["match"] or ""
+        how = b["match"] or ("code sample, not applied" if b["status"] == "skipped" else "")
         if b.get("already_applied"):
             how += ", already applied"
         if b.get("score") is not None:
@@ -343,8 +343,11 @@ def render_human(report: dict[str, Any], *, color: bool) -> str:
                 out.append(c(_CYAN, line))
             else:
                 out.append(line)
-    n_ok = sum(1 for b in report["blocks"] if "error" not in b)
-    n = len(report["blocks"])
+    # a code sample set aside (CODE_SAMPLE) is neither placed nor failed
+    samples = sum(1 for b in report["blocks"] if b["status"] == "skipped" and not b["match"])
+    n_ok = sum(1 for b in report["blocks"] if "error" not in b) - samples
+    n = len(report["blocks"]) - samples
     files = len(report["files"])
-    out.append(c(_BOLD, f"{n_ok} of {n} blocks placed, {files} file(s) changed"))
+    aside = f", {samples} code sample(s) set aside" if samples else ""
+    out.append(c(_BOLD, f"{n_ok} of {n} blocks placed, {files} file(s) changed{aside}"))
     return "\n".join(out) + "\n"
