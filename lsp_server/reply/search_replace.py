@@ -87,10 +87,12 @@ SEARCH_REPLACE = Syntax(
 # run), and the `<<<<<<<` / `>>>>>>>` spellings it also accepts, any length from three. Inside
 # an agent's tool call (see `tool_xml`) every block is read this way; outside one, only a
 # block that opens with a `-` run, or an aider-shaped block that only reads whole this way.
+# (The look-behinds only matter to a search: a run is tried from its start alone, so a long
+# run that fails at its end costs its length once, not its length squared.)
 CLINE_SYNTAX = Syntax(
-    re.compile(r"(?:-{3,}|<{3,}) *SEARCH>?"),
+    re.compile(r"(?<![-<])(?:-{3,}|<{3,}) *SEARCH>?"),
     re.compile(r"={3,}"),
-    re.compile(r"(?:\+{3,}|>{3,}) *REPLACE>?"),
+    re.compile(r"(?<![+>])(?:\+{3,}|>{3,}) *REPLACE>?"),
     (SEARCH, DIVIDER, REPLACE),
     leads="-<=+>",
 )
@@ -314,7 +316,7 @@ def added_marker(raw: RawBlock, updated: Sequence[str] | None = None) -> MarkerL
 # the number may be missing (a model that writes the header without one): still a header
 _HINT = re.compile(r":(start|end)_line:[ \t]*(\d{1,9})?")
 _SEPARATOR = re.compile(r"-{3,}")
-_NUMBERED = re.compile(r"[ \t]*(\d{1,9})[ \t]*\|(?!\|) ?")
+_NUMBERED = re.compile(r"(?<![ \t\d])[ \t]*(\d{1,9})[ \t]*\|(?!\|) ?")
 _ESCAPED = ("<<<<<<<", "=======", ">>>>>>>", "-------", ":start_line:", ":end_line:")
 
 

@@ -82,7 +82,9 @@ _PARAMETER = re.compile(
 _PARAMETER_END = "</parameter>"
 _ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
-_NUMBER = re.compile(r"\s*(\d{1,9})\s*")
+_NUMBER = re.compile(r"\d{1,9}")
+_LAYOUT_HEAD = re.compile(r"(?<![ \t])[ \t]*\n")
+_LAYOUT_TAIL = re.compile(r"\n[ \t]*\Z")
 
 
 class _Refused(Exception):
@@ -130,10 +132,10 @@ class _Value:
         the closing tag's line goes): a file's text between tags on their own lines is whole
         lines."""
         text, offset = self.raw, self.offset
-        head = re.match(r"[ \t]*\n", text)
+        head = _LAYOUT_HEAD.match(text)
         if head:
             text, offset = text[head.end() :], offset + head.end()
-        tail = re.search(r"\n[ \t]*\Z", text)
+        tail = _LAYOUT_TAIL.search(text)
         if tail:
             text = text[: tail.start() + (1 if keep_end else 0)]
         return text, offset
@@ -335,10 +337,10 @@ def _path(value: _Value | None, escaped: bool) -> str:
 def _number(value: _Value | None, name: str) -> int | None:
     if value is None:
         return None
-    m = _NUMBER.fullmatch(value.raw)
-    if m is None:
-        raise _Refused(f"`<{name}>` is not a line number ({value.raw.strip()[:40]!r})")
-    return int(m.group(1))
+    digits = value.raw.strip()
+    if _NUMBER.fullmatch(digits) is None:
+        raise _Refused(f"`<{name}>` is not a line number ({digits[:40]!r})")
+    return int(digits)
 
 
 def _unfenced(lines: list[str]) -> tuple[list[str], int]:
