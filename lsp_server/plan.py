@@ -297,6 +297,8 @@ def _refuse_misplaced(state: _State, key: str, content: str) -> None:
 def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> BlockOutcome:
     if block.error is not None:
         raise PlacementError(block.error)
+    if block.action is Action.SNIPPET and not block.path:
+        block = dataclasses.replace(block, path=_snippet_file(state, block, options))
     if not block.path:
         raise PlacementError.of(ErrorCode.MALFORMED_BLOCK, "the block names no file")
     _check_size(block)
@@ -307,10 +309,28 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
     if action is Action.DELETE:
         state.refuse_link(block.path, "delete")
         if f.text is None:
+            elsewhere = _same_name_elsewhere(state, key) if f.snap.text is None else []
+            if f.snap.text is None and not f.snap.is_dir and not elsewhere:
+                # not there before the reply: what the delete asks for holds already
+                return BlockOutcome(block, Status.VALIDATED, MatchKind.DELETE, already_applied=True)
+            if f.snap.text is None and len(elsewhere) == 1:
+                raise PlacementError.of(
+                    ErrorCode.FILE_NOT_FOUND,
+                    f"{key} does not exist; nothing to delete: did you mean {elsewhere[0]}?",
+                    path=key,
+                    did_you_mean=elsewhere[0],
+                )
             raise _missing(key, "nothing to delete", f.snap)
         f.text = None
         f.blocks.append(block.index)
         return BlockOutcome(block, Status.VALIDATED, MatchKind.DELETE)
+
+    if action in (Action.SNIPPET, Action.LAZY) and f.text is not None:
+        if _is_snippet(key, f, block):
+            return _place_snippet(block, key, f, options)
+        action = Action.LAZY  # the whole file (its path named only in the prose, perhaps)
+    elif action is Action.SNIPPET:
+        raise _missing(key, "a code snippet is placed into an existing file", f.snap)
 
     if action in (Action.CREATE, Action.OVERWRITE) or (action is Action.LAZY and f.text is None):
         if f.snap.is_dir and f.text is None:
@@ -362,6 +382,8 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
             block, Status.VALIDATED, kind, placements=(Placement(0, n, kind, 1.0, n),)
         )
 
+    if f.text is None and block.move_to and _moved_already(state, key, f, block, options):
+        return BlockOutcome(block, Status.VALIDATED, MatchKind.RENAME, already_applied=True)
     if f.text is None:
         raise _missing(
             key,
@@ -434,6 +456,93 @@ def _resolve_block(state: _State, block: EditBlock, options: PlanOptions) -> Blo
         already_applied=result.already_applied,
         score=result.score if kind is MatchKind.FUZZY else None,
     )
+
+
+def _snippet_file(state: _State, block: EditBlock, options: PlanOptions) -> str:
+    """The file a snippet that names none applies to (see resolve.snippet_files)."""
+    from lsp_server.resolve import snippet_files
+
+    def text_of(path: str) -> str | None:
+        try:
+            key, _, snap = state.look(path)
+        except PlacementError:
+            return None  # outside the workspace, unreadable: not a file it can mean
+        f = state.files.get(key)
+        return f.text if f is not None else snap.text
+
+    listing = getattr(state.source, "files_ending", None)
+    return snippet_files.choose(block, options.target, text_of, listing)
+
+
+def _is_snippet(key: str, f: _File, block: EditBlock) -> bool:
+    """A fenced block for an existing file that is only part of it (see docs/snippets.md)."""
+    from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
+
+    return snippets.is_fragment(to_lf(f.text or ""), key, block.content or "", block.language)
+
+
+def _place_snippet(block: EditBlock, key: str, f: _File, options: PlanOptions) -> BlockOutcome:
+    """Definitions placed by kind, name and scope (resolve.snippets)."""
+    from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
+
+    old_lf = to_lf(f.text or "")
+    try:
+        edit = snippets.place_snippet(
+            old_lf, key, block.content or "", block.language, options.fuzzy_threshold
+        )
+    except PlacementError as err:
+        if block.format is not Format.SNIPPET:
+            raise
+        # the file was chosen for the block, which names none: say which one
+        failure = err.failure
+        raise PlacementError.of(
+            failure.code, f"{key}: {failure.message}", **{"path": key, **failure.details}
+        ) from None
+    already = edit.text == old_lf
+    f.text = f.text if already else rebuild(f.text, edit.text)
+    f.blocks.append(block.index)
+    return BlockOutcome(
+        block,
+        Status.VALIDATED,
+        MatchKind.SNIPPET,
+        placements=edit.placements,
+        already_applied=already,
+    )
+def _same_name_elsewhere(state: _State, key: str) -> list[str]:
+    """Files named like `key` elsewhere in the workspace. A delete of a path that does not
+    exist finds what it asks for (applied before), unless one of these exists: then the
+    path is more likely a wrong guess at it, and FILE_NOT_FOUND says so."""
+    find = getattr(state.source, "files_named", None)
+    found = find(key.rsplit("/", 1)[-1]) if find is not None else []
+    return [other for other in found if other != key]
+
+
+def _moved_already(
+    state: _State, key: str, f: _File, block: EditBlock, options: PlanOptions
+) -> bool:
+    """An update-and-move whose source is gone and whose destination already holds the
+    block's change (every hunk already applied there, or no hunks): applied before."""
+    if f.snap.text is not None or block.move_to is None:
+        return False
+    _, d = state.get(block.move_to)
+    if d.text is None:
+        return False
+    if not block.hunks:
+        return True
+    try:
+        result = apply_hunks(
+            d.text,
+            block.hunks,
+            ordered=block.format in ORDERED_FORMATS,
+            simultaneous=block.simultaneous,
+            fuzzy_threshold=options.fuzzy_threshold,
+            clipboards=dict(state.clipboards),
+            inline=block.format in INLINE_FORMATS,
+            eol_from=d.base,
+        )
+    except PlacementError:
+        return False
+    return result.already_applied
 
 
 _MOVE_WHERE = {
@@ -518,24 +627,19 @@ def _move(state: _State, key: str, f: _File, block: EditBlock, dest: str) -> Mat
 def _syntax_warning(key: str, old: str, new: str) -> PlanWarning | None:
     """SYNTAX_BROKEN when the new text has more tree-sitter errors than the old one.
 
-    The new text is parsed first (incrementally, when the open document's tree is cached
-    under `key`): when it has no errors there is nothing to compare, and the old text,
-    often a further full parse, is left alone. Otherwise the old text is parsed from the
-    new one's tree.
+    `syntax_check.new_errors` answers from the changed regions when it can prove the
+    edit broke nothing, and parses the whole texts otherwise (see that module).
     """
-    from lsp_server.resolve import syntax  # tree-sitter: see _resolve_block
+    from lsp_server.resolve import syntax, syntax_check  # tree-sitter: see _resolve_block
 
     language = syntax.language_for(key)
     if language is None:
         return None
     try:
-        after = syntax.syntax_errors(new, key, language)
-        if not after:
-            return None
-        before = syntax.syntax_errors(old, key + "\x00old", language, base=key)
+        after = syntax_check.new_errors(old, new, key, language)
     except PlacementError:
         return None
-    if len(after) <= len(before):
+    if after is None:
         return None
     where = ", ".join(f"line {e['line']}" for e in after[:5])
     return PlanWarning(
@@ -557,6 +661,12 @@ def _head_lines(text: str, n: int) -> list[str]:
         out.append(text[start : end + 1])
         start = end + 1
     return out
+
+
+def _blank(text: str) -> bool:
+    """`not text.strip()` without copying the text: `isspace` stops at the first
+    character that is not white space, so a big file costs next to nothing."""
+    return not text or text.isspace()
 
 
 def _warnings(
@@ -590,7 +700,7 @@ def _warnings(
             w = _syntax_warning(key, f.base, f.text)
             if w is not None:
                 out.append(w)
-        if f.snap.text and not f.text.strip():
+        if f.snap.text and _blank(f.text):
             out.append(
                 PlanWarning(WarningType.STRUCTURE_EMPTY, f"{key} is empty after the patch", key)
             )
@@ -623,6 +733,36 @@ def _with_context(block: EditBlock, failure: Failure) -> Failure:
     return Failure(failure.code, f"{where}{path}: {failure.message}", details)
 
 
+# The file lines the failed blocks of one reply may be tried on (each failed block counts
+# the lines of its file). A block that fails has climbed every rung and searched its
+# file for the closest region, the most costly path there is; a reply of thousands of
+# near-miss blocks (a reply for another version of the file, or garbage) would take
+# minutes. Past this, the rest of the reply is refused untried, saying why.
+FAILED_WORK_LINES = 500_000
+
+
+def _lines_tried(state: _State, block: EditBlock) -> int:
+    """The lines of the file a block was tried on (1 when it never got to a file). The
+    file as read: a failed block's own changes to the plan's state were rolled back."""
+    found = state.named.get(block.path or "")
+    f = state.files.get(found[0]) if found is not None else None
+    text = f.text if f is not None else found[2].text if found is not None else None
+    return 1 + (text.count("\n") if text is not None else 0)
+
+
+def _not_tried(failed: int, spent: int) -> Failure:
+    return PlacementError.of(
+        ErrorCode.CONTENT_TOO_LARGE,
+        f"not tried: {failed:,} earlier blocks of this reply failed, searched for in "
+        f"{spent:,} file lines in all (the limit for one reply is {FAILED_WORK_LINES:,}); "
+        "fix or remove the failed blocks, then apply the reply again",
+        not_tried=True,
+        failed_blocks=failed,
+        failed_lines=spent,
+        limit=FAILED_WORK_LINES,
+    ).failure
+
+
 def plan_reply(
     reply: ParsedReply,
     source: SnapshotSource,
@@ -633,9 +773,14 @@ def plan_reply(
         return Plan((), (), failure=reply.failure)
     state = _State(source, options)
     outcomes: list[BlockOutcome] = []
+    failed = spent = 0  # blocks refused so far, and the file lines they were tried on
     for block in reply.blocks:
         if cancelled is not None and cancelled():
             raise Cancelled()
+        if spent > FAILED_WORK_LINES:
+            err = _not_tried(failed, spent)
+            outcomes.append(BlockOutcome(block, Status.FAILED, failure=_with_context(block, err)))
+            continue
         cp = state.checkpoint()
         try:
             outcomes.append(_resolve_block(state, block, options))
@@ -644,6 +789,8 @@ def plan_reply(
             outcomes.append(
                 BlockOutcome(block, Status.FAILED, failure=_with_context(block, err.failure))
             )
+            failed += 1
+            spent += _lines_tried(state, block)
     ok = all(o.placed for o in outcomes)
     warnings = _warnings(state, outcomes, options)
     if not ok and options.atomic:

@@ -25,6 +25,7 @@ from lsp_server.lsp.editor_workspace import (
     DiskRead,
     EditorView,
     SessionWorkspace,
+    dirty_paths,
     overlay,
     plan_root,
     target_path,
@@ -106,11 +107,13 @@ def place(
     related: bool = True,
     retries: bool = False,
     target: str | None = None,
+    dirty: tuple[str, ...] = (),
 ) -> Analysis:
     """Plan a parsed reply against its root, open documents first (runs in a worker thread).
 
     `target` is the URI of the file the caller names for blocks that give no path (the
-    editor's buffer); one outside the root is refused for the whole reply."""
+    editor's buffer); one outside the root is refused for the whole reply. `dirty` are the
+    URIs of documents the client has unsaved changes in that it did not send: stale."""
     # the engine loads on first use (or when the session warms it), not with the server:
     # the editor waits for the `initialize` answer, which does not need it
     from lsp_server.plan import PlanOptions, fuzzy_retries, plan_reply
@@ -127,7 +130,7 @@ def place(
         protected=protected,
         target=rel_target,
     )
-    ws = SessionWorkspace(root, open_texts)
+    ws = SessionWorkspace(root, open_texts, dirty_paths(root.path, dirty))
     plan = plan_reply(parsed, ws, options, cancelled)
     rel = related_information(plan, ws, root.path, uris, encoding) if related else {}
     again = fuzzy_retries(plan, ws, options, cancelled) if retries else {}

@@ -62,6 +62,7 @@ async def check_reply(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
             cancelled=request_cancelled(ls),
             retries=source.uri is not None,
             target=options.target,
+            dirty=options.dirty,
         )
     except Cancelled:  # the client cancelled the request: say so, never an internal error
         raise JsonRpcRequestCancelled("the check was cancelled") from None
@@ -192,7 +193,15 @@ def _parse_options(raw: Any) -> apply.ApplyOptions:
             threshold = fuzzy_threshold(threshold)
         except (TypeError, ValueError) as err:
             raise JsonRpcInvalidParams(f"options.fuzzyThreshold: {err}") from None
-    return apply.ApplyOptions(partial=partial, preview=preview, fuzzy_threshold=threshold)
+    confirm_unsaved = raw.get("confirmUnsaved", False)
+    if not isinstance(confirm_unsaved, bool):
+        raise JsonRpcInvalidParams("options.confirmUnsaved must be true or false")
+    return apply.ApplyOptions(
+        partial=partial,
+        preview=preview,
+        fuzzy_threshold=threshold,
+        confirm_unsaved=confirm_unsaved,
+    )
 
 
 def _split_args(args: tuple[Any, ...], name: str) -> tuple[Any, apply.ApplyOptions]:
@@ -203,8 +212,19 @@ def _split_args(args: tuple[Any, ...], name: str) -> tuple[Any, apply.ApplyOptio
     options = _parse_options(args[1] if len(args) > 1 else None)
     first = args[0]
     if name in REPLY_COMMANDS and isinstance(first, dict):
-        options = dataclasses.replace(options, target=_target(first))
+        options = dataclasses.replace(options, target=_target(first), dirty=_dirty(first))
     return first, options
+
+
+def _dirty(first: dict[str, Any]) -> tuple[str, ...]:
+    """The first argument's `dirty`: URIs of documents the client has unsaved changes in
+    that it did not send the server (a block on one is refused as stale)."""
+    dirty = first.get("dirty")
+    if dirty is None:
+        return ()
+    if not isinstance(dirty, list) or not all(isinstance(u, str) and u for u in dirty):
+        raise JsonRpcInvalidParams('"dirty" must be a list of document URIs')
+    return tuple(sorted(set(dirty)))
 
 
 def _target(first: dict[str, Any]) -> str | None:

@@ -10,7 +10,8 @@ the tool's name (agents rename their tools, and envelopes often drop the name):
   `"expected_replacements": n` it is Gemini CLI's `replace`: exactly n occurrences, all
   replaced (`Hunk.expected`), another count is COUNT_MISMATCH. The two share their keys;
   a call with neither count key is reported as Claude Code's (the placement is the same).
-  An empty `old_string` creates the file, as both tools do.
+  An empty `old_string` creates the file, as both tools do. The same keys in camelCase
+  (`filePath`, `oldString`, `newString`, `replaceAll`) are the same call.
 * `{"file_path", "edits": [{"old_string", "new_string", "replace_all"?}, ...]}` - Claude
   Code's `MultiEdit`: the edits in order, each applied to what the previous left.
 * `{"file_path", "content"}` - Claude Code's `Write` and Gemini CLI's `write_file`: the whole
@@ -18,8 +19,8 @@ the tool's name (agents rename their tools, and envelopes often drop the name):
 * `{"type": "apply_patch_call", "operation": {"type": "create_file" | "update_file" |
   "delete_file", "path", "diff"}}` (or the operation alone) - OpenAI's apply_patch tool:
   `diff` is a V4A body read by `apply_patch.operation_block`.
-* `{"path", "diff"}` whose diff holds SEARCH/REPLACE sections (Cline's `replace_in_file`
-  markers `------- SEARCH` / `=======` / `+++++++ REPLACE`, or aider's `<<<<<<<` ones).
+* a whole `*** Begin Patch` patch as a string argument (`input`, `patch`, or an element of
+  `command`) - Codex's apply_patch tool and its shell call: read by `apply_patch`.
 
 A call that has the shape but cannot be used (a count that is not a positive number, an
 edit without its old text) raises MalformedCall and is reported as MALFORMED_BLOCK.
@@ -31,8 +32,8 @@ import dataclasses
 import re
 from typing import Any
 
-from lsp_server.model import Action, EditBlock, Format, Hunk, OnExists
-from lsp_server.reply import apply_patch, search_replace
+from lsp_server.model import Action, EditBlock, Format, Hunk
+from lsp_server.reply import apply_patch
 from lsp_server.reply.common import normalise_newlines
 
 # the keys agents name a file by, in the order they are tried
@@ -42,20 +43,15 @@ _OPERATIONS = {
     "update_file": Action.MODIFY,
     "delete_file": Action.DELETE,
 }
+_ALIASES = {
+    "oldString": "old_string",
+    "newString": "new_string",
+    "replaceAll": "replace_all",
+    "expectedReplacements": "expected_replacements",
+}
+_PATCH_KEYS = ("input", "patch", "command", "cmd", "arguments")
+_BEGIN_LINE = re.compile(r"^[ \t]*\*\*\* Begin Patch[ \t]*$", re.MULTILINE)
 _OPERATION_TYPE = re.compile(r'"type"\s*:\s*"(?:create|update|delete)_file"')
-# a SEARCH / divider / REPLACE marker line of Cline's spelling (3 or more characters, as
-# Cline accepts) or aider's; only used to tell a SEARCH/REPLACE `diff` from other text
-_CLINE_MARKER = re.compile(r"^\s*(?:-{3,}|<{3,}) ?SEARCH>?\s*$", re.MULTILINE)
-_CLINE_START = re.compile(r"[-<]{3,} ?SEARCH>?")
-_CLINE_DIVIDER = re.compile(r"={3,}")
-_CLINE_END = re.compile(r"[+>]{3,} ?REPLACE")
-CLINE_SYNTAX = search_replace.Syntax(
-    _CLINE_START,
-    _CLINE_DIVIDER,
-    _CLINE_END,
-    search_replace.SEARCH_REPLACE.names,
-    divider_ends=False,
-)
 
 
 class MalformedCall(Exception):
@@ -103,20 +99,26 @@ def _has_file(args: dict[str, Any]) -> bool:
     return any(isinstance(args.get(key), str) for key in FILE_KEYS)
 
 
+def _canonical(args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments with camelCase keys (`oldString`, `replaceAll`: the same Edit shape
+    as other agents write it) under their snake_case names."""
+    if not any(key in args for key in _ALIASES):
+        return args
+    return {_ALIASES.get(key, key): value for key, value in args.items()}
+
+
 def is_agent_call(args: dict[str, Any]) -> bool:
     """Whether `args` has the shape of one of the agents' edit calls (see the module)."""
-    if _operation(args) is not None:
+    if _operation(args) is not None or patch_text(args) is not None:
         return True
+    args = _canonical(args)
     if not _has_file(args):
         return False
     if "old_string" in args or "new_string" in args:
         return True
     if isinstance(args.get("edits"), list):
         return True
-    if isinstance(args.get("content"), str):
-        return True
-    diff = args.get("diff")
-    return isinstance(diff, str) and bool(_CLINE_MARKER.search(diff))
+    return isinstance(args.get("content"), str)
 
 
 def agent_format(text: str) -> Format | None:
@@ -126,27 +128,42 @@ def agent_format(text: str) -> Format | None:
         return Format.OPENAI_PATCH
     if '"expected_replacements"' in text:
         return Format.GEMINI
-    if '"old_string"' in text or '"new_string"' in text:
+    if any(f'"{key}"' in text for key in ("old_string", "new_string", "oldString", "newString")):
         return Format.CLAUDE_CODE
     if '"file_path"' in text and '"content"' in text:
         return Format.CLAUDE_CODE
     return None
 
 
-def agent_block(args: dict[str, Any], span: tuple[int, int]) -> EditBlock | None:
-    """The block an agent's edit call asks for, or None when `args` is not one."""
+def agent_blocks(args: dict[str, Any], span: tuple[int, int]) -> list[EditBlock]:
+    """The blocks an agent's edit call asks for (none when `args` is not one)."""
     operation = _operation(args)
     if operation is not None:
-        return _openai_patch(operation, span)
+        return [_openai_patch(operation, span)]
+    patch = patch_text(args)
+    if patch is not None:
+        lines = normalise_newlines(patch).split("\n")
+        return [dataclasses.replace(b, reply_lines=span) for b in apply_patch.find_blocks(lines)]
     if not is_agent_call(args):
-        return None
+        return []
+    args = _canonical(args)
     if isinstance(args.get("edits"), list):
-        return _multi_edit(args, span)
+        return [_multi_edit(args, span)]
     if "old_string" in args or "new_string" in args:
-        return _edit(args, span)
-    if isinstance(args.get("content"), str):
-        return _write(args, span)
-    return _cline_diff(args, span)
+        return [_edit(args, span)]
+    return [_write(args, span)]
+
+
+def patch_text(args: dict[str, Any]) -> str | None:
+    """A whole `*** Begin Patch` patch passed as a string argument: Codex's apply_patch
+    tool (`{"input": patch}`) or its shell call (`{"command": ["apply_patch", patch]}`, or
+    a heredoc in `["bash", "-lc", "apply_patch <<'EOF' ..."]`)."""
+    for key in _PATCH_KEYS:
+        value = args.get(key)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and _BEGIN_LINE.search(item):
+                return item
+    return None
 
 
 # --- Claude Code and Gemini CLI -----------------------------------------------------------
@@ -175,6 +192,7 @@ def _count(args: dict[str, Any], fmt: Format, path: str, where: str) -> tuple[bo
 
 
 def _hunk(args: dict[str, Any], fmt: Format, path: str, where: str = "") -> Hunk:
+    args = _canonical(args)
     old = text_arg(args.get("old_string"), fmt, path, "old_string")
     new = text_arg(args.get("new_string"), fmt, path, "new_string")
     if new is None:
@@ -255,27 +273,3 @@ def _openai_patch(operation: dict[str, Any], span: tuple[int, int]) -> EditBlock
     if diff is None and action is not Action.DELETE:
         raise MalformedCall(fmt, path, f"`{kind}` needs a `diff`", {"missing": "diff"})
     return apply_patch.operation_block(fmt, action, path, diff or "", span)
-
-
-# --- Cline's replace_in_file as JSON ------------------------------------------------------
-
-
-def _cline_diff(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
-    fmt = Format.CLINE
-    path = path_arg(args, fmt, *FILE_KEYS)
-    diff = text_arg(args["diff"], fmt, path, "diff") or ""
-    lines = diff.split("\n")
-    raws = search_replace.scan(lines, CLINE_SYNTAX)
-    hunks = []
-    for k, raw in enumerate(raws):
-        block = search_replace.to_edit_block(dataclasses.replace(raw, path=path), fmt)
-        if block.error is not None:
-            raise MalformedCall(
-                fmt, path, f"section {k} of the diff: {block.error.message}", {"section": k}
-            )
-        if block.action is not Action.MODIFY:
-            raise MalformedCall(
-                fmt, path, f"section {k} of the diff has an empty SEARCH part", {"section": k}
-            )
-        hunks.extend(block.hunks)
-    return EditBlock(fmt, path, span, hunks=tuple(hunks), on_exists=OnExists.ERROR)

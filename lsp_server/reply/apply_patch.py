@@ -549,12 +549,17 @@ def operation_block(
     OpenAI's `apply_patch_call` items: `action` is CREATE (`diff` holds `+` lines), MODIFY
     (`@@` chunks of ' ', '+', '-' lines) or DELETE (no body). Read by the same grammar as a
     whole patch; errors name the line of `diff` (1-based). A body that brings its own
-    `*** Begin Patch` envelope is read as that patch, which must hold this one operation."""
+    `*** Begin Patch` envelope (or just the operation's `*** Update File:` header) is read
+    as that patch, which must hold this one operation."""
     lines = normalise_newlines(diff).split("\n")
     if action is Action.DELETE:
         return EditBlock(fmt, path, span, Action.DELETE)
-    if any(line.strip() == BEGIN for line in lines[:1]):
+    head = _header(lines[0]) if lines else None
+    if lines and lines[0].strip() == BEGIN:
         return _enveloped(fmt, action, path, lines, span)
+    if head is not None and head[0] in (_ADD, _UPDATE):
+        # the operation's own header, without the patch around it
+        return _enveloped(fmt, action, path, [BEGIN, *lines, END], span)
     if not any(line.strip() for line in lines) and action is Action.MODIFY:
         failure = _malformed(
             f"the diff for {path} is empty; expected '@@' chunks of lines starting with "

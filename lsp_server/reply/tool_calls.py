@@ -1,14 +1,16 @@
-"""JSON tool calls pasted from an agent transcript: the patch tool, the text-editor tool and
-structure operations, fenced (```json) or bare, alone or in an array.
+"""JSON tool calls pasted from an agent transcript, fenced (```json) or bare, alone, in an
+array or inside the envelopes agents and APIs put around them; this module finds them and
+takes the envelopes off, `agent_tools` reads the coding agents' own edit tools.
 
 ```json
 {"path": "src/a.py", "patches": [{"operation": "replace", "oldText": "a", "newText": "b"}]}
 ```
 
-The same call is accepted inside the wrappers agents put around it: `{"name": "patch",
-"arguments": {...}}` (or `input` / `parameters` / `args`), OpenAI's `{"function": {"name",
-"arguments": "<JSON string>"}}`, `{"tool_calls": [...]}`, and Anthropic's
-`{"type": "tool_use", "input": {...}}`.
+Envelopes: `{"name": "patch", "arguments": {...}}` (or `input` / `parameters` / `args` /
+`params` / `tool_input`; `arguments` may be the call's JSON as a string, as OpenAI writes
+it), and the containers a transcript nests calls in: `tool_calls`, `function`,
+`functionCall`, `toolUse`, message `content`, Responses `output`, `choices`, `parts`,
+`candidates`. The tool's name is never needed: the arguments say which tool they are for.
 
 What each call becomes:
 * patch tool `{"path", "patches": [...]}` - one MODIFY block whose hunks all resolve against
@@ -16,12 +18,15 @@ What each call becomes:
 * text-editor tool `{"command": "str_replace" | "create" | "insert", ...}` - a replace hunk,
   a CREATE that overwrites, or an insert after `insert_line`; `view` / `undo_edit` are
   not edits and are ignored;
-* `{"operation": "..._structure", ...}` - a STRUCTURAL block for the structure resolver.
+* `{"operation": "..._structure", ...}` - a STRUCTURAL block for the structure resolver;
+* Claude Code, Gemini CLI, OpenAI apply_patch and Cline calls - see `agent_tools`.
 
-JSON that is none of these is prose, not an edit. A ```json fence that does not parse but
-plainly meant to be a call (it has a `"patches"`, `"old_str"` or `"operation"` key) is
-MALFORMED_BLOCK with the position of the JSON error. Strings keep "\\n" line endings
-("\\r\\n" in JSON strings is normalised).
+JSON that is none of these is prose, not an edit, and so is a fence that a JSON file's path
+introduces (that file's content). A ```json fence that does not parse but plainly meant to
+be a call (it shows a key such as `"patches"`, `"old_str"`, `"old_string"` or
+`"apply_patch_call"`) is MALFORMED_BLOCK with the position of the JSON error. Strings may
+hold raw line breaks (models write multi-line strings that way, and JSON proper would refuse
+them) and keep "\\n" line endings ("\\r\\n" in JSON strings is normalised).
 """
 
 from __future__ import annotations
@@ -43,13 +48,19 @@ from lsp_server.model import (
 )
 from lsp_server.reply.agent_tools import (
     MalformedCall,
-    agent_block,
+    agent_blocks,
     agent_format,
     is_agent_call,
     path_arg,
     text_arg,
 )
-from lsp_server.reply.common import find_fences, split_levels
+from lsp_server.reply.common import (
+    Fence,
+    find_fences,
+    path_from_info,
+    path_from_line,
+    split_levels,
+)
 from lsp_server.reply.editor_commands import editor_block
 
 _JSON_FENCES = frozenset(
@@ -63,6 +74,7 @@ _HINTS = (
     '"operation"',
     '"old_string"',
     '"new_string"',
+    '"oldString"',
     '"file_path"',
     '"apply_patch_call"',
 )
@@ -94,6 +106,13 @@ _CONTAINERS = (
     "candidates",
 )
 _MAX_DEPTH = 16
+# what chat templates put before a call on its line: Hermes / Qwen `<tool_call>`, Mistral
+# `[TOOL_CALLS]`, Llama `<|python_tag|>`
+_CALL_TAG = re.compile(
+    r"(?:<(?:tool_call|tool_calls|function_call|functioncall|tool_use)>|\[TOOL_CALLS\]"
+    r"|<\|python_tag\|>)[ \t]*(?=[{\[])"
+)
+_DATA_FILES = (".json", ".jsonc", ".json5", ".jsonl", ".ndjson", ".geojson")
 _MAX_JSON = 2_000_000
 
 
@@ -135,6 +154,11 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
             continue
         span = (fence.start + 1, stop + 1 if fence.end is not None else len(lines))
         values, err = _decode_all(body)
+        data_file = _data_file(lines, fence)
+        if data_file is not None and not any(
+            b.path == data_file for v in values for b in _blocks(v, span)
+        ):
+            continue  # a JSON file's content, introduced by its path: whole_file reads it
         if err is not None and not values:
             if language.startswith("json") and any(h in body for h in _HINTS):
                 out.append(_json_error(body, err, fence.start + 1, span))
@@ -148,9 +172,24 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     return out
 
 
+def _data_file(lines: list[str], fence: Fence) -> str | None:
+    """The JSON file a fence is introduced as (its path alone on the line before, or in the
+    info string), else None. Such a fence is that file's new content, even when its objects
+    look like calls (`[{"path": "a.txt", "content": "..."}]` in a fixture), unless a call in
+    it edits that very file."""
+    path = path_from_info(fence.info)
+    k = fence.start - 1
+    if k >= 0 and not lines[k].strip():
+        k -= 1
+    if path is None and k >= 0 and len(lines[k]) <= 300:
+        path = path_from_line(lines[k])
+    return path if path is not None and path.lower().endswith(_DATA_FILES) else None
+
+
 def _bare(lines: list[str], fenced: list[bool]) -> list[EditBlock]:
     """Calls written outside any fence: a line starting with `{` or `[` that begins a JSON
-    value (which may run over several lines)."""
+    value (which may run over several lines), or with the tag an open model's chat template
+    puts before one (`<tool_call>{...}`, `[TOOL_CALLS] [...]`, `<|python_tag|>`)."""
     out: list[EditBlock] = []
     starts = [0]
     for line in lines:
@@ -161,6 +200,9 @@ def _bare(lines: list[str], fenced: list[bool]) -> list[EditBlock]:
     k = 0
     while k < len(lines) and budget > 0:
         stripped = lines[k].lstrip()
+        tag = _CALL_TAG.match(stripped)
+        if tag is not None:
+            stripped = stripped[tag.end() :]
         if fenced[k] or not stripped.startswith(("{", "[")):
             k += 1
             continue
@@ -284,29 +326,24 @@ def _blocks(value: Any, span: tuple[int, int]) -> list[EditBlock]:
         return out
     for call in calls:
         try:
-            block = _block(call, span)
+            out.extend(_block(call, span))
         except MalformedCall as bad:
-            block = EditBlock(
-                bad.fmt,
-                bad.path,
-                span,
-                error=Failure(ErrorCode.MALFORMED_BLOCK, str(bad), bad.details),
-            )
-        if block is not None:
-            out.append(block)
+            failure = Failure(ErrorCode.MALFORMED_BLOCK, str(bad), bad.details)
+            out.append(EditBlock(bad.fmt, bad.path, span, error=failure))
     return out
 
 
-def _block(args: dict[str, Any], span: tuple[int, int]) -> EditBlock | None:
+def _block(args: dict[str, Any], span: tuple[int, int]) -> list[EditBlock]:
     if "patches" in args:
-        return _patch_tool(args, span)
+        return [_patch_tool(args, span)]
     command = args.get("command")
     if isinstance(command, str) and command in _EDITOR_COMMANDS:
-        return _text_editor(command, args, span)
+        edit = _text_editor(command, args, span)
+        return [edit] if edit is not None else []
     operation = args.get("operation")
     if isinstance(operation, str) and "structure" in operation:
-        return _structure_op(operation, args, span)
-    return agent_block(args, span)
+        return [_structure_op(operation, args, span)]
+    return agent_blocks(args, span)
 
 
 # --- the patch tool -----------------------------------------------------------------------

@@ -5,8 +5,9 @@ CLI's `expected_replacements`).
 Only exact occurrences count when there are several. The looser rungs of the ladder exist
 to find the one place a slightly misquoted block meant; a loose rung that matches many
 places is a guess about each of them, so a count above one is never made up from loose
-matches. When the old text is nowhere exactly and at most one place is asked for, the
-ordinary ladder places it, loosely if it must, as it would any block.
+matches, and neither is "every place" (however many that is) read from loose matches.
+Only when exactly one place is asked for (`expected` 1) and the old text is nowhere exactly
+does the ordinary ladder place it, loosely if it must, as it would any block.
 
 Occurrences are found the way the hunk's format quotes a file: inside lines for the tool
 calls (`inline`: the old text may be part of a line, like `str.replace`), whole lines
@@ -64,12 +65,12 @@ def place_counted(
     inline: bool,
 ) -> Counted | None:
     """The regions a counted hunk replaces, or None when the ordinary one-place ladder
-    should place it (no exact occurrence, and at most one is asked for).
+    should place it (no exact occurrence, and exactly one is asked for).
 
     `contents` are the file's lines without endings, `terminated` whether its last line
     ends in a newline. Raises COUNT_MISMATCH when the exact occurrences are not the number
-    asked for, TEXT_NOT_FOUND (with the closest region) when several are asked for and
-    none is there.
+    asked for, TEXT_NOT_FOUND (with the closest region) when every place or several are
+    asked for and none is there.
     """
     want = hunk.expected
     if inline:
@@ -77,16 +78,16 @@ def place_counted(
     else:
         found = _line_occurrences(index, text_lines(hunk.old), text_lines(new))
     count = sum(len(r.spans) for r in found)
-    if count == 0 and want is not None and want > 1:
-        if _already_there(contents, terminated, hunk.old, new, want, inline):
+    if count == 0 and (hunk.every or (want is not None and want > 1)):
+        if want is not None and _already_there(contents, terminated, hunk.old, new, want, inline):
             return Counted(already_applied=True)
-        # nothing there exactly: the ladder's refusal names the closest region, as for any
-        # block (were the exact rung to find what the search above did not, the count
-        # mismatch below still refuses)
+        # nothing there exactly: the exact rung's refusal names the closest region, as for
+        # any block (it searches what the search above did, so it finds nothing either)
         try:
             locate(contents, text_lines(hunk.old), exact_only=True, index=index)
         except PlacementError as err:
-            err.failure.details["expected_count"] = want
+            if want is not None:
+                err.failure.details["expected_count"] = want
             raise
     if want is not None and count != want and (count or want > 1):
         lines = sorted({start + 1 for r in found for start, _ in r.spans})
@@ -94,7 +95,8 @@ def place_counted(
         raise PlacementError.of(
             ErrorCode.COUNT_MISMATCH,
             f"expected {want} occurrence{'s' if want != 1 else ''} of the text to replace, "
-            f"found {count}" + (f" (at lines {where})" if lines else "")
+            f"found {count}"
+            + (f" (at lines {where})" if lines else "")
             + "; quote more of the file to pick the places, or ask for the number found",
             expected_count=want,
             found=count,
@@ -167,11 +169,9 @@ def _already_there(
     contents: Sequence[str], terminated: bool, old: str, new: str, want: int, inline: bool
 ) -> bool:
     """No old text left and the new text exactly `want` times: what an earlier apply of the
-    same hunk left (only asked when several places were asked for)."""
-    if not new or new == old:
+    same hunk left. (Not asked for `every`: how many places it changed is unknown, and the
+    new text being somewhere says nothing.)"""
+    if not new.strip() or new == old:
         return False
     text, _ = _joined(contents, terminated)
-    if inline:
-        return text.count(new) == want
-    needle = "\n".join(text_lines(new))
-    return text.count(needle) == want
+    return text.count(new if inline else "\n".join(text_lines(new))) == want

@@ -281,7 +281,9 @@ def _region(
             tail += 1
         mid_old = old_c[head : len(old_c) - tail]
         mid_new = new_lines[head : len(new_lines) - tail]
-        if mid_old and mid_new:
+        # lines in common are what keeps an ending; with none (a line edited in place, as
+        # a counted replacement does at every place) there is nothing to pair
+        if mid_old and mid_new and not set(mid_old).isdisjoint(mid_new):
             sm = difflib.SequenceMatcher(None, mid_old, mid_new, autojunk=False)
             for tag, i1, i2, j1, _ in sm.get_opcodes():
                 if tag == "equal":
@@ -523,6 +525,16 @@ def apply_hunks(
             clipboards[hunk.to_clipboard] = _captured(ft, match, hunk, inline)
         region = _region(ft, match.start, match.end, new_lines, _final_newline(hunk, new))
         if (
+            match.kind is not MatchKind.EXACT
+            and new != hunk.old
+            and region == ft.line_slice(match.start, match.end)
+        ):
+            # the change is there already: placed loosely, the block changes nothing, since
+            # the lines it keeps are the file's and the lines it changes read as it wants
+            # them (a second run of a block first applied by a fuzzy or indent rung)
+            noops += 1
+            continue
+        if (
             not region
             and not inline
             and 0 < match.start
@@ -554,18 +566,24 @@ def apply_hunks(
 
 def _splice_counted(ft: FileText, counted: Counted) -> tuple[list[Placement], int]:
     """Replace a counted hunk's regions; a placement per occurrence (its lines in the text
-    before, `new_end_line` where its region ends in the result), and the lines added."""
+    before, `new_end_line` where its region ends in the result), and the lines added. The
+    new lines are gathered in one pass and spliced once: a rename replaced at every one of
+    many thousand places must not copy the file once per place."""
     placements: list[Placement] = []
-    added = 0
+    rows: list[str] = []
+    at = 0
     for region in counted.regions:
-        end_after = region.start + added + len(region.new_lines)
+        rows.extend(ft.line_slice(at, region.start))
+        rows.extend(
+            _region(ft, region.start, region.end, list(region.new_lines), region.final_newline)
+        )
         for start, end in region.spans:
-            placements.append(Placement(start, end, MatchKind.EXACT, 1.0, end_after))
-        added += len(region.new_lines) - (region.end - region.start)
-    for region in reversed(counted.regions):  # bottom up: the rows above stay where they are
-        rows = _region(ft, region.start, region.end, list(region.new_lines), region.final_newline)
-        ft.splice(region.start, region.end, rows)
-    return placements, added
+            placements.append(Placement(start, end, MatchKind.EXACT, 1.0, len(rows)))
+        at = region.end
+    size = ft.size
+    rows.extend(ft.line_slice(at, size))
+    ft.splice(0, size, rows)
+    return placements, len(rows) - size
 
 
 # `apply_single_exact` gives up (the line-based path decides) past this many partial hits.
