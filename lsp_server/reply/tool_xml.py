@@ -145,7 +145,7 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     """Every XML tool call in the reply `lines` that asks for an edit, in order."""
     if not any("<" in line for line in lines):
         return []
-    doc = _Text.of(lines)
+    doc = _Text.of(_dedented(lines))
     text = doc.text
     out: list[EditBlock] = []
     pos = 0
@@ -164,6 +164,44 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
             blocks, pos = _function_call(doc, m, m.group("fn") or m.group("inv"))
         out.extend(blocks)
     return out
+
+
+def _dedented(lines: list[str]) -> list[str]:
+    """`lines` with each call indented under a list item (`1. Fix it:` then the call
+    indented by 3 spaces) moved back to the margin: the indentation of its opening line goes
+    from every line of the call when every non-blank one starts with it, as for a fence
+    under a list item. A call's values are then the file's text, not the list's. One line in,
+    one line out."""
+    out = lines
+    openers = [k for k, line in enumerate(lines) if "<" in line and _opens_call(line)]
+    for i, k in enumerate(openers):
+        line = lines[k]
+        indent = line[: len(line) - len(line.lstrip())]
+        if not indent:
+            continue
+        m = _OPENER.match(line.lstrip())
+        closer = f"</{m.group('tag')}>" if m and m.group("tag") else None
+        if m and closer is None:
+            closer = "</function>" if m.group("fn") else "</invoke>"
+        stop = openers[i + 1] if i + 1 < len(openers) else len(lines)
+        end = next((j for j in range(k, stop) if closer and closer in lines[j]), None)
+        if end is None:  # a function call cut at its stop word: to its last closed parameter
+            end = next((j for j in range(stop - 1, k - 1, -1) if _PARAMETER_END in lines[j]), k)
+        body = range(k, end + 1)
+        if all(lines[j].startswith(indent) for j in body if lines[j].strip()):
+            if out is lines:
+                out = list(lines)
+            for j in body:
+                out[j] = lines[j][len(indent) :] if lines[j].startswith(indent) else lines[j]
+    return out
+
+
+def _opens_call(line: str) -> bool:
+    stripped = line.lstrip()
+    m = _OPENER.match(stripped)
+    return m is not None and (
+        not stripped[m.end() :].strip() or stripped[m.end() :].lstrip()[:1] == "<"
+    )
 
 
 def _span(doc: _Text, start: int, end: int) -> tuple[int, int]:

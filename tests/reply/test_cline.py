@@ -457,3 +457,30 @@ def test_a_diff_left_open_ends_at_the_calls_closing_tag():
     )
     placed = place(reply, {"src/app.py": APP})
     assert placed.plan.ok and placed.files["src/app.py"].startswith("import re\n")
+
+
+def test_a_call_indented_under_a_list_item_is_read_at_the_margin():
+    reply = (
+        "1. Create the module:\n\n   <write_to_file>\n   <path>src/m.py</path>\n   <content>\n"
+        "   def f():\n       return 1\n   </content>\n   </write_to_file>\n\n"
+        "2. Fix the import:\n\n   <replace_in_file>\n   <path>src/app.py</path>\n   <diff>\n"
+        "   ------- SEARCH\n   import os\n   =======\n   import os\n   import m\n"
+        "   +++++++ REPLACE\n   </diff>\n   </replace_in_file>\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["src/m.py"] == "def f():\n    return 1\n"
+    assert placed.files["src/app.py"].startswith("import os\nimport m\n\n")
+    (first, second) = parse_reply(reply).blocks
+    assert first.content == "def f():\n    return 1\n"
+    assert second.hunks[0].old == "import os\n"
+
+
+def test_a_call_whose_lines_are_not_all_indented_keeps_its_text():
+    # the content's lines start at the margin: the opener's indentation is not the call's
+    reply = (
+        "   <write_to_file>\n<path>src/m.py</path>\n<content>\n  x = 1\n</content>\n"
+        "</write_to_file>\n"
+    )
+    (block,) = parse_reply(reply).blocks
+    assert block.content == "  x = 1\n"

@@ -304,3 +304,13 @@ def test_the_xml_reader_never_raises_and_spans_stay_in_the_reply(text):
     for block in tool_xml.find_blocks(lines):
         lo, hi = block.reply_lines
         assert 1 <= lo <= hi <= len(lines)
+
+
+def test_a_call_indented_under_a_list_item_is_read_at_the_margin():
+    reply = (
+        "1. Create it:\n\n    <function=str_replace_editor>\n    <parameter=command>create"
+        "</parameter>\n    <parameter=path>n.py</parameter>\n    <parameter=file_text>\n"
+        "    def f():\n        return 1\n    </parameter>\n    </function>\n"
+    )
+    (block,) = parse_reply(reply).blocks
+    assert block.format is Format.OPENHANDS and block.content == "def f():\n    return 1\n"
