@@ -8,9 +8,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsp_server.model import ErrorCode, Format
+from lsp_server.model import ErrorCode, Format, Hunk
 from lsp_server.reply import parse_reply
-from lsp_server.reply.search_replace import blocks_from_body
+from lsp_server.reply.search_replace import blocks_from_body, shift_hints
 from tests.reply.agent_workspace import place
 
 TWICE = """import os
@@ -348,3 +348,36 @@ def test_a_header_without_its_number_is_still_the_header():
     reply = apply_diff("m.py", sr("def b():\n", "def c():\n", ":start_line:\n-------\n"))
     placed = place(reply, {"m.py": TWICE})
     assert placed.plan.ok and "def c():" in placed.files["m.py"]
+
+
+@st.composite
+def separate_edits(draw):
+    """A file of distinct lines and edits of separate line ranges, in a random order: each
+    (start line 1-based, old line count, new line count)."""
+    size = draw(st.integers(1, 60))
+    cuts = sorted(draw(st.sets(st.integers(0, size), min_size=2, max_size=12)))
+    ranges = [(a, b) for a, b in zip(cuts[::2], cuts[1::2], strict=False) if b > a]
+    edits = [(a + 1, b - a, draw(st.integers(0, 4))) for a, b in ranges]
+    return size, draw(st.permutations(edits))
+
+
+@settings(max_examples=300, deadline=None)
+@given(separate_edits())
+def test_shifted_hints_are_where_each_text_is_when_its_turn_comes(case):
+    size, edits = case
+    lines = [f"line {k}" for k in range(1, size + 1)]
+    hunks = [
+        Hunk(
+            "".join(x + "\n" for x in lines[start - 1 : start - 1 + old]),
+            "".join(f"new {start}.{k}\n" for k in range(new)),
+            line_hint=start,
+        )
+        for start, old, new in edits
+    ]
+    shifted = shift_hints(hunks)
+    text = list(lines)  # the oracle: apply each edit and look where the next one's text is
+    for hunk, moved in zip(hunks, shifted, strict=True):
+        old = hunk.old.splitlines()
+        at = next(k for k in range(len(text)) if text[k : k + len(old)] == old)
+        assert moved.line_hint == at + 1
+        text[at : at + len(old)] = hunk.new.splitlines()
