@@ -41,7 +41,8 @@ are the reply's text as it stands, except:
   the call is plainly entity-escaped: its values hold `&lt;` or `&gt;`, no raw `<` or `>`
   (SEARCH/REPLACE marker lines aside), and no `&` that does not begin an entity. Cline and
   Roo send raw text, where `&lt;` is the file's own text (an HTML page, an escaping helper)
-  and is kept; a model that escaped its call escapes every `<` it sends.
+  and is kept; a model that escaped its call escapes every `<` it sends. A value wrapped
+  in one CDATA section is unwrapped, and says the call is raw.
 
 A call that is plainly meant but cannot be used (no closing tag, no `<path>`, a diff with no
 block, an `insert` without its line) is MALFORMED_BLOCK naming the call and the reason. Text
@@ -83,6 +84,7 @@ _PARAMETER_END = "</parameter>"
 _ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 _NUMBER = re.compile(r"\d{1,9}")
+_CDATA_OPEN, _CDATA_CLOSE = "<![CDATA[", "]]>"
 _LAYOUT_HEAD = re.compile(r"(?<![ \t])[ \t]*\n")
 _LAYOUT_TAIL = re.compile(r"\n[ \t]*\Z")
 
@@ -125,6 +127,21 @@ class _Value:
 
     raw: str
     offset: int
+    cdata: bool = False  # the value was a CDATA section: its text is raw, never escaped
+
+    @classmethod
+    def of(cls, text: str, begin: int, end: int) -> _Value:
+        """text[begin:end], unwrapped when it is one CDATA section (`<![CDATA[` … `]]>`, with
+        only blanks around them): the wrapper goes, the line breaks stay, so lines keep
+        their numbers."""
+        raw = text[begin:end]
+        head = raw.lstrip()
+        if head.startswith(_CDATA_OPEN) and raw.rstrip().endswith(_CDATA_CLOSE):
+            lo = raw.index(_CDATA_OPEN) + len(_CDATA_OPEN)
+            hi = raw.rindex(_CDATA_CLOSE)
+            if lo <= hi:
+                return cls(raw[lo:hi], begin + lo, cdata=True)
+        return cls(raw, begin)
 
     def layout_stripped(self, keep_end: bool = False) -> tuple[str, int]:
         """The value without its first and last line break (layout around the tags), and the
@@ -238,7 +255,7 @@ def _element(text: str, name: str, lo: int, hi: int, last: bool = False) -> _Val
         if not last:
             return None
         end = hi  # a big value left open runs to the call's closing tag, which bounds it
-    return _Value(text[begin:end], begin)
+    return _Value.of(text, begin, end)
 
 
 def _path_of(text: str, lo: int, hi: int) -> str | None:
@@ -280,7 +297,7 @@ def _tool(doc: _Text, tag: str, fmt: Format, lo: int, hi: int, span: tuple[int, 
     path = _element(text, "path", lo, hi)
     big_name = _BIG.get(tag, "content")
     big = _element(text, big_name, lo, hi, last=True)
-    escaped = _escaped([v.raw for v in (path, big) if v is not None])
+    escaped = _escaped([v for v in (path, big) if v is not None])
     name = _path(path, escaped)
     if big is None:
         raise _Refused(f"no `<{big_name}>`")
@@ -354,7 +371,7 @@ def _roo_file(doc: _Text, lo: int, hi: int, span: tuple[int, int]) -> EditBlock:
             text, "start_line", dlo, content.offset
         )
         pieces.append((content, _number(start, "start_line")))
-    escaped = _escaped([v.raw for v in [path, *(c for c, _ in pieces)] if v is not None])
+    escaped = _escaped([v for v in [path, *(c for c, _ in pieces)] if v is not None])
     name = _path(path, escaped)
     if not pieces:
         raise _Refused(f"the `<file>` for {name} holds no `<diff>`")
@@ -445,7 +462,7 @@ def _function_call(doc: _Text, m: re.Match[str], name: str) -> tuple[list[EditBl
         if close < 0:
             open_name = key
             break
-        params.setdefault(key, _Value(text[p.end() : close], p.end()))
+        params.setdefault(key, _Value.of(text, p.end(), close))
         pos = last = close + len(_PARAMETER_END)
     stop = end + len(closer) if end >= 0 else (hi if open_name else last)
     resume = max(stop, m.end())
@@ -455,7 +472,7 @@ def _function_call(doc: _Text, m: re.Match[str], name: str) -> tuple[list[EditBl
         return [], resume
     fmt = Format.OPENHANDS
     span = _span(doc, m.start(), resume)
-    escaped = _escaped([v.raw for v in params.values()])
+    escaped = _escaped(list(params.values()))
     path = params.get("path")
     path_name = _maybe_decode(path.raw, escaped).strip() or None if path is not None else None
     if open_name is not None:
@@ -500,14 +517,18 @@ def _check_function_markers(
 # --- XML entities -----------------------------------------------------------------------------
 
 
-def _escaped(values: Sequence[str]) -> bool:
+def _escaped(values: Sequence[_Value]) -> bool:
     """Is a call's text plainly entity-escaped (see the module)? SEARCH/REPLACE marker lines
-    are the call's format, not its data, and are not looked at."""
+    are the call's format, not its data, and are not looked at; a call with a CDATA section
+    says its text is raw."""
     angle = False
     for value in values:
-        if "<" not in value and ">" not in value and "&" not in value:
+        if value.cdata:
+            return False
+        text = value.raw
+        if "<" not in text and ">" not in text and "&" not in text:
             continue
-        for line in value.split("\n"):
+        for line in text.split("\n"):
             if CLINE_SYNTAX.kind(line) is not None:
                 continue
             if "<" in line or ">" in line:

@@ -484,3 +484,16 @@ def test_a_call_whose_lines_are_not_all_indented_keeps_its_text():
     )
     (block,) = parse_reply(reply).blocks
     assert block.content == "  x = 1\n"
+
+
+def test_a_cdata_section_is_unwrapped_and_its_text_kept_raw():
+    reply = (
+        "<write_to_file>\n<path>a.html</path>\n<content><![CDATA[\n<p>&lt;raw&gt;</p>\n]]>"
+        "</content>\n</write_to_file>\n"
+        "<replace_in_file>\n<path>src/app.py</path>\n<diff><![CDATA[\n------- SEARCH\n"
+        "import os\n=======\nimport os  # &lt;\n+++++++ REPLACE\n]]></diff>\n</replace_in_file>\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["a.html"] == "<p>&lt;raw&gt;</p>\n"
+    assert placed.files["src/app.py"].startswith("import os  # &lt;\n")
