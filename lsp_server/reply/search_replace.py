@@ -21,6 +21,13 @@ missing divider cannot swallow the blocks after it. Nor do we write a new-text s
 a line shaped like a block, conflict or divider marker (`+++++++ REPLACE`, `<<<<<<< HEAD`):
 such a block is MALFORMED_BLOCK naming the line (see `added_marker`).
 
+Cline and Roo Code write the same blocks with their own spellings (Cline: `------- SEARCH` /
+`=======` / `+++++++ REPLACE`, any run of three or more, and `<<<` / `>>>` runs; Roo: a
+`:start_line:N` / `-------` header after `<<<<<<< SEARCH`, line numbers copied from its file
+reader). Written bare, they are found here too (format `cline` or `roo`); inside the agents'
+tool calls, `tool_xml` (XML) and `agent_tools` (JSON) hand the diff text to
+`blocks_from_body`, which reads every block of it into one EditBlock.
+
 `scan` returns the raw result (texts, line numbers, what went wrong) so tests can render it
 in other tools' terms; `find_blocks` turns it into EditBlocks.
 """
