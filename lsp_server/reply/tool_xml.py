@@ -33,8 +33,9 @@ What each call becomes:
   closed parameter, and a parameter left open makes it incomplete.
 
 A call is an opening tag at the start of a line (indentation allowed) with nothing after it
-on the line but another tag: a tag named in a sentence is prose. Tool and parameter values
-are the reply's text as it stands, except:
+on the line but another tag, or an opening tag after text on its line with a tag next (`Let
+me fix it:<replace_in_file>`): a tag named in a sentence or a code span is prose. Tool and
+parameter values are the reply's text as it stands, except:
 * a value's first line break (after the opening tag) and its last (before the closing tag's
   line) are layout, not content;
 * XML entities (`&lt;` `&gt;` `&amp;` `&quot;` `&apos;`, numeric ones) are decoded only when
@@ -85,6 +86,7 @@ _ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 _NUMBER = re.compile(r"\d{1,9}")
 _CDATA_OPEN, _CDATA_CLOSE = "<![CDATA[", "]]>"
+_NEXT_TAG = re.compile(r"(?<![ \t\n])[ \t\n]*<")
 _LAYOUT_HEAD = re.compile(r"(?<![ \t])[ \t]*\n")
 _LAYOUT_TAIL = re.compile(r"\n[ \t]*\Z")
 
@@ -170,8 +172,7 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
         m = _OPENER.search(text, pos)
         if m is None:
             break
-        rest = doc.line_rest(m.end())
-        if not doc.at_line_start(m.start()) or (rest and not rest.startswith("<")):
+        if not _opens_here(doc, m):
             pos = m.end()
             continue
         tag = m.group("tag")
@@ -181,6 +182,16 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
             blocks, pos = _function_call(doc, m, m.group("fn") or m.group("inv"))
         out.extend(blocks)
     return out
+
+
+def _opens_here(doc: _Text, m: re.Match[str]) -> bool:
+    """Is the opening tag `m` a call? At the start of a line: when nothing but another tag
+    follows it on the line. After text on its line (`Let me fix it:<replace_in_file>`): when
+    a tag comes next, and it is not quoted in a code span."""
+    if doc.at_line_start(m.start()):
+        rest = doc.line_rest(m.end())
+        return not rest or rest.startswith("<")
+    return doc.text[m.start() - 1] != "`" and _NEXT_TAG.match(doc.text, m.end()) is not None
 
 
 def _dedented(lines: list[str]) -> list[str]:

@@ -497,3 +497,15 @@ def test_a_cdata_section_is_unwrapped_and_its_text_kept_raw():
     assert placed.plan.ok, placed.codes()
     assert placed.files["a.html"] == "<p>&lt;raw&gt;</p>\n"
     assert placed.files["src/app.py"].startswith("import os  # &lt;\n")
+
+
+def test_a_call_glued_to_the_prose_before_it_is_read():
+    reply = (
+        "Let me fix the import:<replace_in_file>\n<path>src/app.py</path>\n<diff>\n"
+        "------- SEARCH\nimport os\n=======\nimport re\n+++++++ REPLACE\n</diff>\n"
+        "</replace_in_file>\nDone. (Cline calls `<replace_in_file><path>` for this.)\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    assert placed.plan.ok, placed.codes()
+    assert placed.formats() == [Format.CLINE]
+    assert placed.files["src/app.py"].startswith("import re\n")
