@@ -375,6 +375,14 @@ def sections(raw: RawBlock, roo: bool = False) -> Sections:
         k += 1
     if not roo:
         return Sections(tuple(old), raw.updated)
+    if any(_HINT.fullmatch(line.strip()) for line in raw.updated):
+        # Roo refuses it too: a hint header in the new text is a header misplaced, not text
+        return Sections(
+            tuple(old[k:]),
+            raw.updated,
+            error="a `:start_line:` / `:end_line:` line in the REPLACE section; line hints go "
+            "right after `<<<<<<< SEARCH` (escape the line as `\\:start_line:` if it is text)",
+        )
     old, new = _unescaped(old[k:]), _unescaped(raw.updated)
     numbers = _numbers(old)
     first = numbers[0] if numbers else None

@@ -381,3 +381,12 @@ def test_shifted_hints_are_where_each_text_is_when_its_turn_comes(case):
         at = next(k for k in range(len(text)) if text[k : k + len(old)] == old)
         assert moved.line_hint == at + 1
         text[at : at + len(old)] = hunk.new.splitlines()
+
+
+def test_a_hint_header_in_the_replace_section_is_refused_unless_escaped():
+    bad = apply_diff("m.py", sr("def b():\n", ":start_line:7\ndef c():\n", ":start_line:7\n"))
+    (failure,) = [o.failure for o in place(bad, {"m.py": TWICE}).outcomes]
+    assert failure.code is ErrorCode.MALFORMED_BLOCK and "REPLACE section" in failure.message
+    good = apply_diff("notes.txt", sr("a\n", "\\:start_line:7\n", ":start_line:1\n"))
+    placed = place(good, {"notes.txt": "a\n"})
+    assert placed.plan.ok and placed.files["notes.txt"] == ":start_line:7\n"
