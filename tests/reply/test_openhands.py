@@ -15,7 +15,7 @@ from lsp_server.model import Action, ErrorCode, Format, HunkKind
 from lsp_server.plan import plan_reply
 from lsp_server.reply import parse_reply, tool_xml
 from lsp_server.workspace import DiskWorkspace
-from tests.reply.agent_workspace import place
+from tests.reply.agent_workspace import examples, place
 
 MODEL = """class Model:
     def __init__(self, name):
@@ -297,7 +297,7 @@ XMLISH = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(XMLISH)
 def test_the_xml_reader_never_raises_and_spans_stay_in_the_reply(text):
     lines = text.split("\n")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from lsp_server.model import ErrorCode, Format, Hunk
 from lsp_server.reply import parse_reply
 from lsp_server.reply.search_replace import blocks_from_body, shift_hints
-from tests.reply.agent_workspace import place
+from tests.reply.agent_workspace import examples, place
 
 TWICE = """import os
 
@@ -173,7 +173,7 @@ LINE = st.text(st.sampled_from("abcxyz ()_=+.,'\"\t"), max_size=12).filter(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     old=st.lists(LINE, min_size=1, max_size=8),
     new=st.lists(LINE, max_size=8),
@@ -361,7 +361,7 @@ def separate_edits(draw):
     return size, draw(st.permutations(edits))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(separate_edits())
 def test_shifted_hints_are_where_each_text_is_when_its_turn_comes(case):
     size, edits = case
