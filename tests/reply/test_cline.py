@@ -509,3 +509,23 @@ def test_a_call_glued_to_the_prose_before_it_is_read():
     assert placed.plan.ok, placed.codes()
     assert placed.formats() == [Format.CLINE]
     assert placed.files["src/app.py"].startswith("import re\n")
+
+
+def test_a_whole_file_leaving_code_out_is_merged_around_its_placeholder_not_written():
+    reply = (
+        "<write_to_file>\n<path>src/app.py</path>\n<content>\nimport os\nimport sys\n\n"
+        "# ... rest of the file unchanged ...\n</content>\n</write_to_file>\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["src/app.py"] == APP.replace("import os\n", "import os\nimport sys\n")
+    assert "rest of the file" not in placed.files["src/app.py"]
+    placed = place(reply.replace("src/app.py", "src/new.py"), {})
+    assert placed.codes() == [ErrorCode.FILE_NOT_FOUND]
+
+
+def test_a_python_stub_body_is_code_not_a_placeholder():
+    stub = "class P(Protocol):\n    def f(self) -> int:\n        ...\n"
+    reply = f"<write_to_file>\n<path>p.py</path>\n<content>\n{stub}</content>\n</write_to_file>\n"
+    placed = place(reply, {})
+    assert placed.plan.ok and placed.files["p.py"] == stub
