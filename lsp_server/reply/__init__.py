@@ -27,7 +27,6 @@ import dataclasses
 import functools
 import importlib
 import re
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -68,8 +67,9 @@ class Gated:
     def find_blocks(self) -> FindBlocks:
         # the format's module loads only for a reply that may hold its blocks: a process
         # placing one SEARCH/REPLACE block never imports the diff or V4A parsers
-        name = f"lsp_server.reply.{self.module}"
-        module = sys.modules.get(name) or importlib.import_module(name)
+        # (import_module, never sys.modules: another thread may be importing it right now,
+        # and only the import system waits for that module to finish)
+        module = importlib.import_module(f"lsp_server.reply.{self.module}")
         find: FindBlocks = module.find_blocks
         return find
 
