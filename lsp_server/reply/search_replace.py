@@ -575,7 +575,9 @@ def blocks_from_parts(
 ) -> EditBlock:
     """`blocks_from_body` for a call holding several SEARCH/REPLACE texts for one file (Roo's
     `<file>` with several `<diff>`s): their blocks are the hunks of one EditBlock, in order,
-    and their line hints all count in the file before the call."""
+    and their line hints all count in the file before the call. A diff whose blocks carry
+    Roo's `:start_line:` header is read as Roo's (`fmt` becomes Format.ROO), as the same
+    block outside a call is."""
 
     def refuse(error: Failure) -> EditBlock:
         return EditBlock(fmt, path, reply_lines, error=error)
@@ -599,6 +601,10 @@ def blocks_from_parts(
                 {"path": path},
             )
         )
+    if fmt is not Format.ROO and any(
+        sections(raw).roo for raws, _, _ in scanned for raw in raws if raw.expected is None
+    ):
+        fmt = Format.ROO  # a diff whose blocks carry Roo's header is Roo's, whoever sent it
     for raws, origin, start_line in scanned:
         for raw in raws:
             if raw.expected is not None:

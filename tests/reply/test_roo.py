@@ -390,3 +390,10 @@ def test_a_hint_header_in_the_replace_section_is_refused_unless_escaped():
     good = apply_diff("notes.txt", sr("a\n", "\\:start_line:7\n", ":start_line:1\n"))
     placed = place(good, {"notes.txt": "a\n"})
     assert placed.plan.ok and placed.files["notes.txt"] == ":start_line:7\n"
+
+
+def test_a_diff_with_roos_header_given_as_clines_is_read_as_roos():
+    body = sr("8 |     x = 0\n9 |     return x\n", BODY_B, ":start_line:8\n-------\n")
+    block = blocks_from_body(body, "m.py", (1, 1), Format.CLINE)
+    assert block.format is Format.ROO and block.error is None
+    assert (block.hunks[0].old, block.hunks[0].line_hint) == (BODY_A, 8)
