@@ -292,6 +292,7 @@ XMLISH = st.lists(
         + ["<write_to_file>", "</write_to_file>", "</apply_diff>", "</file>", "</content>"]
         + ["<parameter=insert_line>", "insert", "create", "<parameter=new_str>", "1", "&#0;"]
         + ["<insert_content>", "</insert_content>", "<line>", "</line>", "<start_line>"]
+        + ["<path>a</path>", "<path>x</path>", "x = 1", "<![CDATA[", "]]>", "\\=======", "7 | "]
     ),
     max_size=60,
 ).map("".join)
@@ -304,6 +305,8 @@ def test_the_xml_reader_never_raises_and_spans_stay_in_the_reply(text):
     for block in tool_xml.find_blocks(lines):
         lo, hi = block.reply_lines
         assert 1 <= lo <= hi <= len(lines)
+    # and the whole reply, planned: refusals or edits, never an exception
+    place(text, {"a": "a\n", "x": "x = 1\n"}, atomic=False)
 
 
 def test_a_call_indented_under_a_list_item_is_read_at_the_margin():
