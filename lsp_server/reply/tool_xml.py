@@ -60,7 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk, HunkKind
-from lsp_server.reply.agent_tools import MalformedCall
+from lsp_server.reply.agent_tools import MalformedCall, write_action
 from lsp_server.reply.common import (
     SECTION,
     VERBATIM,
@@ -72,7 +72,6 @@ from lsp_server.reply.common import (
 )
 from lsp_server.reply.editor_commands import COMMANDS, editor_block
 from lsp_server.reply.search_replace import CLINE_SYNTAX, DiffPart, blocks_from_parts
-from lsp_server.resolve.placeholders import is_placeholder_line
 
 # one alternation of literal openers; names are bounded, so a failed match costs little
 _OPENER = re.compile(
@@ -324,7 +323,7 @@ def _tool(doc: _Text, tag: str, fmt: Format, lo: int, hi: int, span: tuple[int, 
         lines, first = _unfenced(content.split("\n"))
         _check_markers(doc, lines, doc.line(offset) + first, name, VERBATIM, "the file's content")
         body = normalise_text(lines) if content else ""
-        return EditBlock(fmt, name, span, action=_write_action(lines, name), content=body)
+        return EditBlock(fmt, name, span, action=write_action(body, name), content=body)
     line = _number(_element(text, "line", lo, hi), "line")
     if line is None:
         raise _Refused("no `<line>` (the line to insert before; 0 appends to the file)")
@@ -336,18 +335,6 @@ def _tool(doc: _Text, tag: str, fmt: Format, lo: int, hi: int, span: tuple[int, 
     else:
         hunk = Hunk("", new, kind=HunkKind.INSERT_AT_LINE, line_hint=line - 1)
     return EditBlock(fmt, name, span, hunks=(hunk,))
-
-
-def _write_action(lines: Sequence[str], path: str) -> Action:
-    """A whole file is written as it stands (OVERWRITE), unless it leaves code out with a
-    placeholder line (`// ... existing code ...`, `# rest unchanged`): Cline would write the
-    placeholder into the file and lose the code; here the file is merged around it (LAZY,
-    which never writes a placeholder, and refuses a file that is not there). A bare `...`
-    line is code in Python (a stub's body), so it alone does not count."""
-    for line in lines:
-        if is_placeholder_line(line, path) and line.strip().strip(".…"):
-            return Action.LAZY
-    return Action.OVERWRITE
 
 
 def _split(text: str, name: str, lo: int, hi: int) -> list[tuple[int, int]]:
