@@ -18,6 +18,10 @@ How a finder is listed in `FINDERS`, and what it may rely on:
   has no block of that format, whatever else it holds (a property test holds every gate to
   this, against the finder run on every reply). A format whose markers change updates
   its `needs` with them; when in doubt, list the finder ungated.
+* A `Gated` entry may also name a `view`: how its finder reads the lines (indentation
+  no-break spaces as spaces, list-item fences dedented), one line for one so that line
+  numbers hold. A format whose syntax lives in the indentation column takes
+  `common.indent_spaces`, as the diff, V4A and JSON finders do.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import dataclasses
 import functools
 import importlib
 import re
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -68,10 +71,17 @@ class Gated:
     def find_blocks(self) -> FindBlocks:
         # the format's module loads only for a reply that may hold its blocks: a process
         # placing one SEARCH/REPLACE block never imports the diff or V4A parsers
-        name = f"lsp_server.reply.{self.module}"
-        module = sys.modules.get(name) or importlib.import_module(name)
-        find: FindBlocks = module.find_blocks
+        find = _LOADED.get(self.module)
+        if find is None:
+            # import_module, not a look in sys.modules: another thread (the server parses
+            # off its event loop) may be importing the module, and only the import system
+            # waits for it to finish
+            find = importlib.import_module(f"lsp_server.reply.{self.module}").find_blocks
+            _LOADED[self.module] = find
         return find
+
+
+_LOADED: dict[str, FindBlocks] = {}  # each format's find_blocks, once its module has loaded
 
 
 def _opens_block(head: list[str]) -> bool:

@@ -204,3 +204,31 @@ def test_a_reply_with_no_markers_imports_no_format_module():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "['lsp_server.reply.common']"
+
+
+def test_threads_parsing_at_once_all_see_a_format_module_that_is_still_loading():
+    """The server parses off its event loop: a thread must never use a format's module
+    while another thread is still importing it (a fresh process, so none is loaded)."""
+    import subprocess
+    import sys
+
+    code = """
+import sys, threading
+from lsp_server.reply import parse_reply
+reply = "```\\n*** Begin Patch\\n*** Update File: a.py\\n@@\\n-x\\n+y\\n*** End Patch\\n```\\n"
+reply += "```python\\n# FILE: b.py\\n# TARGET_NODE: def f\\ndef f():\\n    pass\\n```\\n"
+barrier = threading.Barrier(8)
+results = []
+def work():
+    barrier.wait()
+    results.append([b.format.value for b in parse_reply(reply).blocks])
+threads = [threading.Thread(target=work) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(sorted(set(map(tuple, results))), len(results))
+"""
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
+        assert out.strip() == "[('apply-patch', 'structural')] 8"
