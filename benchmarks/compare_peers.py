@@ -28,9 +28,9 @@ Every tool's result is checked every round: the file afterwards (for the in-proc
 the text returned) must equal the expected text. Peers live outside the project: Codex is
 installed on first use into `benchmarks/.peers` (git-ignored, `npm install @openai/codex`),
 aider as compare_aider.py does it; a peer that cannot be installed or found is reported as
-skipped, with the reason. The table (medians, the ratio to llm-patch of the same kind, and
-the exponent b of t ∝ N^b fitted over the sizes) goes to `benchmarks/results/peers.json` and
-the README's "Side by side with other tools" section.
+skipped, with the reason. The table (medians, llm-patch's median over each tool's, against
+llm-patch of the same kind, and the exponent b of t ∝ N^b fitted over the sizes) goes to
+`benchmarks/results/peers.json` and the README's "Side by side with other tools" section.
 """
 
 from __future__ import annotations
@@ -430,16 +430,16 @@ def run(sizes: list[int], rounds: int, install: bool, log=print) -> dict[str, An
 
 
 def _ratios(rows: list[dict[str, Any]], sizes: list[str]) -> None:
-    """Each row's medians over llm-patch's of the same kind (in process: the plan; a process:
-    `llm-patch apply`)."""
+    """llm-patch's median over each row's, llm-patch of the same kind (in process: the plan;
+    a process: `llm-patch apply`): how many times longer llm-patch takes than this tool."""
     ours = {
         "in process": next(r for r in rows if r["tool"].startswith("llm-patch plan")),
         "process": next(r for r in rows if r["tool"].startswith("llm-patch apply")),
     }
     for row in rows:
         base = ours[row["kind"]]
-        row["over_llm_patch"] = {
-            s: float(f"{row['sizes'][s]['median_ms'] / base['sizes'][s]['median_ms']:.3g}")
+        row["llm_patch_over_this"] = {
+            s: float(f"{base['sizes'][s]['median_ms'] / row['sizes'][s]['median_ms']:.3g}")
             for s in sizes
         }
 
@@ -448,27 +448,28 @@ def markdown(results: dict[str, Any]) -> str:
     sizes = [str(s) for s in results["sizes"]]
     load = results["load_average"]
     head = " | ".join(f"{int(s):,} lines" for s in sizes)
-    ratio = " | ".join(f"÷ llm-patch at {int(s):,}" for s in sizes)
+    at = " / ".join(f"{int(s) // 1000}k" for s in sizes)
     lines = [
         f"{results['rounds']} rounds, Python {results['python']}, load average "
-        f"{load['before']} before and {load['after']} after. Medians in ms (wall clock, the "
-        "process started and waited for); ÷ llm-patch is the tool's median over llm-patch's "
-        "of the same kind (in process: the plan; a process: `llm-patch apply`); b is the "
-        "exponent of t ∝ N^b over the sizes; CPU of the process is the child's user + system "
-        "time at each size (median), which a busy disk or machine inflates less.",
+        f"{load['before']} before and {load['after']} after. Medians in ms, wall clock (a "
+        "process: started and waited for). *llm-patch ÷ this*: llm-patch's median over the "
+        "tool's, against llm-patch of the same kind (in process: the plan; a process: "
+        "`llm-patch apply`), so 10 means llm-patch took ten times as long. b: the exponent "
+        "of t ∝ N^b over the sizes. CPU: the process's user + system time (median), which a "
+        "busy disk or machine inflates less than the wall clock.",
         "",
-        f"| tool | kind | right | {head} | {ratio} | b | CPU of the process |",
-        "|---|---|---|" + "---|" * (2 * len(sizes) + 2),
+        f"| tool | kind | right | {head} | b | llm-patch ÷ this ({at}) | CPU ({at}) |",
+        "|---|---|---|" + "---|" * (len(sizes) + 3),
     ]
     for row in results["rows"]:
         name = row["tool"] + (f" ({row['version']})" if row["version"] else "")
         cells = " | ".join(_num(row["sizes"][s]["median_ms"]) for s in sizes)
-        ratios = " | ".join(f"{row['over_llm_patch'][s]}" for s in sizes)
+        ratios = " / ".join(f"{row['llm_patch_over_this'][s]:g}" for s in sizes)
         right = "yes" if row["correct"] else f"**no** ({row['wrong_results']} wrong)"
         cpu = " / ".join(_num(row["sizes"][s]["child_cpu_median_ms"]) for s in sizes)
         cpu = cpu if row["kind"] == "process" else ""
         lines.append(
-            f"| {name} | {row['kind']} | {right} | {cells} | {ratios} | {row['exponent']} | {cpu} |"
+            f"| {name} | {row['kind']} | {right} | {cells} | {row['exponent']} | {ratios} | {cpu} |"
         )
     for reason in results["skipped"]:
         lines.append("")
