@@ -64,6 +64,11 @@ def _parser() -> argparse.ArgumentParser:
             help="refuse to write paths matching GLOB (repeatable; .git/, .hg/ and .svn/ "
             "always are)",
         )
+        sp.add_argument(
+            "--file",
+            metavar="PATH",
+            help="the file (relative to --root) a code snippet that names none applies to",
+        )
         if name == "apply":
             sp.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
             sp.add_argument(
@@ -156,7 +161,7 @@ def _place(args: argparse.Namespace) -> int:
         return 2
     dry = args.command == "check" or args.dry_run
     partial = getattr(args, "partial", False)
-    options = PlanOptions(atomic=not partial, protected=tuple(args.protect))
+    options = PlanOptions(atomic=not partial, protected=tuple(args.protect), target=args.file)
     if args.fuzzy_threshold is not None:
         options = dataclasses.replace(options, fuzzy_threshold=args.fuzzy_threshold)
     ws = DiskWorkspace(root)

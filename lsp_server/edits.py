@@ -28,6 +28,7 @@ UTF8 = "utf-8"
 UTF16 = "utf-16"
 UTF32 = "utf-32"
 
+
 def units(text: str, encoding: str) -> int:
     """Length of `text` in the code units of `encoding`."""
     if encoding == UTF8:
@@ -165,8 +166,12 @@ _RESOURCE_OPERATIONS = {
 
 
 def needs_confirmation(match: MatchKind | None, *, confirm_fuzzy: bool, preview: bool) -> bool:
-    """Anything short of a certain match asks first (when allowed to); preview asks always."""
-    if preview:
+    """Anything short of a certain match asks first (when allowed to); preview asks always.
+
+    A snippet placement always asks, whatever `confirmFuzzy` says: its place was inferred
+    from the definitions' names, not found by quoted text, so nothing the user wrote
+    vouches for it."""
+    if preview or match is MatchKind.SNIPPET:
         return True
     if not confirm_fuzzy or match is None:
         return False

@@ -25,8 +25,10 @@ from lsp_server.lsp.editor_workspace import (
     DiskRead,
     EditorView,
     SessionWorkspace,
+    dirty_paths,
     overlay,
     plan_root,
+    target_path,
 )
 from lsp_server.model import EditBlock, ErrorCode, ParsedReply, PlacementError, Plan
 from lsp_server.workspace import DiskWorkspace
@@ -104,16 +106,31 @@ def place(
     protected: tuple[str, ...] = (),
     related: bool = True,
     retries: bool = False,
+    target: str | None = None,
+    dirty: tuple[str, ...] = (),
 ) -> Analysis:
-    """Plan a parsed reply against its root, open documents first (runs in a worker thread)."""
+    """Plan a parsed reply against its root, open documents first (runs in a worker thread).
+
+    `target` is the URI of the file the caller names for blocks that give no path (the
+    editor's buffer); one outside the root is refused for the whole reply. `dirty` are the
+    URIs of documents the client has unsaved changes in that it did not send: stale."""
     # the engine loads on first use (or when the session warms it), not with the server:
     # the editor waits for the `initialize` answer, which does not need it
     from lsp_server.plan import PlanOptions, fuzzy_retries, plan_reply
 
-    options = PlanOptions(atomic=atomic, fuzzy_threshold=fuzzy_threshold, protected=protected)
     root = plan_root(view, source.uri)
     open_texts, uris = overlay(view, root.path)
-    ws = SessionWorkspace(root, open_texts)
+    try:
+        rel_target = target_path(root, target) if target is not None else None
+    except PlacementError as err:
+        return Analysis(source, parsed, Plan((), (), failure=err.failure), root.path, uris)
+    options = PlanOptions(
+        atomic=atomic,
+        fuzzy_threshold=fuzzy_threshold,
+        protected=protected,
+        target=rel_target,
+    )
+    ws = SessionWorkspace(root, open_texts, dirty_paths(root.path, dirty))
     plan = plan_reply(parsed, ws, options, cancelled)
     rel = related_information(plan, ws, root.path, uris, encoding) if related else {}
     again = fuzzy_retries(plan, ws, options, cancelled) if retries else {}

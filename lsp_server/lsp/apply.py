@@ -2,7 +2,8 @@
 
 The editor applies the edit with its own undo and preview. Uncertain matches (and every
 block, with `preview`) ask the user to confirm first. Open documents are pinned to the
-version the plan read, and the editor refuses a stale one; files that are not open have no
+version the plan read, and a plan is made again when any of them changed while it was made
+(`guards`: a client may not check the version itself); files that are not open have no
 version, so right before sending, every file the plan read from disk is checked again
 (`stat`, then a hash of its bytes): one that changed means the edit would land on text the
 plan never saw, and nothing is sent (`STALE_VERSION`). A client may answer `applied: true`
@@ -28,7 +29,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 
 from lsp_server.edits import BuiltEdit, build_workspace_edit
 from lsp_server.linediff import edit_present
-from lsp_server.lsp import diagnostics
+from lsp_server.lsp import diagnostics, guards
 from lsp_server.lsp.analysis import Analysis, ReplySource
 from lsp_server.lsp.editor_workspace import changed_on_disk
 from lsp_server.lsp.progress import Progress
@@ -54,6 +55,12 @@ STALE_MESSAGE = "the document changed since the patch was planned; run it again"
 DISK_STALE_MESSAGE = (
     "changed on disk since the patch was planned; nothing was applied: run it again"
 )
+MOVED_MESSAGE = (
+    "changed in the editor while the patch was planned; nothing was applied: run it again"
+)
+# A plan is made again this many times when a document it read changes in the editor
+# before the edit is sent; then the apply is refused.
+REPLANS = 2
 # How long to wait (seconds) for the editor to sync an edited document before judging it.
 VERIFY_TIMEOUT = 2.0
 POLL_INTERVAL = 0.05  # seconds between looks at the disk while verifying
@@ -61,11 +68,17 @@ POLL_INTERVAL = 0.05  # seconds between looks at the disk while verifying
 
 @dataclass(frozen=True)
 class ApplyOptions:
-    """A command's options: `partial` and `preview` override the settings for one apply."""
+    """A command's options: `partial` and `preview` override the settings for one apply;
+    `target` (a URI, from the first argument) is the file blocks without a path apply to."""
 
     partial: bool | None = None
     preview: bool = False
     fuzzy_threshold: float | None = None
+    target: str | None = None
+    # documents the client has unsaved changes in that it did not send (see `guards`)
+    dirty: tuple[str, ...] = ()
+    # delete / move / replace documents open with unsaved changes anyway (see `guards`)
+    confirm_unsaved: bool = False
 
 
 def require_write(ls: LlmPatchServer) -> None:
@@ -119,12 +132,46 @@ async def _apply(
     parsed: ParsedReply | None,
     cancelled: Callable[[], bool],
 ) -> dict[str, Any]:
-    partial = options.partial if options.partial is not None else not ls.settings.atomic
-    preview = options.preview or ls.settings.always_preview
     whole_reply = parsed is None  # a chosen block's plan says nothing about the others
     if parsed is None:
         parsed = await ls.parse_cached(source.text)
+    partial = options.partial if options.partial is not None else not ls.settings.atomic
     reused = await reusable_analysis(ls, source, options, partial) if whole_reply else None
+    for attempt in range(REPLANS + 1):
+        ready = await _plan_and_build(
+            ls, source, options, parsed, cancelled, whole_reply, reused if not attempt else None
+        )
+        if isinstance(ready, dict):
+            return ready
+        analysis, built, unsupported = ready
+        # the last look before sending: a file that is not open has no version to pin
+        stale = await ls.run_work(changed_on_disk, analysis.root, analysis.reads, content=True)
+        if stale:
+            return await _refuse_stale(ls, analysis, stale)
+        risky = [] if options.confirm_unsaved else guards.at_risk(ls, analysis, built.files)
+        lost = await ls.run_work(guards.unsaved, analysis.root, risky) if risky else []
+        if lost:
+            return await _refuse_unsaved(ls, analysis, lost)
+        # nothing awaits between this look and the send: no change can slip in between
+        moved = guards.moved_documents(ls, analysis, built.files)
+        if not moved:
+            return await _send(ls, analysis, built, unsupported)
+        logger.info("%s changed in the editor while the patch was planned", ", ".join(moved))
+    return await _refuse_moved(ls, analysis, moved)
+
+
+async def _plan_and_build(
+    ls: LlmPatchServer,
+    source: ReplySource,
+    options: ApplyOptions,
+    parsed: ParsedReply,
+    cancelled: Callable[[], bool],
+    whole_reply: bool,
+    reused: Analysis | None,
+) -> dict[str, Any] | tuple[Analysis, BuiltEdit, dict[str, Failure]]:
+    """The plan and the edit to send, or the report that says why nothing is sent."""
+    partial = options.partial if options.partial is not None else not ls.settings.atomic
+    preview = options.preview or ls.settings.always_preview
     if reused is not None:
         analysis = reused
     else:
@@ -136,6 +183,8 @@ async def _apply(
                 fuzzy_threshold=options.fuzzy_threshold,
                 cancelled=cancelled,
                 progress=progress,
+                target=options.target,
+                dirty=options.dirty,
             )
     plan = analysis.plan
     logger.debug(
@@ -181,11 +230,7 @@ async def _apply(
         raise Cancelled()
     if built.empty:
         return await report(ls, plan, applied=False, failures=unsupported)
-    # the last look before sending: a file that is not open has no version to pin
-    stale = await ls.run_work(changed_on_disk, analysis.root, analysis.reads, content=True)
-    if stale:
-        return await _refuse_stale(ls, analysis, stale)
-    return await _send(ls, analysis, built, unsupported)
+    return analysis, built, unsupported
 
 
 async def report(ls: LlmPatchServer, plan: Plan, **kwargs: Any) -> dict[str, Any]:
@@ -193,9 +238,7 @@ async def report(ls: LlmPatchServer, plan: Plan, **kwargs: Any) -> dict[str, Any
     return await ls.run_work(report_json, plan, **kwargs)
 
 
-async def _refuse_stale(
-    ls: LlmPatchServer, analysis: Analysis, stale: list[str]
-) -> dict[str, Any]:
+async def _refuse_stale(ls: LlmPatchServer, analysis: Analysis, stale: list[str]) -> dict[str, Any]:
     """Files the plan read changed on disk before the edit was sent: send nothing."""
     names = ", ".join(stale)
     message = f"{names} {DISK_STALE_MESSAGE}"
@@ -206,6 +249,38 @@ async def _refuse_stale(
         for path in stale
     }
     error = Failure(ErrorCode.STALE_VERSION, message, {"paths": stale})
+    return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
+
+
+async def _refuse_unsaved(
+    ls: LlmPatchServer, analysis: Analysis, lost: list[guards.AtRisk]
+) -> dict[str, Any]:
+    """The edit would delete or move away a document's unsaved work: send nothing."""
+    message = guards.unsaved_message(lost)
+    ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
+    failures: dict[str, Failure] = {}
+    for doc in lost:
+        failures[doc.path] = Failure(
+            ErrorCode.STALE_VERSION,
+            guards.unsaved_message([doc]),
+            {"path": doc.path, "unsaved": True, "operation": doc.what},
+        )
+    paths = list(dict.fromkeys(d.path for d in lost))
+    error = Failure(ErrorCode.STALE_VERSION, message, {"paths": paths, "unsaved": True})
+    return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
+
+
+async def _refuse_moved(ls: LlmPatchServer, analysis: Analysis, moved: list[str]) -> dict[str, Any]:
+    """Documents kept changing in the editor while the patch was planned: send nothing."""
+    names = ", ".join(moved)
+    message = f"{names} {MOVED_MESSAGE}"
+    ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
+    ls.stats.conflicts += 1
+    failures = {
+        path: Failure(ErrorCode.STALE_VERSION, f"{path} {MOVED_MESSAGE}", {"path": path})
+        for path in moved
+    }
+    error = Failure(ErrorCode.STALE_VERSION, message, {"paths": moved})
     return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
 
 
@@ -253,7 +328,9 @@ async def _send(
         paths = ", ".join(sorted(stale))
         ls.tell(
             types.MessageType.Error,
-            f"LLM patch: the editor reported success but {paths} did not change: {STALE_MESSAGE}",
+            f"LLM patch: the editor reported success, but the planned change is not in "
+            f"{paths}: the document changed before the edit reached it. Check it (undo "
+            "restores it) and run the patch again",
         )
     elif not plan.ok:
         placed = sum(1 for o in plan.outcomes if o.placed)
@@ -281,7 +358,7 @@ async def reusable_analysis(
     """
     if options.fuzzy_threshold not in (None, ls.settings.fuzzy_threshold):
         return None
-    hit = ls.plans.get(ls.plan_key(source))
+    hit = ls.plans.get(ls.plan_key(source, options.target, options.dirty))
     if hit is None or not (partial or hit.plan.ok):
         return None
     if await ls.run_work(changed_on_disk, hit.root, hit.reads, content=True):

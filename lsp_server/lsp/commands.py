@@ -7,6 +7,7 @@ report the CLI prints with `--json`. See docs/server.md for the arguments of eac
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,9 @@ STATS = "llmPatch.stats"
 PATCH = "llmPatch.patch"
 STRUCTURE = "llmPatch.structure"
 SHOW_LOCATION = "llmPatch.showLocation"
+# The commands whose first argument names a reply ({"text" | "uri", ...}): they take the
+# caller's `target` and `dirty` beside it. (A tool call's own keys are its arguments.)
+REPLY_COMMANDS = (APPLY, CHECK, APPLY_BLOCK)
 
 
 # --- handlers -------------------------------------------------------------------------------
@@ -57,6 +61,8 @@ async def check_reply(ls: LlmPatchServer, *args: Any) -> dict[str, Any]:
             fuzzy_threshold=options.fuzzy_threshold,
             cancelled=request_cancelled(ls),
             retries=source.uri is not None,
+            target=options.target,
+            dirty=options.dirty,
         )
     except Cancelled:  # the client cancelled the request: say so, never an internal error
         raise JsonRpcRequestCancelled("the check was cancelled") from None
@@ -187,7 +193,15 @@ def _parse_options(raw: Any) -> apply.ApplyOptions:
             threshold = fuzzy_threshold(threshold)
         except (TypeError, ValueError) as err:
             raise JsonRpcInvalidParams(f"options.fuzzyThreshold: {err}") from None
-    return apply.ApplyOptions(partial=partial, preview=preview, fuzzy_threshold=threshold)
+    confirm_unsaved = raw.get("confirmUnsaved", False)
+    if not isinstance(confirm_unsaved, bool):
+        raise JsonRpcInvalidParams("options.confirmUnsaved must be true or false")
+    return apply.ApplyOptions(
+        partial=partial,
+        preview=preview,
+        fuzzy_threshold=threshold,
+        confirm_unsaved=confirm_unsaved,
+    )
 
 
 def _split_args(args: tuple[Any, ...], name: str) -> tuple[Any, apply.ApplyOptions]:
@@ -195,7 +209,30 @@ def _split_args(args: tuple[Any, ...], name: str) -> tuple[Any, apply.ApplyOptio
         raise JsonRpcInvalidParams(f'{name} needs an argument: {{"text": ...}} or {{"uri": ...}}')
     if len(args) > 2:
         raise JsonRpcInvalidParams(f"{name} takes at most two arguments (target, options)")
-    return args[0], _parse_options(args[1] if len(args) > 1 else None)
+    options = _parse_options(args[1] if len(args) > 1 else None)
+    first = args[0]
+    if name in REPLY_COMMANDS and isinstance(first, dict):
+        options = dataclasses.replace(options, target=_target(first), dirty=_dirty(first))
+    return first, options
+
+
+def _dirty(first: dict[str, Any]) -> tuple[str, ...]:
+    """The first argument's `dirty`: URIs of documents the client has unsaved changes in
+    that it did not send the server (a block on one is refused as stale)."""
+    dirty = first.get("dirty")
+    if dirty is None:
+        return ()
+    if not isinstance(dirty, list) or not all(isinstance(u, str) and u for u in dirty):
+        raise JsonRpcInvalidParams('"dirty" must be a list of document URIs')
+    return tuple(sorted(set(dirty)))
+
+
+def _target(first: dict[str, Any]) -> str | None:
+    """The first argument's `target`: the URI of the file blocks without a path apply to."""
+    target = first.get("target")
+    if target is not None and (not isinstance(target, str) or not target):
+        raise JsonRpcInvalidParams('"target" must be a document URI (a non-empty string)')
+    return target
 
 
 def _tool_call_text(payload: Any, name: str) -> str:

@@ -99,6 +99,52 @@ def plan_root(view: EditorView, reply_uri: str | None) -> PlanRoot:
     return PlanRoot(Path(os.path.abspath(os.sep)), single_file=True)
 
 
+def target_path(root: PlanRoot, uri: str) -> str:
+    """The workspace-relative path of the caller's `target` (the file a block that names no
+    path applies to), or OUTSIDE_WORKSPACE: it must be a `file:` URI under the plan's root,
+    since a block may only write there (runs in a worker: it resolves symlinks)."""
+    path = to_fs_path(uri) if uri_scheme(uri) == "file" else None
+    if not path:
+        raise PlacementError.of(
+            ErrorCode.OUTSIDE_WORKSPACE,
+            f"the target {uri} is not a file on disk: name a file of the workspace "
+            f"({root.path}) for the blocks that give no path",
+            path=uri,
+        )
+    try:
+        rel = Path(os.path.realpath(path)).relative_to(os.path.realpath(root.path))
+    except ValueError:
+        raise PlacementError.of(
+            ErrorCode.OUTSIDE_WORKSPACE,
+            f"the target {path} is outside the workspace ({root.path}): a block may only "
+            "edit files under it",
+            path=path,
+        ) from None
+    if not rel.parts:
+        raise PlacementError.of(
+            ErrorCode.OUTSIDE_WORKSPACE,
+            f"the target {path} is the workspace folder itself, not a file in it",
+            path=path,
+        )
+    return rel.as_posix()
+
+
+def dirty_paths(root: Path, uris: tuple[str, ...]) -> frozenset[str]:
+    """The client's `dirty` documents as paths under the root (resolved like the open
+    documents); documents outside the root cannot be edited anyway (runs in a worker)."""
+    real_root = Path(os.path.realpath(root))
+    out: set[str] = set()
+    for uri in uris:
+        path = to_fs_path(uri) if uri_scheme(uri) == "file" else None
+        if not path:
+            continue
+        try:
+            out.add(Path(os.path.realpath(path)).relative_to(real_root).as_posix())
+        except ValueError:
+            continue
+    return frozenset(out)
+
+
 def overlay(view: EditorView, root: Path) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
     """The open documents under `root`: path → (text, version), and path → URI."""
     real_root = Path(os.path.realpath(root))
@@ -139,13 +185,28 @@ class SessionWorkspace(DiskWorkspace):
     """Snapshots for a server plan: the open documents first, then the disk, each disk read
     recorded; in single-file mode, open documents only."""
 
-    def __init__(self, root: PlanRoot, open_texts: dict[str, tuple[str, int]]):
+    def __init__(
+        self,
+        root: PlanRoot,
+        open_texts: dict[str, tuple[str, int]],
+        dirty: frozenset[str] = frozenset(),
+    ):
         super().__init__(root.path, open_texts.get)
         self.single_file = root.single_file
         self.reads: dict[str, DiskRead] = {}
+        self.dirty = dirty  # files the client has unsaved changes in that it did not send
 
     def snapshot(self, path: str) -> Snapshot:
         rel = self.relative(path)
+        if self.dirty and not self._is_open(rel) and self._key(rel) in self.dirty:
+            raise PlacementError.of(
+                ErrorCode.STALE_VERSION,
+                f"{rel} has unsaved changes in the editor that were not sent to llm-patch, "
+                "so the patch cannot see them: save the file, or let the editor sync the "
+                "buffer with the server (attach it), then run the patch again",
+                path=rel,
+                unsaved=True,
+            )
         if self.single_file:
             if not self._is_open(rel):  # refused before anything is read from disk
                 raise PlacementError.of(
@@ -172,12 +233,16 @@ class SessionWorkspace(DiskWorkspace):
         open documents are keyed by their real path under the root)?"""
         if self.overlay is None:
             return False
+        return self.overlay(rel) is not None or self.overlay(self._key(rel)) is not None
+
+    def _key(self, rel: str) -> str:
+        """The path the file `rel` resolves to under the root (open and dirty documents
+        are keyed by it), or `rel` when it resolves outside."""
         real = os.path.realpath(self.root / rel)
         try:
-            key = Path(real).relative_to(self.root).as_posix()
+            return Path(real).relative_to(self.root).as_posix()
         except ValueError:
-            key = rel
-        return self.overlay(rel) is not None or self.overlay(key) is not None
+            return rel
 
     def _record(self, read: DiskRead) -> None:
         # the first read is what the plan was built on; later ones (related information,

@@ -102,13 +102,39 @@ def _dedent_blocks(lines: list[str]) -> list[str]:
 _FENCED = ("```", "~~~")
 
 FINDERS: tuple[FindBlocks | Gated, ...] = (
+    # an agent's tool call written as XML: its opening tag
+    Gated(
+        "tool_xml",
+        (
+            "<replace_in_file>",
+            "<write_to_file>",
+            "<apply_diff>",
+            "<insert_content>",
+            "<function=",
+            '<invoke name="',
+        ),
+    ),
     # the line that opens every V4A patch
     Gated("apply_patch", ("*** Begin Patch",), indent_spaces),
-    # a block opens with `<<<<<<< SEARCH` (5 to 9 `<`), an EDIT block with `<<<< EDIT` (4 to 9)
-    Gated("search_replace", (re.compile("<<<<< *SEARCH"),), _dedent_blocks),
+    # a block opens with `<<<<<<< SEARCH` (5 to 9 `<`; Cline's 3 or more `<` or `-`), an EDIT
+    # block with `<<<< EDIT` (4 to 9)
+    Gated("search_replace", (re.compile("(?:<<<|---) *SEARCH"),), _dedent_blocks),
     Gated("edit_protocol", (re.compile("<<<< *EDIT"),), _dedent_blocks),
     # a JSON value starts a line: bare, or as a fenced body's first text
-    Gated("tool_calls", (re.compile(r"\n[^\S\n]*[\[{]"),), indent_spaces),
+    # or follows a chat template's tag on its line (`<tool_call>{`, `[TOOL_CALLS] [`)
+    Gated(
+        "tool_calls",
+        (
+            re.compile(r"\n[^\S\n]*[\[{]"),
+            "<tool_call",
+            "<function_call>",
+            "<functioncall>",
+            "<tool_use>",
+            "[TOOL_CALLS]",
+            "<|python_tag|>",
+        ),
+        indent_spaces,
+    ),
     # its header; the body's indentation as whole_file's
     Gated("structural", (re.compile(r"(?i)target[_ -]?(?:node|path)"),), indent_spaces),
     # a git header, or `--- a` over `+++ b`
@@ -116,6 +142,8 @@ FINDERS: tuple[FindBlocks | Gated, ...] = (
     # a fenced file is written as it stands, so its indentation is read here (a no-break
     # space in it is a page's rendering of a space; see common.read_web_spaces)
     Gated("whole_file", _FENCED, indent_spaces),
+    # a chat window's code block of whole definitions, with no path of its own
+    Gated("snippets", _FENCED, indent_spaces),
 )
 
 
@@ -203,7 +231,8 @@ def parse_reply(text: str) -> ParsedReply:
             Failure(
                 ErrorCode.NO_EDIT_BLOCKS,
                 "no edit blocks found in the reply (looked for SEARCH/REPLACE, EDIT, unified "
-                "diff, *** Begin Patch, TARGET_NODE, fenced whole-file and JSON tool-call blocks)",
+                "diff, *** Begin Patch, TARGET_NODE, fenced whole-file and JSON tool-call blocks, "
+                "and fenced code snippets of whole definitions)",
             ),
         )
     return ParsedReply(blocks)

@@ -190,15 +190,22 @@ class EditorClient(LanguageClient):
         path.write_bytes(text.encode("utf-8"))
         return self.uri(rel)
 
-    def open(self, rel_or_uri: str, text: str | None = None, language_id: str = "plaintext") -> str:
+    def open(
+        self,
+        rel_or_uri: str,
+        text: str | None = None,
+        language_id: str = "plaintext",
+        version: int = 1,
+    ) -> str:
+        """Open a document (Neovim opens at version 0, VS Code at 1)."""
         uri = rel_or_uri if ":" in rel_or_uri.split("/")[0] else self.uri(rel_or_uri)
         if text is None:
             text = Path(to_fs_path(uri)).read_bytes().decode("utf-8")
-        self.docs[uri] = [text, 1]
+        self.docs[uri] = [text, version]
         self.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 text_document=types.TextDocumentItem(
-                    uri=uri, language_id=language_id, version=1, text=text
+                    uri=uri, language_id=language_id, version=version, text=text
                 )
             )
         )
@@ -311,8 +318,10 @@ class EditorClient(LanguageClient):
                     text = path.read_bytes().decode("utf-8") if path.exists() else ""
                     self.open(uri, text)
                 doc = self.docs[uri]
-                if version is not None and version != doc[1]:
-                    continue  # Neovim: "Buffer ... newer than edits", skipped, still applied
+                if version and version != doc[1]:
+                    # Neovim: "Buffer ... newer than edits", skipped, still applied; it does
+                    # not check version 0 (its didOpen version) at all
+                    continue
                 old = doc[0]
                 doc[0] = apply_edits(old, list(op.edits), self.encoding)
                 doc[1] += 1

@@ -273,3 +273,41 @@ def test_edit_present_misses_a_skipped_edit_after_typing():
     new = "alpha = 2\nbeta = 2\n"
     typed = "alpha = 1\nbeta = 2\n# typed\n"
     assert not edit_present(old, new, typed)
+
+
+def test_a_snippet_placement_always_needs_confirmation():
+    """A snippet's place is inferred from names, not quoted: confirmFuzzy off still asks."""
+    from lsp_server.edits import EditCapabilities, build_workspace_edit
+    from lsp_server.model import (
+        BlockOutcome,
+        EditBlock,
+        FileAction,
+        FileChange,
+        Format,
+        MatchKind,
+        Placement,
+        Plan,
+        Status,
+    )
+
+    block = EditBlock(Format.WHOLE_FILE, "a.py", (1, 5), index=0)
+    outcome = BlockOutcome(
+        block, Status.VALIDATED, MatchKind.SNIPPET, placements=(Placement(0, 1, MatchKind.SNIPPET),)
+    )
+    change = FileChange(
+        "a.py",
+        FileAction.MODIFY,
+        "def f():\n    return 1\n",
+        "def f():\n    return 2\n",
+        version=3,
+        blocks=(0,),
+    )
+    plan = Plan((outcome,), (change,))
+    for confirm_fuzzy in (True, False):
+        built = build_workspace_edit(
+            plan, EditCapabilities(), lambda p: f"file:///ws/{p}", confirm_fuzzy=confirm_fuzzy
+        )
+        (note,) = built.edit.change_annotations.values()
+        assert note.needs_confirmation is True
+        assert "snippet" in note.label
+        assert built.needs_confirmation
