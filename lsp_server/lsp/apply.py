@@ -33,7 +33,7 @@ from lsp_server.lsp import diagnostics, guards
 from lsp_server.lsp.analysis import Analysis, ReplySource
 from lsp_server.lsp.editor_workspace import changed_on_disk
 from lsp_server.lsp.progress import Progress
-from lsp_server.lsp.session import LlmPatchServer, RequestFailed
+from lsp_server.lsp.session import QUIET, LlmPatchServer, RequestFailed
 from lsp_server.model import (
     BlockOutcome,
     Cancelled,
@@ -44,7 +44,7 @@ from lsp_server.model import (
     ParsedReply,
     Plan,
 )
-from lsp_server.report import report_json
+from lsp_server.report import edits_in_files, plural, report_json
 
 logger = logging.getLogger("lsp_server")
 
@@ -77,8 +77,10 @@ class ApplyOptions:
     target: str | None = None
     # documents the client has unsaved changes in that it did not send (see `guards`)
     dirty: tuple[str, ...] = ()
-    # delete / move / replace documents open with unsaved changes anyway (see `guards`)
+    # delete / move documents open with unsaved changes anyway (see `guards`)
     confirm_unsaved: bool = False
+    # the caller shows the report itself: no `window/showMessage` about the outcome
+    quiet: bool = False
 
 
 def require_write(ls: LlmPatchServer) -> None:
@@ -112,6 +114,7 @@ async def apply(
     the editor really applied it; the report says what happened to every block."""
     started = time.monotonic()
     ls.stats.patches += 1
+    QUIET.set(options.quiet)  # this request's task only
     try:
         # one apply at a time: each is planned against the text the one before left, so
         # concurrent applies never race to the same document version
@@ -289,8 +292,9 @@ async def _send(
 ) -> dict[str, Any]:
     """Send the edit, then report what the editor really did with it."""
     plan = analysis.plan
-    n_files = len(built.files)
-    label = f"LLM patch: {built.text_edit_count} edits in {n_files} file{'s' * (n_files != 1)}"
+    # the same count as the code action's title: blocks (edits) and files (a move is one)
+    changing = {i for change in built.files for i in change.blocks}
+    label = f"LLM patch: {edits_in_files(len(changing), len(built.files))}"
     before = {c.path: c.version for c in built.files}
     logger.debug("sending workspace/applyEdit: %s", label)
     try:
@@ -323,22 +327,28 @@ async def _send(
     ls.stats.conflicts += len(stale)
     if not stale:
         ls.stats.applied += 1
-    done = await report(ls, plan, applied=True, failures={**stale, **unsupported})
+    landed = [c for c in built.files if c.path not in stale]
+    unsaved = await ls.run_work(guards.not_saved, analysis.root, landed)
+    done = await report(ls, plan, applied=True, failures={**stale, **unsupported}, unsaved=unsaved)
     if stale:
         paths = ", ".join(sorted(stale))
         ls.tell(
             types.MessageType.Error,
             f"LLM patch: the editor reported success, but the planned change is not in "
-            f"{paths}: the document changed before the edit reached it. Check it (undo "
-            "restores it) and run the patch again",
+            f"{paths}: the document changed before the edit reached it, which skipped it or "
+            "put it elsewhere. Check the document (undo restores it) and run it again",
         )
     elif not plan.ok:
         placed = sum(1 for o in plan.outcomes if o.placed)
         ls.tell(
             types.MessageType.Warning,
-            f"LLM patch: applied {placed} of {len(plan.outcomes)} edits; "
+            f"LLM patch: applied {placed} of {plural(len(plan.outcomes), 'edit')}; "
             "the others failed (see the diagnostics on the reply)",
         )
+    else:
+        # what the commands' callers show from the report, for a code action's caller
+        # too (editors ignore a command's result): which files changed, which are unsaved
+        ls.tell(types.MessageType.Info, f"LLM patch: {done['summary']}")
     if analysis.source.uri is not None and analysis.source.whole_document:
         diagnostics.schedule(ls, analysis.source.uri, delay=0.05)
     return done
@@ -448,7 +458,7 @@ def _refusal_message(failed: list[BlockOutcome], total: int) -> str:
     first = failed[0]
     code = first.failure.code if first.failure else "?"
     return (
-        f"LLM patch not applied: {len(failed)} of {total} edits failed "
+        f"LLM patch not applied: {len(failed)} of {plural(total, 'edit')} failed "
         f"(block {first.block.index}, {first.block.path or '?'}: {code}). Nothing was changed; "
         "fix the reply, or apply only the edits that place."
     )

@@ -107,3 +107,22 @@ def unsaved_message(documents: list[AtRisk]) -> str:
         "unsaved work would be lost. Save or revert the buffer, then run the patch again "
         '(or apply with the option "confirmUnsaved": true to go ahead)'
     )
+
+
+def not_saved(root: Path, files: Iterable[FileChange]) -> list[str]:
+    """The files an applied edit changed whose new text is not on disk yet: the editor holds
+    them modified, unsaved (runs in a worker: it reads them). A move is named by where the
+    file went; a deleted file has nothing to save."""
+    disk = DiskWorkspace(root)
+    out: list[str] = []
+    for change in files:
+        if change.action is FileAction.DELETE:
+            continue
+        path = change.new_path or change.path
+        try:
+            saved = disk.snapshot(path).text
+        except PlacementError:
+            saved = None
+        if saved != change.new_text:
+            out.append(path)
+    return out
