@@ -457,10 +457,15 @@ async def _poll(
 def _refusal_message(failed: list[BlockOutcome], total: int) -> str:
     first = failed[0]
     code = first.failure.code if first.failure else "?"
+    why = first.failure.message.split("\n", 1)[0] if first.failure else ""
+    advice = (
+        "Nothing was changed."
+        if code is ErrorCode.STALE_VERSION  # the reply is fine: the editor's state is not
+        else "Nothing was changed; fix the reply, or apply only the edits that place."
+    )
     return (
         f"LLM patch not applied: {len(failed)} of {plural(total, 'edit')} failed "
-        f"(block {first.block.index}, {first.block.path or '?'}: {code}). Nothing was changed; "
-        "fix the reply, or apply only the edits that place."
+        f"(block {first.block.index}, {first.block.path or '?'}: {code}: {why}). {advice}"
     )
 
 
