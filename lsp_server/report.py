@@ -376,5 +376,5 @@ def render_human(report: dict[str, Any], *, color: bool) -> str:
     n_ok = sum(1 for b in report["blocks"] if "error" not in b)
     n = len(report["blocks"])
     files = len(report["files"])
-    out.append(c(_BOLD, f"{n_ok} of {n} blocks placed, {files} file(s) changed"))
+    out.append(c(_BOLD, f"{n_ok} of {n} blocks placed, {plural(files, 'file')} changed"))
     return "\n".join(out) + "\n"
