@@ -9,6 +9,9 @@
   `llm-patch check` does after start-up), caches emptied first.
 * **CLI process** — `llm-patch check REPLY --root DIR` as a new process: interpreter start,
   imports, reading, parsing, planning, printing.
+* **one block by file size** (`run_sizes`) — the plan as shipped (with its SYNTAX_BROKEN
+  check) of a one-block reply, the exact case of the ladder's workloads, against one file
+  of 1,000 / 10,000 / 100,000 lines, cold, beside the same plan without the check.
 
 Each plan is checked: every block placed and every file exactly as expected.
 """
@@ -24,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.timing import sample, summary
-from benchmarks.workloads import Reply, make_reply
-from lsp_server.model import Plan, Snapshot
+from benchmarks.workloads import LANGUAGES, Reply, generate, make_cases, make_reply
+from lsp_server.model import Plan, Snapshot, WarningType
 from lsp_server.plan import PlanOptions, plan_reply
 from lsp_server.reply import parse_reply
 from lsp_server.resolve import cache
@@ -127,3 +130,45 @@ def _cli(reply_path: Path, root: Path, repeat: int) -> list[float]:
 
 def run(blocks: list[int], repeat: int, cli_repeat: int, log: Log) -> list[dict[str, Any]]:
     return [bench_reply(n, repeat, cli_repeat, log) for n in blocks]
+
+
+def bench_one_block(language: str, size: int, repeat: int, log: Log) -> dict[str, Any]:
+    """One exact SEARCH/REPLACE block against one file of `size` lines, cold: the plan as
+    shipped, its SYNTAX_BROKEN check included, and without that check."""
+    w = generate(language, size)
+    case = make_cases(w)["exact"]
+    reply = "\n".join(
+        [w.path, "```", "<<<<<<< SEARCH", case.old.rstrip("\n"), "=======",
+         case.new.rstrip("\n"), ">>>>>>> REPLACE", "```", ""]
+    )
+    parsed = parse_reply(reply)
+    source = MemorySource({w.path: w.text})
+    cache.clear_all()
+    plan = plan_reply(parsed, source)
+    correct = (
+        plan.ok
+        and [f.new_text for f in plan.files] == [case.expected(w)]
+        and not any(x.type is WarningType.SYNTAX_BROKEN for x in plan.warnings)
+    )
+    row: dict[str, Any] = {
+        "language": language,
+        "lines": size,
+        "correct": correct,
+        "plan_cold": summary(
+            sample(lambda: plan_reply(parsed, source), repeat, setup=cache.clear_all)
+        ),
+        "place_cold": summary(
+            sample(lambda: plan_reply(parsed, source, _NO_SYNTAX), repeat, setup=cache.clear_all)
+        ),
+    }
+    log(
+        f"plan 1 block  {language:<10} {size:>7,} lines  cold {row['plan_cold']['median_ms']:8.2f}"
+        f" ms (placement alone {row['place_cold']['median_ms']:7.2f} ms)  correct={correct}"
+    )
+    cache.clear_all()
+    return row
+
+
+def run_sizes(sizes: list[int], repeat: int, log: Log) -> list[dict[str, Any]]:
+    """`bench_one_block` for every language and size, sizes interleaved per language."""
+    return [bench_one_block(lang, n, repeat, log) for n in sizes for lang in LANGUAGES]

@@ -111,6 +111,7 @@ def run(quick: bool, sections: list[str], log=print) -> dict[str, Any]:
         results["plan"] = bench_plan.run(
             cfg["plan_blocks"], cfg["plan_repeat"], cfg["cli_repeat"], log
         )
+        results["plan_sizes"] = bench_plan.run_sizes(cfg["sizes"], cfg["plan_repeat"], log)
     if "structural" in sections:
         from benchmarks import bench_structure
 

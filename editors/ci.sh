@@ -4,8 +4,8 @@
 #   VS Code  (editors/vscode): npm ci, tsc --noEmit, eslint, node --test, esbuild bundle,
 #            vsce package (-> editors/vscode/dist/llm-patch.vsix)
 #   Neovim   (editors/nvim):   installs Neovim 0.11 (PyPI) and 0.10 (Debian trixie, private
-#            root) and runs the plugin's unit and end-to-end tests in each, against the real
-#            server.
+#            root) and runs the plugin's unit tests and its end-to-end scripts (e2e, safety,
+#            tools) in each, against the real server.
 #
 # The server is started as $LLM_PATCH_SERVER (a JSON array) when set, else the repository's
 # .venv python with `-m lsp_server`, else `llm-patch serve` from PATH, else python3 -m lsp_server.
@@ -53,20 +53,39 @@ if [ "${SKIP_VSCODE:-0}" != 1 ]; then
   npm run --silent lint
   step "vscode: node --test"
   rm -rf out
-  npm run --silent test
+  # A private temp dir: every test must remove what it creates, and one that does not fails here.
+  test_tmp="$(mktemp -d)"
+  TMPDIR="$test_tmp" npm run --silent test
+  left="$(ls -A "$test_tmp")"
+  rm -rf "$test_tmp"
+  if [ -n "$left" ]; then
+    echo "editors/ci.sh: the VS Code tests left temporary files behind: $left" >&2
+    exit 1
+  fi
   step "vscode: esbuild bundle + vsce package"
   rm -rf dist
   npm run --silent package
-  # The package must hold the bundle and the manifest, and no node_modules.
+  # The package must hold the bundle, the manifest, the icon and the server's wheel (which the
+  # one-click install installs: llm-patch is on no package index), and no node_modules.
   node -e '
     const { execFileSync } = require("node:child_process");
     const list = execFileSync("python3", ["-m", "zipfile", "-l", "dist/llm-patch.vsix"]).toString().toLowerCase();
-    for (const f of ["extension/dist/extension.js", "extension/package.json", "extension/readme.md"]) {
+    for (const f of ["extension/dist/extension.js", "extension/package.json", "extension/readme.md",
+                     "extension/icon.png", "extension/server/llm_patch-"]) {
       if (!list.includes(f)) { console.error("vsix lacks " + f + "\n" + list); process.exit(1); }
     }
     if (list.includes("node_modules")) { console.error("vsix carries node_modules"); process.exit(1); }
     console.log("vsix ok: " + require("node:fs").statSync("dist/llm-patch.vsix").size + " bytes");
   '
+  # The wheel in the package is this checkout, and pip can install it.
+  vsix_check="$(mktemp -d)"
+  python3 -m zipfile -e dist/llm-patch.vsix "$vsix_check/x"
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps --no-index \
+    --target "$vsix_check/site" "$vsix_check"/x/extension/server/llm_patch-*.whl
+  test -f "$vsix_check/site/lsp_server/lsp/server.py" && cmp -s "$vsix_check/site/lsp_server/model.py" "$REPO/lsp_server/model.py" ||
+    { rm -rf "$vsix_check"; echo "editors/ci.sh: the wheel in the vsix is not this checkout's server" >&2; exit 1; }
+  rm -rf "$vsix_check"
+  echo "wheel ok: installs with pip, offline, and holds this checkout's server"
 fi
 
 # ---- Neovim ---------------------------------------------------------------------------------
@@ -82,7 +101,7 @@ if [ "${SKIP_NVIM:-0}" != 1 ]; then
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
   for nvim in "$LLM_PATCH_EDITOR_TOOLS"/bin/nvim-*; do
-    for script in unit e2e; do
+    for script in unit e2e safety tools; do
       step "nvim: $("$nvim" --version | head -n1) $script.lua"
       home="$work/$(basename "$nvim")-$script"
       mkdir -p "$home"

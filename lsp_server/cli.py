@@ -17,11 +17,10 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lsp_server import boot
-from lsp_server.lsp.settings import LOG_LEVELS
 from lsp_server.model import ErrorCode, Failure, ParsedReply, PlacementError, Plan
 from lsp_server.report import render_human, report_json
 from lsp_server.workspace import DiskWorkspace, read_regular
@@ -65,6 +64,11 @@ def _parser() -> argparse.ArgumentParser:
             help="refuse to write paths matching GLOB (repeatable; .git/, .hg/ and .svn/ "
             "always are)",
         )
+        sp.add_argument(
+            "--file",
+            metavar="PATH",
+            help="the file (relative to --root) a code snippet that names none applies to",
+        )
         if name == "apply":
             sp.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
             sp.add_argument(
@@ -83,9 +87,31 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--tcp", metavar="HOST:PORT", type=_host_port, help="listen on a TCP port")
     sv.add_argument("--log-file", help="also write the server log to this file")
     sv.add_argument(
-        "--log-level", default="warning", choices=list(LOG_LEVELS), help="level for --log-file"
+        "--log-level",
+        default="warning",
+        choices=_LogLevels(),
+        metavar="LEVEL",  # argparse would list the choices, and so load them, when building
+        help="level for --log-file: %(choices)s",
     )
     return p
+
+
+class _LogLevels:
+    """`serve --log-level`'s choices, the server's own (`llmPatch.logLevel`), read only when
+    argparse checks or shows the option: their module loads `logging`, and `apply` and
+    `check` start faster without it."""
+
+    def __contains__(self, value: object) -> bool:
+        return value in _log_levels()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_log_levels())
+
+
+def _log_levels() -> dict[str, int]:
+    from lsp_server.lsp.settings import LOG_LEVELS  # logging: see _LogLevels
+
+    return LOG_LEVELS
 
 
 def run(argv: list[str]) -> int:
@@ -94,6 +120,8 @@ def run(argv: list[str]) -> int:
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
     if args.command == "serve":
+        from lsp_server import boot  # the server's start-up corner (hashlib, the code cache)
+
         boot.begin()  # before pygls imports lsprotocol: see lsp_server.boot
         from lsp_server.lsp.server import serve  # pygls: only now, after boot.begin
 
@@ -133,7 +161,7 @@ def _place(args: argparse.Namespace) -> int:
         return 2
     dry = args.command == "check" or args.dry_run
     partial = getattr(args, "partial", False)
-    options = PlanOptions(atomic=not partial, protected=tuple(args.protect))
+    options = PlanOptions(atomic=not partial, protected=tuple(args.protect), target=args.file)
     if args.fuzzy_threshold is not None:
         options = dataclasses.replace(options, fuzzy_threshold=args.fuzzy_threshold)
     ws = DiskWorkspace(root)

@@ -233,6 +233,9 @@ class EditBlock:
     # what the parser left out of the block that the user should hear about (a diff hunk
     # that changes nothing), reported as warnings once the block is placed
     skipped: tuple[str, ...] = ()
+    # a block that names no file (a chat snippet): the paths the prose just before it
+    # mentions, nearest first; the plan takes the first that exists in the workspace
+    candidates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

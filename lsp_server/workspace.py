@@ -195,6 +195,16 @@ class DiskWorkspace:
     def files_named(self, name: str) -> list[str]:
         """Root-relative paths of the regular files called `name`, in a bounded walk that
         skips hidden folders and dependency trees (`node_modules`, virtual environments)."""
+        return self._find(lambda names: [name] if name in names else [])
+
+    def files_ending(self, suffixes: tuple[str, ...]) -> list[str]:
+        """Root-relative paths of the regular files whose names end in one of `suffixes`
+        (`.py`), sorted, by the same bounded walk: the files a code snippet that names
+        none may belong to."""
+        wanted = tuple(suffixes)
+        return self._find(lambda names: sorted(n for n in names if n.endswith(wanted)))
+
+    def _find(self, pick: Callable[[list[str]], list[str]]) -> list[str]:
         found: list[str] = []
         seen = 0
         for folder, dirs, files in os.walk(self.root):
@@ -202,7 +212,7 @@ class DiskWorkspace:
             if seen > FIND_LIMIT:
                 break
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
-            if name in files:
+            for name in pick(files):
                 path = Path(folder) / name
                 if path.is_file() and not path.is_symlink():
                     found.append(path.relative_to(self.root).as_posix())

@@ -177,3 +177,55 @@ def test_a_utf16_reply_is_named_as_such(tmp_path: Path):
     assert error["code"] == "BINARY_FILE"
     assert "UTF-16-LE byte-order mark" in error["message"]
     assert error["details"]["encoding"] == "utf-16-le"
+
+
+# --- chat-window snippets: `--file` names the file a pathless snippet applies to --------------
+
+SNIPPET_REPLY = (
+    "Here's `describe` with the name in it:\n\n"
+    "```python\nclass Shape:\n    # ... existing code ...\n\n    def describe(self):\n"
+    '        return f"Shape {self.name}"\n```\n'
+)
+SHAPES = (
+    "class Shape:\n    def __init__(self, name):\n        self.name = name\n\n"
+    "    def describe(self):\n        return self.name\n"
+)
+
+
+@pytest.fixture
+def two_shapes(tmp_path: Path) -> Path:
+    for rel in ("a/shapes.py", "b/shapes.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(SHAPES)
+    (tmp_path / "reply.md").write_text(SNIPPET_REPLY)
+    return tmp_path
+
+
+def test_file_names_the_file_a_pathless_snippet_applies_to(two_shapes: Path, capsys):
+    root = str(two_shapes)
+    reply = str(two_shapes / "reply.md")
+    assert run(["apply", reply, "--root", root, "--file", "b/shapes.py"]) == 0
+    assert 'return f"Shape {self.name}"' in (two_shapes / "b/shapes.py").read_text()
+    assert (two_shapes / "a/shapes.py").read_text() == SHAPES
+    assert "existing code" not in (two_shapes / "b/shapes.py").read_text()
+
+
+def test_a_pathless_snippet_without_file_is_refused_listing_the_candidates(
+    two_shapes: Path, capsys
+):
+    root = str(two_shapes)
+    assert run(["check", str(two_shapes / "reply.md"), "--root", root, "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    (block,) = report["blocks"]
+    assert block["format"] == "snippet" and block["status"] == "failed"
+    assert block["error"]["code"] == "TARGET_AMBIGUOUS"
+    assert block["error"]["details"]["candidates"] == ["a/shapes.py", "b/shapes.py"]
+    assert "a/shapes.py" in block["error"]["message"] and "--file" in block["error"]["message"]
+
+
+def test_file_reports_the_snippet_match_for_confirmation(two_shapes: Path, capsys):
+    root = str(two_shapes)
+    args = ["check", str(two_shapes / "reply.md"), "--root", root, "--json", "--file"]
+    assert run([*args, "a/shapes.py"]) == 0
+    (block,) = json.loads(capsys.readouterr().out)["blocks"]
+    assert block["match"] == "snippet" and block["path"] == "a/shapes.py"

@@ -44,9 +44,56 @@ debian_mirror() {
   } | grep -E '/debian/?$' | sed -n 1p || true
 }
 
+# DEST/bin/nvim-0.10: starts the unpacked nvim through the private root's loader.
+write_010_wrapper() {
+  local root="$1" libdir loader
+  libdir="$root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)"
+  loader=$(ls "$libdir"/ld-linux*.so.* | head -n1)
+  # The private loader and library path apply to nvim alone: the processes it starts (the
+  # language server) run with the system's libraries as usual.
+  #
+  # The terminal UI starts its own server by re-executing the running program, which here is
+  # the loader (it rejects nvim's `--embed`): an interactive start therefore runs a headless
+  # server and attaches this terminal to it with `--remote-ui`. Anything else (-l, -es,
+  # --headless, --version, ...) runs nvim directly.
+  cat >"$DEST/bin/nvim-0.10" <<EOF
+#!/bin/sh
+run() { VIMRUNTIME="$root/usr/share/nvim/runtime" "$loader" --library-path "$libdir" "$root/usr/bin/nvim" "\$@"; }
+ui=1
+[ -t 0 ] && [ -t 1 ] || ui=0
+for arg in "\$@"; do
+  case "\$arg" in
+    --headless|--embed|-l|-e|-E|-s|-es|-Es|-v|--version|-h|--help|--api-info|--server|--listen|--remote*|-) ui=0 ;;
+  esac
+done
+if [ "\$ui" = 0 ]; then
+  run "\$@"
+  exit \$?
+fi
+sock="\${TMPDIR:-/tmp}/nvim-0.10-\$\$.sock"
+run --headless --listen "\$sock" "\$@" </dev/null &
+server=\$!
+tries=0
+while [ ! -S "\$sock" ] && [ \$tries -lt 200 ] && kill -0 \$server 2>/dev/null; do
+  sleep 0.05
+  tries=\$((tries + 1))
+done
+[ -S "\$sock" ] && run --server "\$sock" --remote-ui
+wait \$server
+status=\$?
+rm -f "\$sock"
+exit \$status
+EOF
+  chmod +x "$DEST/bin/nvim-0.10"
+}
+
 install_010() {
   local dir="$DEST/nvim-0.10" apt_root debs root libdir
-  if works "$DEST/bin/nvim-0.10"; then echo "nvim 0.10: already installed"; return; fi
+  if [ -x "$dir/root/usr/bin/nvim" ] && works "$DEST/bin/nvim-0.10"; then
+    echo "nvim 0.10: already installed"
+    write_010_wrapper "$dir/root" # an older wrapper lacked the terminal UI
+    return
+  fi
   rm -rf "$dir"
   apt_root="$dir/apt"; debs="$dir/debs"; root="$dir/root"
   mkdir -p "$apt_root/etc/apt/sources.list.d" "$apt_root/etc/apt/preferences.d" \
@@ -71,16 +118,7 @@ install_010() {
     --no-breaks --no-replaces --no-enhances neovim | grep -v '^ ' | grep -v '^<' | sort -u)
   (cd "$debs" && apt-get "${opts[@]}" download $pkgs)
   for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$root"; done
-  libdir="$root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)"
-  local loader
-  loader=$(ls "$libdir"/ld-linux*.so.* | head -n1)
-  # The private loader and library path apply to nvim alone: the processes it starts (the
-  # language server) run with the system's libraries as usual.
-  cat >"$DEST/bin/nvim-0.10" <<EOF
-#!/bin/sh
-VIMRUNTIME="$root/usr/share/nvim/runtime" exec "$loader" --library-path "$libdir" "$root/usr/bin/nvim" "\$@"
-EOF
-  chmod +x "$DEST/bin/nvim-0.10"
+  write_010_wrapper "$root"
   rm -rf "$debs" "$apt_root/var/lib/apt/lists"
 }
 

@@ -4,23 +4,41 @@ Each format lives in its own module with a `find_blocks(lines) -> list[EditBlock
 function. They all run over the same reply; where two claim overlapping lines the one
 earlier in `FINDERS` wins (explicit markers beat a bare fenced block, which is only a
 whole-file edit when nothing more specific claims it).
+
+How a finder is listed in `FINDERS`, and what it may rely on:
+
+* `lines` is a `ReplyLines` (reply/common.py): a read-only list of the reply's lines that
+  also holds, computed once and shared, the joined text, the fences (`find_fences`) and the
+  dedented copies (`dedent_indented_fences`). Finders use those helpers rather than
+  scanning for fences themselves, and never change `lines`.
+* An entry is either a finder function (always run) or a `Gated` one: the format's module,
+  imported on first use, whose finder runs only when the reply's text holds one of
+  `needs`, literal strings or compiled patterns searched in `"\n" + text` (so `\n`
+  stands for a line start). `needs` must be necessary: a reply that holds none of them
+  has no block of that format, whatever else it holds (a property test holds every gate to
+  this, against the finder run on every reply). A format whose markers change updates
+  its `needs` with them; when in doubt, list the finder ungated.
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
+import importlib
+import re
+import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from lsp_server.model import EditBlock, ErrorCode, Failure, ParsedReply, PlacementError
-from lsp_server.reply import (
-    apply_patch,
-    edit_protocol,
-    search_replace,
-    structural,
-    tool_calls,
-    unified_diff,
-    whole_file,
+from lsp_server.reply.common import (
+    MarkerKind,
+    ReplyLines,
+    dedent_indented_fences,
+    edit_marker,
+    indent_spaces,
+    read_web_spaces,
 )
 
 # A reply over this is refused as a whole (CONTENT_TOO_LARGE) before any parsing. A long model
@@ -28,16 +46,94 @@ from lsp_server.reply import (
 # while bounding what one parse may cost.
 MAX_REPLY_BYTES = 1_000_000
 
-Finder = Callable[[list[str]], list[EditBlock]]
+FindBlocks = Callable[[list[str]], list[EditBlock]]
 
-FINDERS: tuple[Finder, ...] = (
-    apply_patch.find_blocks,
-    search_replace.find_blocks,
-    edit_protocol.find_blocks,
-    tool_calls.find_blocks,
-    structural.find_blocks,
-    unified_diff.find_blocks,
-    whole_file.find_blocks,
+
+@dataclass(frozen=True)
+class Gated:
+    """The `find_blocks` of `lsp_server.reply.<module>`, imported the first time a reply
+    holds one of `needs` and run only on such replies (see the module docstring). `view`,
+    when given, is the reading of the lines this finder gets instead of the lines
+    themselves (one line for one, so line numbers hold)."""
+
+    module: str
+    needs: tuple[str | re.Pattern[str], ...]
+    view: Callable[[list[str]], list[str]] | None = None
+
+    def may_find(self, lines: ReplyLines) -> bool:
+        text = lines.text
+        return any(n in text if isinstance(n, str) else n.search(text) for n in self.needs)
+
+    @property
+    def find_blocks(self) -> FindBlocks:
+        # the format's module loads only for a reply that may hold its blocks: a process
+        # placing one SEARCH/REPLACE block never imports the diff or V4A parsers
+        name = f"lsp_server.reply.{self.module}"
+        module = sys.modules.get(name) or importlib.import_module(name)
+        find: FindBlocks = module.find_blocks
+        return find
+
+
+def _opens_block(head: list[str]) -> bool:
+    """Does a fence whose first non-blank lines are `head` hold SEARCH/REPLACE or EDIT
+    blocks (a marker first, or a path line and then the marker)? Only such a fence under a
+    list item is dedented for those finders: a fence inside a block's own text (a Markdown
+    file's code sample) keeps its indentation."""
+    return any(
+        m is not None and m.kind is MarkerKind.BLOCK
+        for m in (edit_marker(head, k) for k in range(len(head)))
+    )
+
+
+def _dedent_blocks(lines: list[str]) -> list[str]:
+    return dedent_indented_fences(lines, _opens_block)
+
+
+_FENCED = ("```", "~~~")
+
+FINDERS: tuple[FindBlocks | Gated, ...] = (
+    # an agent's tool call written as XML: its opening tag
+    Gated(
+        "tool_xml",
+        (
+            "<replace_in_file>",
+            "<write_to_file>",
+            "<apply_diff>",
+            "<insert_content>",
+            "<function=",
+            '<invoke name="',
+        ),
+    ),
+    # the line that opens every V4A patch
+    Gated("apply_patch", ("*** Begin Patch",), indent_spaces),
+    # a block opens with `<<<<<<< SEARCH` (5 to 9 `<`; Cline's 3 or more `<` or `-`), an EDIT
+    # block with `<<<< EDIT` (4 to 9)
+    Gated("search_replace", (re.compile("(?:<<<|---) *SEARCH"),), _dedent_blocks),
+    Gated("edit_protocol", (re.compile("<<<< *EDIT"),), _dedent_blocks),
+    # a JSON value starts a line: bare, or as a fenced body's first text
+    # or follows a chat template's tag on its line (`<tool_call>{`, `[TOOL_CALLS] [`)
+    Gated(
+        "tool_calls",
+        (
+            re.compile(r"\n[^\S\n]*[\[{]"),
+            "<tool_call",
+            "<function_call>",
+            "<functioncall>",
+            "<tool_use>",
+            "[TOOL_CALLS]",
+            "<|python_tag|>",
+        ),
+        indent_spaces,
+    ),
+    # its header; the body's indentation as whole_file's
+    Gated("structural", (re.compile(r"(?i)target[_ -]?(?:node|path)"),), indent_spaces),
+    # a git header, or `--- a` over `+++ b`
+    Gated("unified_diff", ("diff --git ", "+++ "), indent_spaces),
+    # a fenced file is written as it stands, so its indentation is read here (a no-break
+    # space in it is a page's rendering of a space; see common.read_web_spaces)
+    Gated("whole_file", _FENCED, indent_spaces),
+    # a chat window's code block of whole definitions, with no path of its own
+    Gated("snippets", _FENCED, indent_spaces),
 )
 
 
@@ -74,7 +170,8 @@ def decode_reply(data: bytes, name: str) -> str:
 
 def parse_reply(text: str) -> ParsedReply:
     """Parse a whole reply. Never raises on any input text."""
-    size = len(text.encode("utf-8", "surrogatepass"))
+    # a character is at most 4 bytes in UTF-8: only a long text needs counting
+    size = len(text.encode("utf-8", "surrogatepass")) if len(text) > MAX_REPLY_BYTES // 4 else 0
     if size > MAX_REPLY_BYTES:
         return ParsedReply(
             (),
@@ -85,11 +182,20 @@ def parse_reply(text: str) -> ParsedReply:
                 {"bytes": size, "limit": MAX_REPLY_BYTES},
             ),
         )
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    # CRLF and lone CR (a reply copied from a web page or a Windows tool) end lines too
+    lines = ReplyLines(read_web_spaces(text.replace("\r\n", "\n").replace("\r", "\n")))
     claimed: list[tuple[int, int]] = []  # disjoint spans, sorted
     starts: list[int] = []
     found: list[EditBlock] = []
-    for finder in FINDERS:
+    for entry in FINDERS:
+        if isinstance(entry, Gated):
+            if not entry.may_find(lines):
+                continue
+            finder = entry.find_blocks
+            if entry.view is not None:
+                finder = functools.partial(_in_view, finder, entry.view)
+        else:
+            finder = entry
         for block in finder(lines):
             lo, hi = block.reply_lines
             # the claimed span starting last at or before `hi` is the only one that can reach
@@ -101,19 +207,31 @@ def parse_reply(text: str) -> ParsedReply:
         # claim after each finder so one format's own blocks never shadow each other
         claimed = _union(b.reply_lines for b in found)
         starts = [lo for lo, _ in claimed]
-    found.extend(whole_file.stray_markers(lines, found))
+    if lines.fences:  # marker lines are looked for in fences only
+        from lsp_server.reply import whole_file
+
+        found.extend(whole_file.stray_markers(lines, found))
     found.sort(key=lambda b: b.reply_lines)
-    blocks = tuple(dataclasses.replace(b, index=i) for i, b in enumerate(found))
+    blocks = tuple(
+        b if b.index == i else dataclasses.replace(b, index=i) for i, b in enumerate(found)
+    )
     if not blocks:
         return ParsedReply(
             (),
             Failure(
                 ErrorCode.NO_EDIT_BLOCKS,
                 "no edit blocks found in the reply (looked for SEARCH/REPLACE, EDIT, unified "
-                "diff, *** Begin Patch, TARGET_NODE, fenced whole-file and JSON tool-call blocks)",
+                "diff, *** Begin Patch, TARGET_NODE, fenced whole-file and JSON tool-call blocks, "
+                "and fenced code snippets of whole definitions)",
             ),
         )
     return ParsedReply(blocks)
+
+
+def _in_view(
+    finder: FindBlocks, view: Callable[[list[str]], list[str]], lines: list[str]
+) -> list[EditBlock]:
+    return finder(view(lines))
 
 
 def _union(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

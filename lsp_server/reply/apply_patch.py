@@ -37,7 +37,12 @@ from lsp_server.model import (
     HunkKind,
     OnExists,
 )
-from lsp_server.reply.common import Fence, dedent_indented_fences, find_fences
+from lsp_server.reply.common import (
+    Fence,
+    dedent_indented_fences,
+    find_fences,
+    normalise_newlines,
+)
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
@@ -531,3 +536,70 @@ def _to_blocks(
             block = dataclasses.replace(block, hunks=tuple(op.hunks), move_to=op.move_to)
         blocks.append(block)
     return blocks
+
+
+# ---------------------------------------------------------------------------------------
+# one operation given apart from its patch
+
+
+def operation_block(
+    fmt: Format, action: Action, path: str, diff: str, span: tuple[int, int]
+) -> EditBlock:
+    """The block for one V4A operation whose body comes without the patch around it, as in
+    OpenAI's `apply_patch_call` items: `action` is CREATE (`diff` holds `+` lines), MODIFY
+    (`@@` chunks of ' ', '+', '-' lines) or DELETE (no body). Read by the same grammar as a
+    whole patch; errors name the line of `diff` (1-based). A body that brings its own
+    `*** Begin Patch` envelope (or just the operation's `*** Update File:` header) is read
+    as that patch, which must hold this one operation."""
+    lines = normalise_newlines(diff).split("\n")
+    if action is Action.DELETE:
+        return EditBlock(fmt, path, span, Action.DELETE)
+    head = _header(lines[0]) if lines else None
+    if lines and lines[0].strip() == BEGIN:
+        return _enveloped(fmt, action, path, lines, span)
+    if head is not None and head[0] in (_ADD, _UPDATE):
+        # the operation's own header, without the patch around it
+        return _enveloped(fmt, action, path, [BEGIN, *lines, END], span)
+    if not any(line.strip() for line in lines) and action is Action.MODIFY:
+        failure = _malformed(
+            f"the diff for {path} is empty; expected '@@' chunks of lines starting with "
+            "' ', '+' or '-'",
+            1,
+        )
+        return EditBlock(fmt, path, span, Action.MODIFY, error=failure)
+    # a patch whose body is these lines, its End Patch just past them: read strictly (no
+    # trailing prose can follow a JSON string); line k of the list is line k + 1 of `diff`
+    patch = _Patch(-1, len(lines), len(lines), -1, None, len(lines) - 1)
+    if action is Action.CREATE:
+        op, stop = _parse_add(lines, -1, path, patch)
+    else:
+        op, stop = _parse_update(lines, -1, path, patch)
+    rest = _next_nonblank(lines, stop, len(lines))
+    if op.error is None and rest < len(lines):
+        op.error = _malformed(
+            f"line {rest + 1}: {lines[rest].strip()!r} starts another file "
+            f"operation; one {action.value} operation holds one file's changes",
+            rest + 1,
+        )
+    if op.error is not None:
+        failure = dataclasses.replace(op.error, message=f"{path}: diff {op.error.message}")
+        return EditBlock(fmt, path, span, action, error=failure)
+    if action is Action.CREATE:
+        content = "".join(line + "\n" for line in op.content)
+        return EditBlock(fmt, path, span, action, content=content, on_exists=OnExists.OVERWRITE)
+    return EditBlock(fmt, path, span, action, hunks=tuple(op.hunks))
+
+
+def _enveloped(
+    fmt: Format, action: Action, path: str, lines: list[str], span: tuple[int, int]
+) -> EditBlock:
+    """A body that is a whole `*** Begin Patch` patch: its one operation, on this path."""
+    found = find_blocks(lines)
+    if len(found) != 1 or found[0].path != path or found[0].action is not action:
+        failure = _malformed(
+            f"the diff for {path} is a whole '*** Begin Patch' patch that does not hold just "
+            f"one {action.value} of {path}; give the operation's body alone",
+            1,
+        )
+        return EditBlock(fmt, path, span, action, error=failure)
+    return dataclasses.replace(found[0], format=fmt, reply_lines=span)

@@ -53,7 +53,16 @@ def is_fence_close(line: str, marker: str) -> bool:
 
 
 def find_fences(lines: list[str]) -> list[Fence]:
-    """All top-level fences, in order. An unclosed fence runs to the end (end=None)."""
+    """All top-level fences, in order. An unclosed fence runs to the end (end=None).
+
+    On a `ReplyLines` (what `parse_reply` gives every finder) they are found once per reply
+    and shared by every finder that asks."""
+    if isinstance(lines, ReplyLines):
+        return list(lines.fences)
+    return _scan_fences(lines)
+
+
+def _scan_fences(lines: list[str]) -> list[Fence]:
     out: list[Fence] = []
     candidates = line_starts(_FENCE_CANDIDATE, lines)
     n = len(candidates)
@@ -73,6 +82,64 @@ def find_fences(lines: list[str]) -> list[Fence]:
     return out
 
 
+class ReplyLines(list[str]):
+    """One reply's lines as `parse_reply` hands them to every finder.
+
+    It is a list, so a finder indexes and slices it like any other, and it carries what
+    several finders need, each computed once on first use and then shared: the joined text
+    (for `line_starts` and for the finders' cheap "may this reply hold my blocks" tests),
+    the fences, and derived copies (indented fences dedented, say). Finders read it and never
+    change it (the mutating list methods raise TypeError): copy with `list(lines)` to edit.
+
+    Fences survive dedenting unchanged: a fence line is recognised whatever blanks and tabs
+    precede it, and dedenting only removes such a prefix. So a dedented copy shares them.
+    """
+
+    __slots__ = ("text", "_fences", "_derived")
+
+    def __init__(self, text: str):
+        """`text` with its line ends already "\\n" (`parse_reply` makes them so): no line
+        of the result holds a newline, which `line_starts` relies on."""
+        super().__init__(text.split("\n"))
+        self.text = "\n" + text  # "\n" first: every line start follows a "\n"
+        self._fences: tuple[Fence, ...] | None = None
+        self._derived: dict[object, ReplyLines] = {}
+
+    @property
+    def fences(self) -> tuple[Fence, ...]:
+        if self._fences is None:
+            self._fences = tuple(_scan_fences(self))
+        return self._fences
+
+    def derived(
+        self, key: object, make: Callable[[], list[str]], same_fences: bool = False
+    ) -> ReplyLines:
+        """The copy `make()` builds (this one when it changes nothing), made once per `key`;
+        `same_fences`: the copy's fences are known to be this one's (dedenting)."""
+        got = self._derived.get(key)
+        if got is None:
+            out = make()
+            if out is self:
+                got = self
+            else:
+                got = ReplyLines("\n".join(out))
+                if same_fences:
+                    got._fences = self.fences
+            self._derived[key] = got
+        return got
+
+
+def _read_only(self: ReplyLines, *args: object, **kwargs: object) -> None:
+    raise TypeError("ReplyLines is shared by every finder and read-only; copy it to edit")
+
+
+for _name in (
+    "__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop",
+    "remove", "clear", "sort", "reverse",
+):  # fmt: skip
+    setattr(ReplyLines, _name, _read_only)
+
+
 # A line that may open or close a fence: only whitespace before a run of ``` or ~~~. Searched
 # as "\n" + pattern over "\n" + the joined lines: a literal first character lets the regex
 # engine skip to each line start, where `^` with MULTILINE is tried at every character.
@@ -87,9 +154,12 @@ def line_starts(
     (a reply can be 1 MB, and every finder looks for fences). Lines holding a newline of
     their own (never so from `parse_reply`) are looked at one by one."""
     stop = len(lines) if stop is None else stop
-    text = "\n" + "\n".join(lines[start:stop])
-    if text.count("\n") != max(stop - start, 1):
-        return [k for k in range(start, stop) if pattern.match("\n" + lines[k])]
+    if isinstance(lines, ReplyLines) and start == 0 and stop == len(lines):
+        text = lines.text  # joined once per reply, and no line of it holds a newline
+    else:
+        text = "\n" + "\n".join(lines[start:stop])
+        if text.count("\n") != max(stop - start, 1):
+            return [k for k in range(start, stop) if pattern.match("\n" + lines[k])]
     out: list[int] = []
     k, pos = start - 1, 0
     for m in pattern.finditer(text):
@@ -275,8 +345,15 @@ def dedent_indented_fences(
     With `opens`, only a fence whose first two non-blank body lines (dedented) pass it
     counts: a diff or V4A patch of a Markdown file has context lines such as ` ```sh` that
     look like an indented fence, and dedenting what follows them would break the patch."""
+    if isinstance(lines, ReplyLines):
+        return lines.derived(("dedent", opens), lambda: _dedent(lines, opens), same_fences=True)
+    return _dedent(lines, opens)
+
+
+def _dedent(lines: list[str], opens: Callable[[list[str]], bool] | None) -> list[str]:
     out = lines
-    if not _INDENTED_FENCE.search("\n" + "\n".join(lines)):
+    text = lines.text if isinstance(lines, ReplyLines) else "\n" + "\n".join(lines)
+    if not _INDENTED_FENCE.search(text):
         return out
     for f in find_fences(lines):
         m = fence_open(lines[f.start])
@@ -285,19 +362,83 @@ def dedent_indented_fences(
             continue
         stop = f.end if f.end is not None else len(lines)
         body = range(f.start + 1, stop)
-        if any(lines[k].strip() and not lines[k].startswith(indent) for k in body):
+        n = len(indent)
+        if any(lines[k].strip() and not _indented_by(lines[k], indent) for k in body):
             # a fence under a list item indents every line of its body; one that does not
             # is something else (a context line ` ```` inside a bare diff, say)
             continue
         if opens is not None:
             head = [lines[k] for k in body if lines[k].strip()][:2]
-            if not head or not opens([x.removeprefix(indent) for x in head]):
+            if not head or not opens([x[n:] for x in head]):
                 continue
         if out is lines:
             out = list(lines)
         for k in body:
-            if out[k].startswith(indent):
-                out[k] = out[k][len(indent) :]
+            if _indented_by(out[k], indent):
+                out[k] = out[k][n:]
+    return out
+
+
+NBSP = "\u00a0"
+
+
+def _indented_by(line: str, indent: str) -> bool:
+    """Does `line` start with `indent` (blanks and tabs), a no-break space counting as a
+    space? The list item's indentation is removed; it is never the file's content."""
+    if line.startswith(indent):
+        return True
+    return NBSP in line[: len(indent)] and line[: len(indent)].replace(NBSP, " ") == indent
+
+
+def read_web_spaces(text: str) -> str:
+    """A reply copied from a rendered page can carry no-break spaces (U+00A0) where the model
+    wrote spaces. Every NBSP on a line that is a fence (```` ```python ````, `~~~`) or shaped
+    like an edit marker (`<<<<<<< SEARCH`, `*** Update File: a.py`, `@@ -1 +1 @@`,
+    `--- a/x` over `+++ b/x`) once its NBSPs are spaces reads as a space: those lines are
+    structure and are never written to a file. Every other line is left as it is here: an
+    NBSP in a line's text may be meant (a string literal, French prose) and is kept.
+
+    In a line's leading indentation an NBSP is a space, read where the format reads it: a
+    list item's indentation removed from a fence body (`dedent_indented_fences`) matches it
+    as a space; a diff's or V4A patch's prefix column, JSON between tokens and a fenced
+    whole file or structural body see it as a space (`indent_spaces`); the old and new text
+    of SEARCH/REPLACE and EDIT blocks keep it for the placement, which reads it with the
+    file at hand (resolve/reply_chars: a space, unless the file itself indents with it).
+
+    One line in, one line out, and one character for one: line numbers and columns stay."""
+    if NBSP not in text:
+        return text
+    lines = text.split("\n")
+    spaced = [line.replace(NBSP, " ") for line in lines]
+    for k, line in enumerate(lines):
+        if NBSP in line and (_FENCE.match(spaced[k]) or edit_marker(spaced, k) is not None):
+            lines[k] = spaced[k]
+    return "\n".join(lines)
+
+
+_LEADING_BLANKS = re.compile(r"[ \t\u00a0]+")
+
+
+def indent_spaces(lines: list[str]) -> list[str]:
+    """`lines` with every NBSP in a line's leading blanks read as a space: for the finders
+    whose syntax lives in that column (a unified diff's or V4A patch's ` ` / `-` / `+`
+    prefix sits among the list item's and the code's indentation; JSON allows no NBSP
+    between its tokens). `lines` itself when it holds no NBSP."""
+    if isinstance(lines, ReplyLines):
+        if NBSP not in lines.text:
+            return lines
+        return lines.derived("indent_spaces", lambda: _indent_spaces(lines))
+    return _indent_spaces(lines)
+
+
+def _indent_spaces(lines: list[str]) -> list[str]:
+    out = lines
+    for k, line in enumerate(lines):
+        m = _LEADING_BLANKS.match(line) if NBSP in line else None
+        if m and NBSP in m.group():
+            if out is lines:
+                out = list(lines)
+            out[k] = m.group().replace(NBSP, " ") + line[m.end() :]
     return out
 
 

@@ -27,7 +27,9 @@ in other tools' terms; `find_blocks` turns it into EditBlocks.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk, OnExists
@@ -37,6 +39,7 @@ from lsp_server.reply.common import (
     edit_marker,
     is_document,
     is_fence_end,
+    normalise_newlines,
     normalise_text,
     path_above,
 )
@@ -58,14 +61,17 @@ class Syntax:
     end: re.Pattern[str]
     names: tuple[str, str, str]
     divider_ends: bool = False
+    leads: str = "<=>"  # the characters a marker line can start with: a cheap first test
 
     def kind(self, line: str) -> str | None:
         """The canonical name of the marker `line` is, or None."""
         s = line.strip()
-        if not s or s[0] not in "<=>":
+        if not s or s[0] not in self.leads:
             return None
-        pattern = (self.start, self.divider, self.end)["<=>".index(s[0])]
-        return self.names["<=>".index(s[0])] if pattern.fullmatch(s) else None
+        for pattern, name in zip((self.start, self.divider, self.end), self.names, strict=True):
+            if pattern.fullmatch(s):
+                return name
+        return None
 
 
 SEARCH_REPLACE = Syntax(
@@ -74,6 +80,19 @@ SEARCH_REPLACE = Syntax(
     re.compile(r">{5,9} *REPLACE"),
     (SEARCH, DIVIDER, REPLACE),
     divider_ends=True,
+)
+
+
+# Cline's markers: a run of three or more `-` / `=` / `+` (Cline's own parser reads any such
+# run), and the `<<<<<<<` / `>>>>>>>` spellings it also accepts, any length from three. Inside
+# an agent's tool call (see `tool_xml`) every block is read this way; outside one, only a
+# block that opens with a `-` run, or an aider-shaped block that only reads whole this way.
+CLINE_SYNTAX = Syntax(
+    re.compile(r"(?:-{3,}|<{3,}) *SEARCH>?"),
+    re.compile(r"={3,}"),
+    re.compile(r"(?:\+{3,}|>{3,}) *REPLACE>?"),
+    (SEARCH, DIVIDER, REPLACE),
+    leads="-<=+>",
 )
 
 
@@ -206,24 +225,38 @@ def scan(lines: list[str], syntax: Syntax = SEARCH_REPLACE) -> list[RawBlock]:
     return out
 
 
-def failure(raw: RawBlock) -> Failure | None:
-    """Why a scanned block cannot be used, naming the reply lines; None when it can."""
-    where = f"block starting at reply line {raw.marker + 1}"
+def _where(k: int, origin: int | None) -> tuple[str, str, int]:
+    """How to name line `k` (0-based) of the scanned lines: as a reply line when the lines are
+    the reply's from `origin` on, else as a line of the diff text (a JSON string argument has
+    no reply lines). Returns (words, the details key, the number)."""
+    if origin is None:
+        return f"line {k + 1} of the diff", "diff_line", k + 1
+    return f"reply line {origin + k + 1}", "line", origin + k + 1
+
+
+def failure(raw: RawBlock, origin: int | None = 0) -> Failure | None:
+    """Why a scanned block cannot be used, naming its lines; None when it can. `origin`: the
+    reply line before the scanned lines' first (0 for a whole reply; None when the lines are
+    not the reply's, as in a JSON string)."""
+    where = f"block starting at {_where(raw.marker, origin)[0]}"
     if raw.expected is not None:
         details: dict[str, object] = {"expected": raw.expected}
         if raw.incomplete:
             details["incomplete"] = True
             return Failure(
                 ErrorCode.MALFORMED_BLOCK,
-                f"{where}: the reply ends before `{raw.expected}`; the block is incomplete "
+                f"{where}: the {'reply' if origin is not None else 'diff'} ends before "
+                f"`{raw.expected}`; the block is incomplete "
                 "(was the reply cut off?)",
                 details,
             )
-        details["line"] = raw.stop + 1
+        words, key, number = _where(raw.stop, origin)
+        details[key] = number
         details["found"] = raw.found
+        words = words.removeprefix("reply ")  # "block starting at reply line 2: ... line 4"
         return Failure(
             ErrorCode.MALFORMED_BLOCK,
-            f"{where}: expected `{raw.expected}` before line {raw.stop + 1} (found `{raw.found}`)",
+            f"{where}: expected `{raw.expected}` before {words} (found `{raw.found}`)",
             details,
         )
     if raw.path is None:
@@ -231,49 +264,361 @@ def failure(raw: RawBlock) -> Failure | None:
             ErrorCode.MALFORMED_BLOCK,
             f"{where}: no file path; put the path alone on the line before the opening fence",
         )
-    marker = added_marker(raw)
-    if marker is not None:
-        divider = raw.divider if raw.divider is not None else raw.marker
-        return marker.failure(divider + 2 + marker.index, "the new text")
-    return None
+    return _marker_failure(raw, raw.updated, origin)
 
 
-def added_marker(raw: RawBlock) -> MarkerLine | None:
-    """The first line of the new-text section shaped like an edit marker: `+++++++ REPLACE`
-    or `<<<< EDIT` there is a botched block, and writing it would be a wrong write reported
-    as a success. Not even a line the old text has too: when the block is placed loosely the
-    file need not have it, so the new text would bring it in."""
+def _marker_failure(raw: RawBlock, updated: Sequence[str], origin: int | None) -> Failure | None:
+    """MALFORMED_BLOCK naming the first line of the new text `updated` (the block's REPLACE
+    section as it will be written) shaped like an edit marker; None when there is none."""
+    marker = added_marker(raw, updated)
+    if marker is None:
+        return None
+    divider = raw.divider if raw.divider is not None else raw.marker
+    k = divider + 1 + marker.index
+    if origin is not None:
+        return marker.failure(origin + k + 1, "the new text")
+    words, key, number = _where(k, origin)
+    return Failure(
+        ErrorCode.MALFORMED_BLOCK,
+        f"{words}: `{marker.text}` in the new text is shaped like an edit marker, so the "
+        "block is not written as it stands",
+        {key: number, "text": marker.text, "marker": str(marker.kind)},
+    )
+
+
+def added_marker(raw: RawBlock, updated: Sequence[str] | None = None) -> MarkerLine | None:
+    """The first line of the new-text section (`updated`, by default the block's own) shaped
+    like an edit marker: `+++++++ REPLACE` or `<<<< EDIT` there is a botched block, and
+    writing it would be a wrong write reported as a success. Not even a line the old text has
+    too: when the block is placed loosely the file need not have it, so the new text would
+    bring it in."""
+    lines = raw.updated if updated is None else updated
     document = is_document(raw.path, raw.language)
-    for k in range(len(raw.updated)):
-        marker = edit_marker(raw.updated, k, document)
+    for k in range(len(lines)):
+        marker = edit_marker(lines, k, document)
         if marker is not None and marker.kind in SECTION:
             return marker
     return None
 
 
+# --- Roo Code's additions -------------------------------------------------------------------
+#
+# Roo Code writes `<<<<<<< SEARCH`, then optionally `:start_line:N` and `:end_line:N`, then a
+# `-------` line, then the old text. The numbers say where the old text starts in the file as
+# the model read it: a hint that breaks a tie between equally good places, never a reason to
+# fail. Roo's file reader numbers lines (`12 | code`), and models copy the numbers into the
+# SEARCH text; they are stripped only when every line has one and they count up by one, so a
+# file whose lines really look like that is left alone. A line that should start with a marker
+# is written with a backslash before it (`\=======`), and loses it here.
+
+# the number may be missing (a model that writes the header without one): still a header
+_HINT = re.compile(r":(start|end)_line:[ \t]*(\d{1,9})?")
+_SEPARATOR = re.compile(r"-{3,}")
+_NUMBERED = re.compile(r"[ \t]*(\d{1,9})[ \t]*\|(?!\|) ?")
+_ESCAPED = ("<<<<<<<", "=======", ">>>>>>>", "-------", ":start_line:", ":end_line:")
+
+
+@dataclass(frozen=True)
+class Sections:
+    """A scanned block's old and new lines as they are meant, and what the block said about
+    itself: the line its old text starts on (a hint) and whether it is Roo Code's."""
+
+    old: tuple[str, ...]
+    new: tuple[str, ...]
+    start_line: int | None = None
+    roo: bool = False
+    error: str | None = None  # why the sections cannot be used as they stand
+
+
+def _numbers(lines: Sequence[str]) -> list[int | None]:
+    """The line number prefixing each line (`12 | code`), or None for a line without one."""
+    out: list[int | None] = []
+    for line in lines:
+        m = _NUMBERED.match(line)
+        out.append(int(m.group(1)) if m else None)
+    return out
+
+
+def _unnumbered(lines: Sequence[str]) -> list[str]:
+    return [line[m.end() :] if (m := _NUMBERED.match(line)) else line for line in lines]
+
+
+def _unescaped(lines: Sequence[str]) -> list[str]:
+    return [
+        line[1:] if line.startswith("\\") and line[1:].startswith(_ESCAPED) else line
+        for line in lines
+    ]
+
+
+def sections(raw: RawBlock, roo: bool = False) -> Sections:
+    """The old and new lines of a well-formed `raw` block. Roo Code's header (`:start_line:`,
+    `:end_line:`, `-------`) is read wherever it opens the SEARCH text, and makes the block
+    Roo's; with `roo` (the block came in Roo's `apply_diff`) a lone `-------` opening the
+    SEARCH text is the separator even without line numbers. In a Roo block, escaped marker
+    lines are unescaped and copied line numbers stripped (see above)."""
+    old, k, start = list(raw.original), 0, None
+    while k < len(old) and (m := _HINT.fullmatch(old[k].strip())):
+        if m.group(1) == "start" and m.group(2):
+            start = int(m.group(2))
+        k += 1
+    roo = roo or k > 0
+    if roo and k < len(old) and _SEPARATOR.fullmatch(old[k].strip()):
+        k += 1
+    if not roo:
+        return Sections(tuple(old), raw.updated)
+    old, new = _unescaped(old[k:]), _unescaped(raw.updated)
+    numbers = _numbers(old)
+    first = numbers[0] if numbers else None
+    consecutive = first is not None and numbers == list(range(first, first + len(numbers)))
+    if not consecutive:
+        return Sections(tuple(old), tuple(new), start, roo=True)
+    replace = [n for n, line in zip(_numbers(new), new, strict=True) if line.strip()]
+    error = None
+    if None not in replace:
+        new = _unnumbered(new)
+    elif any(n is not None for n in replace):
+        error = (
+            "the SEARCH lines carry line numbers (`12 | code`) but only some REPLACE lines do; "
+            "copy the new lines all with their numbers or all without"
+        )
+    return Sections(
+        tuple(_unnumbered(old)), tuple(new), start if start is not None else first, True, error
+    )
+
+
+def shift_hints(hunks: Sequence[Hunk]) -> tuple[Hunk, ...]:
+    """Hunks of one block whose line hints all count in the file as it was before the block,
+    with each hint moved to where its text will be once the hunks before it are applied: by
+    the lines each earlier hunk whose hint lies above it adds or removes. When an earlier
+    hunk has no hint, or its old text reaches the line, where the text will be is not known,
+    and the hint is dropped (a tie then stays a tie, and is refused, rather than being broken
+    by a wrong number)."""
+    out: list[Hunk] = []
+    for k, hunk in enumerate(hunks):
+        hint = hunk.line_hint
+        if hint is not None and k:
+            shift = 0
+            for before in hunks[:k]:
+                start = before.line_hint
+                size = before.old.count("\n")
+                if start is None or start + size > hint and start < hint + 1:
+                    hint = None
+                    break
+                if start < hint:
+                    shift += before.new.count("\n") - size
+            if hint is not None:
+                hint = max(1, hint + shift)
+        out.append(dataclasses.replace(hunk, line_hint=hint) if hint != hunk.line_hint else hunk)
+    return tuple(out)
+
+
+# --- Blocks -----------------------------------------------------------------------------------
+
+
 def to_edit_block(raw: RawBlock, fmt: Format = Format.SEARCH_REPLACE) -> EditBlock:
     """The EditBlock for a scanned SEARCH/REPLACE block. A SEARCH section that is empty (or
-    only blank lines, which can never anchor anything) creates the file."""
-    error = failure(raw)
+    only blank lines, which can never anchor anything) creates the file (in Cline's format it
+    replaces the whole file, as Cline does). A block that opens with Roo Code's header is Roo's."""
     span = (raw.start + 1, raw.end + 1)
     if raw.expected is not None:
-        return EditBlock(fmt, raw.path, span, language=raw.language, error=error)
-    new = normalise_text(list(raw.updated))
-    if not any(line.strip() for line in raw.original):
+        return EditBlock(fmt, raw.path, span, language=raw.language, error=failure(raw))
+    got = sections(raw, fmt is Format.ROO)
+    fmt = Format.ROO if got.roo else fmt
+    error = failure(dataclasses.replace(raw, updated=got.new))
+    if error is None and got.error is not None:
+        error = Failure(
+            ErrorCode.MALFORMED_BLOCK,
+            f"block starting at reply line {raw.marker + 1}: {got.error}",
+            {"line": raw.marker + 1},
+        )
+    new = normalise_text(list(got.new))
+    if not any(line.strip() for line in got.old):
+        if fmt is Format.ROO and error is None:
+            error = _empty_search(raw, 0)
+        action = Action.OVERWRITE if fmt is Format.CLINE else Action.CREATE
         return EditBlock(
             fmt,
             raw.path,
             span,
-            action=Action.CREATE,
+            action=action,
             content=new,
             on_exists=OnExists.ERROR,
             language=raw.language,
             error=error,
         )
-    hunk = Hunk(normalise_text(list(raw.original)), new)
+    hunk = Hunk(normalise_text(list(got.old)), new, line_hint=got.start_line)
     return EditBlock(fmt, raw.path, span, hunks=(hunk,), language=raw.language, error=error)
 
 
+def _empty_search(raw: RawBlock, origin: int | None) -> Failure:
+    words, key, number = _where(raw.marker, origin)
+    return Failure(
+        ErrorCode.MALFORMED_BLOCK,
+        f"block starting at {words}: the SEARCH section is empty; Roo Code's apply_diff needs "
+        "the lines to replace (use write_to_file for a new file)",
+        {key: number},
+    )
+
+
+def scan_replies(lines: list[str]) -> list[tuple[RawBlock, Format]]:
+    """Every SEARCH/REPLACE block written outside a tool call, in order, and its format:
+    aider's markers (5-9 characters) first; a block opening with Cline's `-------` run, or
+    with a spelling aider does not read, or one that is broken by aider's rules but whole by
+    Cline's (`<<<<<<< SEARCH` ... `+++++++ REPLACE`), is Cline's. Linear, like `scan`."""
+    out: list[tuple[RawBlock, Format]] = []
+    i, floor, prev = 0, -1, None
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        if SEARCH_REPLACE.kind(line) == SEARCH:
+            block, fmt = scan_block(lines, i, floor, prev), Format.SEARCH_REPLACE
+            if block.expected is not None:
+                other = scan_block(lines, i, floor, prev, CLINE_SYNTAX)
+                if other.expected is None:
+                    block, fmt = other, Format.CLINE
+        elif CLINE_SYNTAX.kind(line) == SEARCH:
+            block, fmt = scan_block(lines, i, floor, prev, CLINE_SYNTAX), Format.CLINE
+        else:
+            i += 1
+            continue
+        out.append((block, fmt))
+        prev, floor, i = block.path or prev, block.end, block.resume
+    return out
+
+
 def find_blocks(lines: list[str]) -> list[EditBlock]:
-    """All SEARCH/REPLACE blocks in the reply `lines`, broken ones carrying MALFORMED_BLOCK."""
-    return [to_edit_block(raw) for raw in scan(lines)]
+    """All SEARCH/REPLACE blocks in the reply `lines` (aider's, Cline's and Roo Code's markers
+    written outside a tool call), broken ones carrying MALFORMED_BLOCK. The line hints of a
+    run of Roo blocks for one file count in the file before the run (they were one diff)."""
+    blocks = [to_edit_block(raw, fmt) for raw, fmt in scan_replies(lines)]
+    return _shift_runs(blocks)
+
+
+def _shift_runs(blocks: list[EditBlock]) -> list[EditBlock]:
+    out: list[EditBlock] = []
+    run: list[EditBlock] = []
+
+    def flush() -> None:
+        hunks = shift_hints([b.hunks[0] for b in run])
+        out.extend(dataclasses.replace(b, hunks=(h,)) for b, h in zip(run, hunks, strict=True))
+        run.clear()
+
+    for block in blocks:
+        roo = block.format is Format.ROO and len(block.hunks) == 1 and block.error is None
+        if run and not (roo and block.path == run[0].path):
+            flush()
+        if roo:
+            run.append(block)
+        else:
+            out.append(block)
+    if run:
+        flush()
+    return out
+
+
+@dataclass(frozen=True)
+class DiffPart:
+    """One SEARCH/REPLACE text of a tool call: `body`, the reply line (1-based) of its first
+    line when it is the reply's own text (None for a JSON string), and Roo's `<start_line>`
+    for its first block."""
+
+    body: str
+    first_line: int | None = None
+    start_line: int | None = None
+
+
+def blocks_from_body(
+    body: str,
+    path: str,
+    reply_lines: tuple[int, int],
+    fmt: Format,
+    first_line: int | None = None,
+    start_line: int | None = None,
+) -> EditBlock:
+    """The one EditBlock a tool call's SEARCH/REPLACE text makes for the file `path`: Cline's
+    `replace_in_file` `diff` (fmt=Format.CLINE) or Roo Code's `apply_diff` `diff` / `content`
+    (fmt=Format.ROO). Every block in `body` becomes a hunk, applied in order; text between
+    blocks (a fence around them, a stray `<` after `>>>>>>> REPLACE`) is not part of the
+    edit. Markers are read Cline's way: a run of three or more `-`/`<`, `=`, `+`/`>`.
+
+    `reply_lines` is the span of the whole call in the reply (1-based, inclusive).
+    `first_line` is the reply line (1-based) of `body`'s first line when `body` is the reply's
+    own text (XML); leave it None for a JSON string, and failures name lines of the diff.
+    `start_line` is Roo's `<start_line>` for the first block without a `:start_line:` header.
+
+    One SEARCH section that is empty replaces the whole file in Cline's format (as Cline does;
+    the file is created when missing), and is MALFORMED_BLOCK in Roo's (Roo refuses it). A
+    body with no block, or with a broken one, is MALFORMED_BLOCK naming the line. Never raises.
+    """
+    return blocks_from_parts((DiffPart(body, first_line, start_line),), path, reply_lines, fmt)
+
+
+def blocks_from_parts(
+    parts: Sequence[DiffPart], path: str, reply_lines: tuple[int, int], fmt: Format
+) -> EditBlock:
+    """`blocks_from_body` for a call holding several SEARCH/REPLACE texts for one file (Roo's
+    `<file>` with several `<diff>`s): their blocks are the hunks of one EditBlock, in order,
+    and their line hints all count in the file before the call."""
+
+    def refuse(error: Failure) -> EditBlock:
+        return EditBlock(fmt, path, reply_lines, error=error)
+
+    hunks: list[Hunk] = []
+    overwrite: str | None = None
+    scanned = []
+    for part in parts:
+        lines = normalise_newlines(part.body).split("\n")
+        raws = [dataclasses.replace(raw, path=path) for raw in scan(lines, CLINE_SYNTAX)]
+        origin = None if part.first_line is None else part.first_line - 1
+        scanned.append((raws, origin, part.start_line))
+    count = sum(len(raws) for raws, _, _ in scanned)
+    if not count:
+        return refuse(
+            Failure(
+                ErrorCode.MALFORMED_BLOCK,
+                f"the {fmt} diff for {path} holds no SEARCH/REPLACE block (`<<<<<<< SEARCH` "
+                "or `------- SEARCH`, the old lines, `=======`, the new lines, "
+                "`>>>>>>> REPLACE` or `+++++++ REPLACE`)",
+                {"path": path},
+            )
+        )
+    for raws, origin, start_line in scanned:
+        for raw in raws:
+            if raw.expected is not None:
+                return refuse(failure(raw, origin) or _empty_search(raw, origin))
+            got = sections(raw, fmt is Format.ROO)
+            error = _marker_failure(raw, got.new, origin)
+            if error is None and got.error is not None:
+                words, key, number = _where(raw.marker, origin)
+                error = Failure(
+                    ErrorCode.MALFORMED_BLOCK,
+                    f"block starting at {words}: {got.error}",
+                    {key: number},
+                )
+            if error is not None:
+                return refuse(error)
+            new = normalise_text(list(got.new))
+            if any(line.strip() for line in got.old):
+                hint = got.start_line if got.start_line is not None else start_line
+                start_line = None  # `<start_line>` is the first block's
+                hunks.append(Hunk(normalise_text(list(got.old)), new, line_hint=hint))
+            elif fmt is Format.CLINE and count == 1:
+                overwrite = new
+            else:
+                return refuse(_empty_search_in(raw, origin, fmt, count))
+    if overwrite is not None:
+        return EditBlock(fmt, path, reply_lines, action=Action.OVERWRITE, content=overwrite)
+    return EditBlock(fmt, path, reply_lines, hunks=shift_hints(hunks))
+
+
+def _empty_search_in(raw: RawBlock, origin: int | None, fmt: Format, count: int) -> Failure:
+    if fmt is Format.ROO:
+        return _empty_search(raw, origin)
+    words, key, number = _where(raw.marker, origin)
+    return Failure(
+        ErrorCode.MALFORMED_BLOCK,
+        f"block starting at {words}: the SEARCH section is empty, which replaces the whole "
+        f"file, but the diff holds {count} blocks; send the whole file alone, or give each "
+        "block the lines it replaces",
+        {key: number},
+    )

@@ -1,14 +1,16 @@
-"""JSON tool calls pasted from an agent transcript: the patch tool, the text-editor tool and
-structure operations, fenced (```json) or bare, alone or in an array.
+"""JSON tool calls pasted from an agent transcript, fenced (```json) or bare, alone, in an
+array or inside the envelopes agents and APIs put around them; this module finds them and
+takes the envelopes off, `agent_tools` reads the coding agents' own edit tools.
 
 ```json
 {"path": "src/a.py", "patches": [{"operation": "replace", "oldText": "a", "newText": "b"}]}
 ```
 
-The same call is accepted inside the wrappers agents put around it: `{"name": "patch",
-"arguments": {...}}` (or `input` / `parameters` / `args`), OpenAI's `{"function": {"name",
-"arguments": "<JSON string>"}}`, `{"tool_calls": [...]}`, and Anthropic's
-`{"type": "tool_use", "input": {...}}`.
+Envelopes: `{"name": "patch", "arguments": {...}}` (or `input` / `parameters` / `args` /
+`params` / `tool_input`; `arguments` may be the call's JSON as a string, as OpenAI writes
+it), and the containers a transcript nests calls in: `tool_calls`, `function`,
+`functionCall`, `toolUse`, message `content`, Responses `output`, `choices`, `parts`,
+`candidates`. The tool's name is never needed: the arguments say which tool they are for.
 
 What each call becomes:
 * patch tool `{"path", "patches": [...]}` - one MODIFY block whose hunks all resolve against
@@ -16,12 +18,15 @@ What each call becomes:
 * text-editor tool `{"command": "str_replace" | "create" | "insert", ...}` - a replace hunk,
   a CREATE that overwrites, or an insert after `insert_line`; `view` / `undo_edit` are
   not edits and are ignored;
-* `{"operation": "..._structure", ...}` - a STRUCTURAL block for the structure resolver.
+* `{"operation": "..._structure", ...}` - a STRUCTURAL block for the structure resolver;
+* Claude Code, Gemini CLI, OpenAI apply_patch and Cline calls - see `agent_tools`.
 
-JSON that is none of these is prose, not an edit. A ```json fence that does not parse but
-plainly meant to be a call (it has a `"patches"`, `"old_str"` or `"operation"` key) is
-MALFORMED_BLOCK with the position of the JSON error. Strings keep "\\n" line endings
-("\\r\\n" in JSON strings is normalised).
+JSON that is none of these is prose, not an edit, and so is a fence that a JSON file's path
+introduces (that file's content). A ```json fence that does not parse but plainly meant to
+be a call (it shows a key such as `"patches"`, `"old_str"`, `"old_string"` or
+`"apply_patch_call"`) is MALFORMED_BLOCK with the position of the JSON error. Strings may
+hold raw line breaks (models write multi-line strings that way, and JSON proper would refuse
+them) and keep "\\n" line endings ("\\r\\n" in JSON strings is normalised).
 """
 
 from __future__ import annotations
@@ -38,16 +43,41 @@ from lsp_server.model import (
     Format,
     Hunk,
     HunkKind,
-    OnExists,
     Reindent,
     Target,
 )
-from lsp_server.reply.common import find_fences, normalise_newlines, split_levels
+from lsp_server.reply.agent_tools import (
+    MalformedCall,
+    agent_blocks,
+    agent_format,
+    is_agent_call,
+    path_arg,
+    text_arg,
+)
+from lsp_server.reply.common import (
+    Fence,
+    find_fences,
+    path_from_info,
+    path_from_line,
+    split_levels,
+)
+from lsp_server.reply.editor_commands import editor_block
 
 _JSON_FENCES = frozenset(
     {"json", "jsonc", "json5", "jsonl", "ndjson", "tool_call", "tool_use", "function_call", "text"}
 )
-_HINTS = ('"patches"', '"old_str"', '"new_str"', '"file_text"', '"operation"')
+_HINTS = (
+    '"patches"',
+    '"old_str"',
+    '"new_str"',
+    '"file_text"',
+    '"operation"',
+    '"old_string"',
+    '"new_string"',
+    '"oldString"',
+    '"file_path"',
+    '"apply_patch_call"',
+)
 _OPERATIONS = {
     "replace": HunkKind.REPLACE,
     "append_eof": HunkKind.APPEND_EOF,
@@ -55,19 +85,35 @@ _OPERATIONS = {
     "overwrite": HunkKind.OVERWRITE,
 }
 _EDITOR_COMMANDS = frozenset({"str_replace", "create", "insert", "view", "undo_edit"})
-_WRAPPER_ARGS = ("arguments", "input", "parameters", "args")
-_MAX_DEPTH = 6
+# where an envelope keeps a call's arguments (a JSON string, for OpenAI's `arguments`)
+_WRAPPER_ARGS = ("arguments", "input", "parameters", "args", "params", "tool_input")
+# where a transcript keeps calls: OpenAI chat `tool_calls` / `function` / `choices` /
+# `message`, Responses `output`, Anthropic `content` / `tool_use`, Gemini `functionCall` /
+# `parts` / `candidates`, Bedrock `toolUse`
+_CONTAINERS = (
+    "tool_calls",
+    "function",
+    "function_call",
+    "functionCall",
+    "tool_use",
+    "toolUse",
+    "content",
+    "output",
+    "messages",
+    "message",
+    "choices",
+    "parts",
+    "candidates",
+)
+_MAX_DEPTH = 16
+# what chat templates put before a call on its line: Hermes / Qwen `<tool_call>`, Mistral
+# `[TOOL_CALLS]`, Llama `<|python_tag|>`
+_CALL_TAG = re.compile(
+    r"(?:<(?:tool_call|tool_calls|function_call|functioncall|tool_use)>|\[TOOL_CALLS\]"
+    r"|<\|python_tag\|>)[ \t]*(?=[{\[])"
+)
+_DATA_FILES = (".json", ".jsonc", ".json5", ".jsonl", ".ndjson", ".geojson")
 _MAX_JSON = 2_000_000
-
-
-class _Malformed(Exception):
-    """A call that is recognisably meant as an edit but cannot be used."""
-
-    def __init__(self, fmt: Format, path: str | None, message: str, details: dict[str, Any]):
-        super().__init__(message)
-        self.fmt = fmt
-        self.path = path
-        self.details = details
 
 
 # --- finding JSON in the reply ------------------------------------------------------------
@@ -75,7 +121,7 @@ class _Malformed(Exception):
 
 def _decode_all(text: str) -> tuple[list[Any], json.JSONDecodeError | None]:
     """Every JSON value in `text`, one after another (whitespace or commas between)."""
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     values: list[Any] = []
     pos, n = 0, len(text)
     while True:
@@ -108,6 +154,11 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
             continue
         span = (fence.start + 1, stop + 1 if fence.end is not None else len(lines))
         values, err = _decode_all(body)
+        data_file = _data_file(lines, fence)
+        if data_file is not None and not any(
+            b.path == data_file for v in values for b in _blocks(v, span)
+        ):
+            continue  # a JSON file's content, introduced by its path: whole_file reads it
         if err is not None and not values:
             if language.startswith("json") and any(h in body for h in _HINTS):
                 out.append(_json_error(body, err, fence.start + 1, span))
@@ -121,19 +172,37 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     return out
 
 
+def _data_file(lines: list[str], fence: Fence) -> str | None:
+    """The JSON file a fence is introduced as (its path alone on the line before, or in the
+    info string), else None. Such a fence is that file's new content, even when its objects
+    look like calls (`[{"path": "a.txt", "content": "..."}]` in a fixture), unless a call in
+    it edits that very file."""
+    path = path_from_info(fence.info)
+    k = fence.start - 1
+    if k >= 0 and not lines[k].strip():
+        k -= 1
+    if path is None and k >= 0 and len(lines[k]) <= 300:
+        path = path_from_line(lines[k])
+    return path if path is not None and path.lower().endswith(_DATA_FILES) else None
+
+
 def _bare(lines: list[str], fenced: list[bool]) -> list[EditBlock]:
     """Calls written outside any fence: a line starting with `{` or `[` that begins a JSON
-    value (which may run over several lines)."""
+    value (which may run over several lines), or with the tag an open model's chat template
+    puts before one (`<tool_call>{...}`, `[TOOL_CALLS] [...]`, `<|python_tag|>`)."""
     out: list[EditBlock] = []
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
     text = "\n".join(lines)
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     budget = 10 * len(text) + 100_000  # characters scanned by failed attempts, in all
     k = 0
     while k < len(lines) and budget > 0:
         stripped = lines[k].lstrip()
+        tag = _CALL_TAG.match(stripped)
+        if tag is not None:
+            stripped = stripped[tag.end() :]
         if fenced[k] or not stripped.startswith(("{", "[")):
             k += 1
             continue
@@ -189,12 +258,14 @@ def _line_of(starts: list[int], offset: int) -> int:
 def _json_error(
     body: str, err: json.JSONDecodeError, first_line: int, span: tuple[int, int]
 ) -> EditBlock:
-    fmt = Format.PATCH_TOOL
-    if '"old_str"' in body or '"file_text"' in body or '"new_str"' in body:
-        fmt = Format.TEXT_EDITOR
-    elif '"operation"' in body and '"patches"' not in body:
-        fmt = Format.STRUCTURE_OP
-    m = re.search(r'"(?:path|file_path|file)"\s*:\s*"([^"\\\n]{1,500})"', body)
+    fmt = agent_format(body)
+    if fmt is None:
+        fmt = Format.PATCH_TOOL
+        if '"old_str"' in body or '"file_text"' in body or '"new_str"' in body:
+            fmt = Format.TEXT_EDITOR
+        elif '"operation"' in body and '"patches"' not in body:
+            fmt = Format.STRUCTURE_OP
+    m = re.search(r'"(?:path|file_path|filePath|file)"\s*:\s*"([^"\\\n]{1,500})"', body)
     line = first_line + err.lineno
     details: dict[str, Any] = {"line": line, "column": err.colno, "error": err.msg}
     message = f"the JSON tool call does not parse: {err.msg} at reply line {line}, column "
@@ -213,31 +284,38 @@ def _json_error(
 # --- unwrapping calls ---------------------------------------------------------------------
 
 
+def _is_call(value: dict[str, Any]) -> bool:
+    """Arguments of a tool this module or `agent_tools` reads (by their keys alone)."""
+    return "patches" in value or "command" in value or "operation" in value or is_agent_call(value)
+
+
 def _calls(value: Any, depth: int = 0) -> list[dict[str, Any]]:
     """The argument objects inside `value`, through the wrappers agents use (the tool's
-    name is not needed: the arguments say which tool they are for)."""
+    name is not needed: the arguments say which tool they are for). Every wrapper key of an
+    object is looked into, so a message holding several calls gives all of them."""
     if depth > _MAX_DEPTH:
         return []
     if isinstance(value, list):
         return [c for item in value for c in _calls(item, depth + 1)]
     if not isinstance(value, dict):
         return []
-    if "patches" in value or "command" in value or "operation" in value:
+    if _is_call(value):
         return [value]
-    if isinstance(value.get("tool_calls"), list):
-        return _calls(value["tool_calls"], depth + 1)
-    if isinstance(value.get("function"), dict):
-        return _calls(value["function"], depth + 1)
+    out: list[dict[str, Any]] = []
     for key in _WRAPPER_ARGS:
         inner = value.get(key)
-        if isinstance(inner, str) and inner.lstrip().startswith("{"):
-            try:
-                inner = json.loads(inner)
+        if isinstance(inner, str) and inner.lstrip().startswith(("{", "[")):
+            try:  # OpenAI's `arguments`: the call's JSON as a string
+                inner = json.loads(inner, strict=False)
             except (ValueError, RecursionError):
                 continue
         if isinstance(inner, dict | list):
-            return _calls(inner, depth + 1)
-    return []
+            out.extend(_calls(inner, depth + 1))
+    for key in _CONTAINERS:
+        inner = value.get(key)
+        if isinstance(inner, dict | list):
+            out.extend(_calls(inner, depth + 1))
+    return out
 
 
 def _blocks(value: Any, span: tuple[int, int]) -> list[EditBlock]:
@@ -248,58 +326,24 @@ def _blocks(value: Any, span: tuple[int, int]) -> list[EditBlock]:
         return out
     for call in calls:
         try:
-            block = _block(call, span)
-        except _Malformed as bad:
-            block = EditBlock(
-                bad.fmt,
-                bad.path,
-                span,
-                error=Failure(ErrorCode.MALFORMED_BLOCK, str(bad), bad.details),
-            )
-        if block is not None:
-            out.append(block)
+            out.extend(_block(call, span))
+        except MalformedCall as bad:
+            failure = Failure(ErrorCode.MALFORMED_BLOCK, str(bad), bad.details)
+            out.append(EditBlock(bad.fmt, bad.path, span, error=failure))
     return out
 
 
-def _block(args: dict[str, Any], span: tuple[int, int]) -> EditBlock | None:
+def _block(args: dict[str, Any], span: tuple[int, int]) -> list[EditBlock]:
     if "patches" in args:
-        return _patch_tool(args, span)
+        return [_patch_tool(args, span)]
     command = args.get("command")
     if isinstance(command, str) and command in _EDITOR_COMMANDS:
-        return _text_editor(command, args, span)
+        edit = _text_editor(command, args, span)
+        return [edit] if edit is not None else []
     operation = args.get("operation")
     if isinstance(operation, str) and "structure" in operation:
-        return _structure_op(operation, args, span)
-    return None
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _path(args: dict[str, Any], fmt: Format, *keys: str) -> str:
-    for key in keys:
-        value = args.get(key)
-        if isinstance(value, str) and value.strip():
-            if not value.isascii() and not _encodable(value):
-                # a `"\ud800"` escape: no file has that name, and the report could not print it
-                raise _Malformed(
-                    fmt, None, f"`{key}` is not valid Unicode (a lone surrogate)", {"field": key}
-                )
-            return value.strip()
-    raise _Malformed(fmt, None, f"the {fmt} call has no `{keys[0]}`", {"missing": keys[0]})
-
-
-def _text(value: Any, fmt: Format, path: str, what: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise _Malformed(fmt, path, f"`{what}` must be a string", {"field": what})
-    return normalise_newlines(value)
+        return [_structure_op(operation, args, span)]
+    return agent_blocks(args, span)
 
 
 # --- the patch tool -----------------------------------------------------------------------
@@ -317,12 +361,12 @@ def _reindent(value: Any, path: str, k: int) -> Reindent | None:
         return None
     fmt = Format.PATCH_TOOL
     if not isinstance(value, dict):
-        raise _Malformed(fmt, path, f"patch {k}: `reindent` must be an object", {"patch": k})
+        raise MalformedCall(fmt, path, f"patch {k}: `reindent` must be an object", {"patch": k})
     parts: list[str] = []
     for key in ("strip", "add"):
         v = value.get(key, "")
         if isinstance(v, bool) or not isinstance(v, int | str) or (isinstance(v, int) and v < 0):
-            raise _Malformed(
+            raise MalformedCall(
                 fmt,
                 path,
                 f"patch {k}: `reindent.{key}` must be a string or a number of spaces",
@@ -334,37 +378,37 @@ def _reindent(value: Any, path: str, k: int) -> Reindent | None:
 
 def _patch_tool(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
     fmt = Format.PATCH_TOOL
-    path = _path(args, fmt, "path", "file_path", "file")
+    path = path_arg(args, fmt, "path", "file_path", "file")
     patches = args.get("patches")
     if not isinstance(patches, list) or not patches:
-        raise _Malformed(fmt, path, "`patches` must be a non-empty list", {"field": "patches"})
+        raise MalformedCall(fmt, path, "`patches` must be a non-empty list", {"field": "patches"})
     hunks: list[Hunk] = []
     for k, patch in enumerate(patches):
         if not isinstance(patch, dict):
-            raise _Malformed(fmt, path, f"patch {k} is not an object", {"patch": k})
+            raise MalformedCall(fmt, path, f"patch {k} is not an object", {"patch": k})
         operation = patch.get("operation", "replace")
         kind = _OPERATIONS.get(operation) if isinstance(operation, str) else None
         if kind is None:
-            raise _Malformed(
+            raise MalformedCall(
                 fmt,
                 path,
                 f"patch {k}: unknown operation {operation!r} (expected one of "
                 f"{', '.join(_OPERATIONS)})",
                 {"patch": k, "operation": str(operation)},
             )
-        old = _text(_first(patch, "oldText", "old_text"), fmt, path, "oldText")
-        new = _text(_first(patch, "newText", "new_text"), fmt, path, "newText")
-        to_clip = _text(patch.get("toClipboard"), fmt, path, "toClipboard")
-        from_clip = _text(patch.get("fromClipboard"), fmt, path, "fromClipboard")
+        old = text_arg(_first(patch, "oldText", "old_text"), fmt, path, "oldText")
+        new = text_arg(_first(patch, "newText", "new_text"), fmt, path, "newText")
+        to_clip = text_arg(patch.get("toClipboard"), fmt, path, "toClipboard")
+        from_clip = text_arg(patch.get("fromClipboard"), fmt, path, "fromClipboard")
         if kind == HunkKind.REPLACE and not old:
-            raise _Malformed(
+            raise MalformedCall(
                 fmt,
                 path,
                 f"patch {k}: a replace needs a non-empty `oldText` (the text to find)",
                 {"patch": k, "missing": "oldText"},
             )
         if new is None and from_clip is None and not (kind == HunkKind.REPLACE and to_clip):
-            raise _Malformed(
+            raise MalformedCall(
                 fmt,
                 path,
                 f"patch {k}: `newText` (or `fromClipboard`) is missing",
@@ -387,37 +431,8 @@ def _patch_tool(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
 
 
 def _text_editor(command: str, args: dict[str, Any], span: tuple[int, int]) -> EditBlock | None:
-    fmt = Format.TEXT_EDITOR
-    if command in ("view", "undo_edit"):
-        return None
-    path = _path(args, fmt, "path", "file_path")
-    if command == "create":
-        text = _text(args.get("file_text"), fmt, path, "file_text")
-        if text is None:
-            raise _Malformed(fmt, path, "`create` needs `file_text`", {"missing": "file_text"})
-        return EditBlock(
-            fmt, path, span, action=Action.CREATE, content=text, on_exists=OnExists.OVERWRITE
-        )
-    new = _text(args.get("new_str", args.get("insert_text")), fmt, path, "new_str")
-    if command == "str_replace":
-        old = _text(args.get("old_str"), fmt, path, "old_str")
-        if not old:
-            raise _Malformed(
-                fmt, path, "`str_replace` needs a non-empty `old_str`", {"missing": "old_str"}
-            )
-        return EditBlock(fmt, path, span, hunks=(Hunk(old, new or ""),))
-    line = args.get("insert_line")
-    if isinstance(line, bool) or not isinstance(line, int) or line < 0:
-        raise _Malformed(
-            fmt,
-            path,
-            "`insert` needs `insert_line`, a line number (0 inserts at the top)",
-            {"missing": "insert_line"},
-        )
-    if new is None:
-        raise _Malformed(fmt, path, "`insert` needs `new_str`", {"missing": "new_str"})
-    hunk = Hunk("", new, kind=HunkKind.INSERT_AT_LINE, line_hint=line)
-    return EditBlock(fmt, path, span, hunks=(hunk,))
+    # the commands mean the same as XML function calls (OpenHands): one mapping for both
+    return editor_block(command, args, span, Format.TEXT_EDITOR)
 
 
 # --- structure operations -----------------------------------------------------------------
@@ -433,7 +448,7 @@ def _levels(value: Any, path: str) -> tuple[str, ...]:
         return split_levels(value)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(v.strip() for v in value if v.strip())
-    raise _Malformed(
+    raise MalformedCall(
         Format.STRUCTURE_OP,
         path,
         "`target` must be a string (levels on separate lines or split by ` / `) or a list",
@@ -443,7 +458,7 @@ def _levels(value: Any, path: str) -> tuple[str, ...]:
 
 def _structure_op(operation: str, args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
     fmt = Format.STRUCTURE_OP
-    path = _path(args, fmt, *_PATH_KEYS)
+    path = path_arg(args, fmt, *_PATH_KEYS)
     node: tuple[str, ...] = ()
     data_path: str | None = None
     used = {"operation", *_PATH_KEYS}
@@ -458,7 +473,7 @@ def _structure_op(operation: str, args: dict[str, Any], span: tuple[int, int]) -
             used.add(key)
             break
     if not node and data_path is None:
-        raise _Malformed(
+        raise MalformedCall(
             fmt,
             path,
             f'`{operation}` needs a `target` (e.g. "class UserAuth / validate") or a '
@@ -468,7 +483,7 @@ def _structure_op(operation: str, args: dict[str, Any], span: tuple[int, int]) -
     content: str | None = None
     for key in _CONTENT_KEYS:
         if key in args:
-            content = _text(args[key], fmt, path, key)
+            content = text_arg(args[key], fmt, path, key)
             used.add(key)
             break
     options = {k: v for k, v in args.items() if k not in used}

@@ -115,7 +115,7 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
 
 
 @dataclass(frozen=True)
-class _Head:
+class FenceHead:
     """What a fence says about itself: its language, its path and the reply line (0-based)
     the block starts on, and how many body lines the header takes (a path comment)."""
 
@@ -125,7 +125,7 @@ class _Head:
     skip: int
 
 
-def _head(lines: list[str], fence: Fence, floor: int) -> _Head:
+def fence_head(lines: list[str], fence: Fence, floor: int) -> FenceHead:
     language, info_path = _info(fence.info)
     stop = fence.end if fence.end is not None else len(lines)
     first = lines[fence.start + 1] if fence.start + 1 < stop else None
@@ -135,11 +135,11 @@ def _head(lines: list[str], fence: Fence, floor: int) -> _Head:
     first_line_path = _path_comment(first) if header and first is not None else None
     path = before or info_path or first_line_path
     skip = 1 if first_line_path is not None and first_line_path == path else 0
-    return _Head(language, path, before_line if before is not None else fence.start, skip)
+    return FenceHead(language, path, before_line if before is not None else fence.start, skip)
 
 
 def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
-    head = _head(lines, fence, floor)
+    head = fence_head(lines, fence, floor)
     path, language = head.path, head.language
     if path is None or language in NOT_FILES:
         return None  # a code sample, not an edit (`stray_markers` reads its marker lines)
@@ -204,7 +204,7 @@ def stray_markers(lines: list[str], blocks: Sequence[EditBlock]) -> list[EditBlo
         touching = [b for b in ordered[lo:hi] if b.reply_lines[1] >= first]
         free = _free_runs(fence.start + 2, stop, touching)  # body lines no block holds
         if free:
-            head = _head(lines, fence, floor)
+            head = fence_head(lines, fence, floor)
             kinds = VERBATIM if touching else UNMISTAKABLE
             document = is_document(head.path, head.language)
             for run_lo, run_hi in free:

@@ -57,6 +57,11 @@ class ContentIndex:
             self._unit = detect_unit(self.lines)
         return self._unit
 
+    def lazy_unit(self) -> str:
+        """`unit` as a function, for `infer_shift`: it asks only for the few windows whose
+        lines all sit at one level, so most matches never walk the file to detect it."""
+        return self.unit
+
     def normalised(self, how: str) -> Sequence[str]:
         """Every line under normalisation `how` (the same objects where unchanged)."""
         out = self._norm.get(how)

@@ -35,6 +35,7 @@ from lsp_server.model import (
 from lsp_server.resolve import replacement
 from lsp_server.resolve.cache import TextCache
 from lsp_server.resolve.content_index import ContentIndex, candidates
+from lsp_server.resolve.counted import Counted, is_counted, place_counted
 from lsp_server.resolve.indent import infer_shift, swap_prefix
 from lsp_server.resolve.ladder import (
     DEFAULT_FUZZY_THRESHOLD,
@@ -155,6 +156,12 @@ class FileText:
             return bool(self._lines) and not self._lines[-1]
         return bool(self.contents) and not self.contents[-1] and not self._terminated
 
+    def terminated(self) -> bool:
+        """Whether the last line ends in a newline (an empty text counts as ended)."""
+        if self._lines is not None:
+            return not self._lines or bool(ending(self._lines[-1]))
+        return self._terminated or not self.contents
+
     def last_line(self) -> str:
         """`lines[-1]` of a non-empty file."""
         return self.line_slice(self.size - 1, self.size)[0]
@@ -274,7 +281,9 @@ def _region(
             tail += 1
         mid_old = old_c[head : len(old_c) - tail]
         mid_new = new_lines[head : len(new_lines) - tail]
-        if mid_old and mid_new:
+        # lines in common are what keeps an ending; with none (a line edited in place, as
+        # a counted replacement does at every place) there is nothing to pair
+        if mid_old and mid_new and not set(mid_old).isdisjoint(mid_new):
             sm = difflib.SequenceMatcher(None, mid_old, mid_new, autojunk=False)
             for tag, i1, i2, j1, _ in sm.get_opcodes():
                 if tag == "equal":
@@ -470,6 +479,18 @@ def apply_hunks(
                 delta += (placed.new_end_line or placed.end_line) - placed.end_line
                 cursor = placed.new_end_line or placed.end_line
                 continue
+            if is_counted(hunk):
+                counted = place_counted(
+                    ft.contents, ft.terminated(), ft.index, hunk, new, inline
+                )
+                if counted is not None:
+                    if counted.already_applied:
+                        noops += 1
+                    else:
+                        done, added = _splice_counted(ft, counted)
+                        placements.extend(done)
+                        delta += added
+                    continue
             hint_line = None
             if hunk.line_hint is not None:
                 hint_line = max(0, hunk.line_hint - 1 + (delta if ordered else 0))
@@ -543,6 +564,28 @@ def apply_hunks(
     )
 
 
+def _splice_counted(ft: FileText, counted: Counted) -> tuple[list[Placement], int]:
+    """Replace a counted hunk's regions; a placement per occurrence (its lines in the text
+    before, `new_end_line` where its region ends in the result), and the lines added. The
+    new lines are gathered in one pass and spliced once: a rename replaced at every one of
+    many thousand places must not copy the file once per place."""
+    placements: list[Placement] = []
+    rows: list[str] = []
+    at = 0
+    for region in counted.regions:
+        rows.extend(ft.line_slice(at, region.start))
+        rows.extend(
+            _region(ft, region.start, region.end, list(region.new_lines), region.final_newline)
+        )
+        for start, end in region.spans:
+            placements.append(Placement(start, end, MatchKind.EXACT, 1.0, len(rows)))
+        at = region.end
+    size = ft.size
+    rows.extend(ft.line_slice(at, size))
+    ft.splice(0, size, rows)
+    return placements, len(rows) - size
+
+
 # `apply_single_exact` gives up (the line-based path decides) past this many partial hits.
 _TEXT_HITS = 4096
 
@@ -557,6 +600,7 @@ def apply_single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> Hun
     """
     if (
         hunk.kind is not HunkKind.REPLACE
+        or is_counted(hunk)
         or not hunk.old.strip("\n")
         or hunk.anchors
         or hunk.at_eof

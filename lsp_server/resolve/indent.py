@@ -17,7 +17,7 @@ code's own relative indentation).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import gcd
 
@@ -34,6 +34,8 @@ def indent_of(line: str) -> str:
 
 def width(indent: str, tab: int = TAB_WIDTH) -> int:
     """Columns `indent` spans, a tab moving to the next multiple of `tab`."""
+    if "\t" not in indent:  # the common case, and a whole file's lines pass through here
+        return len(indent)
     col = 0
     for ch in indent:
         col = (col // tab + 1) * tab if ch == "\t" else col + 1
@@ -124,7 +126,7 @@ def infer_shift(
     old: Sequence[str],
     window: Sequence[str],
     file_lines: Sequence[str],
-    unit: str | None = None,
+    unit: str | Callable[[], str] | None = None,
 ) -> IndentShift | None:
     """The uniform shift taking `old` onto `window`, or None if there is none.
 
@@ -133,7 +135,10 @@ def infer_shift(
     (two-space code for a four-space file). Lines are compared pairwise; blank lines are
     ignored. Only indentation is looked at:
     the caller has already checked that the stripped contents agree. `unit`, when given,
-    is `detect_unit(file_lines)` computed once by a caller that tries many windows.
+    is `detect_unit(file_lines)` computed once by a caller that tries many windows, or a
+    function answering it: it is needed only for a window whose lines all sit at one
+    level, and detecting it walks thousands of lines, so callers hand over a function
+    (`ContentIndex.lazy_unit`) rather than pay for it on every match.
     """
     pairs = [(o, w) for o, w in zip(old, window, strict=False) if o.strip() and w.strip()]
     if not pairs:
@@ -162,10 +167,17 @@ def infer_shift(
         levels = (width(deeper) - fb) // fu
         file_unit = "\t" if "\t" in extra else " " * fu
         if levels < 1:
-            file_unit = unit or detect_unit(file_lines)
+            file_unit = _file_unit(unit, file_lines)
     else:
-        file_unit = "\t" if "\t" in file_base else unit or detect_unit(file_lines)
+        file_unit = "\t" if "\t" in file_base else _file_unit(unit, file_lines)
     return IndentShift(ob, ou, file_base, file_unit)
+
+
+def _file_unit(unit: str | Callable[[], str] | None, file_lines: Sequence[str]) -> str:
+    """The file's indent unit from `infer_shift`'s `unit` argument, detected if absent."""
+    if callable(unit):
+        return unit()
+    return unit or detect_unit(file_lines)
 
 
 def style_of(lines: Sequence[str]) -> Style | None:

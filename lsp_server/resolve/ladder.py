@@ -252,7 +252,7 @@ def _locate_equal(index: ContentIndex, old: Sequence[str], hints: Hints) -> Matc
     if len(stripped) > 1 and len(stripped) * n > _SHIFT_CELLS:
         raise _too_many(stripped, n, MatchKind.INDENT)
     for s in stripped:
-        shift = infer_shift(old, lines[s : s + n], lines, index.unit)
+        shift = infer_shift(old, lines[s : s + n], lines, index.lazy_unit)
         if shift is not None:
             starts.append(s)
             shifts[s] = shift
@@ -273,7 +273,7 @@ def _locate_folded(index: ContentIndex, old: Sequence[str], hints: Hints) -> Mat
         if len(starts) * n > _SHIFT_CELLS:
             raise _too_many(starts, n, kind)
         # as on the indentation rung, the lines must nest as the file's do
-        starts = [s for s in starts if infer_shift(old, lines[s : s + n], lines, index.unit)]
+        starts = [s for s in starts if infer_shift(old, lines[s : s + n], lines, index.lazy_unit)]
         if len(starts) > 1:
             raise ambiguous_error(starts, n, kind)
         if starts:
@@ -345,7 +345,7 @@ def _locate_elided(
             shifted = (
                 s
                 for s in loose
-                if infer_shift(piece, index.lines[s : s + len(piece)], index.lines, index.unit)
+                if infer_shift(piece, index.lines[s : s + len(piece)], index.lines, index.lazy_unit)
                 is not None
             )
             starts = list(itertools.islice(shifted, 1))  # the nearest one is used

@@ -94,7 +94,7 @@ from lsp_server.resolve.line_shape import (
     parents,
     similar,
 )
-from lsp_server.resolve.placeholders import is_placeholder_line
+from lsp_server.resolve.placeholders import count_placeholder_lines, is_placeholder_line
 
 # --- result --------------------------------------------------------------------------------
 
@@ -128,8 +128,8 @@ def merge(original: str, snippet: str, path: str = "") -> LazyMerge:
             return LazyMerge(snippet, MatchKind.OVERWRITE)
         return LazyMerge(_join(restated, o_newline), MatchKind.ELISION)
     merged = _Merger(o_lines, s_lines, placeholder, path).run()
-    before = sum(is_placeholder_line(line, path) for line in o_lines)
-    after = sum(is_placeholder_line(line, path) for line in merged)
+    before = count_placeholder_lines(o_lines, path)
+    after = count_placeholder_lines(merged, path)
     if after > before:  # by construction impossible; refuse rather than write one
         raise PlacementError.of(
             ErrorCode.TEXT_NOT_FOUND,
@@ -535,31 +535,42 @@ class _Merger:
     # -- step 6: redefinitions ----------------------------------------------------------------
 
     def _check_redefinitions(self, kept: list[tuple[int, int]]) -> None:
-        defined: dict[tuple[str, int], list[int]] = {}
-        for lo, hi in kept:
-            for i in range(lo, hi):
-                name = definition_name(self.o[i])
-                if name:
-                    defined.setdefault((name, indent_width(self.o[i])), []).append(i)
-        if not defined:
-            return
+        # the snippet's new definitions first: there are few, and only lines that mention
+        # one of their names can redefine it (a kept region may be the whole file)
+        added: dict[tuple[str, int], int] = {}
         for seg in self.segments:
             for i in range(seg.start, seg.end):
                 if i in self.pair_s or is_blank(self.s[i]):
                     continue
                 name = definition_name(self.s[i])
-                hits = defined.get((name, indent_width(self.s[i]))) if name else None
-                if hits:
-                    raise PlacementError.of(
-                        ErrorCode.TEXT_AMBIGUOUS,
-                        f"snippet line {i + 1} defines `{name}`, which the file already defines "
-                        f"at line {hits[0] + 1} in a part the snippet keeps; restate the old "
-                        "definition's first line so it is replaced, or say where the new one goes",
-                        name=name,
-                        snippet_line=i + 1,
-                        lines=[h + 1 for h in hits],
-                        path=self.path,
-                    )
+                if name:
+                    added.setdefault((name, indent_width(self.s[i])), i)
+        if not added:
+            return
+        names = {name for name, _ in added}
+        hits: dict[int, list[int]] = {}  # snippet line -> the kept lines it redefines
+        for lo, hi in kept:
+            for o in range(lo, hi):
+                line = self.o[o]
+                if not any(name in line for name in names):
+                    continue
+                name = definition_name(line)
+                i = added.get((name, indent_width(line))) if name else None
+                if i is not None:
+                    hits.setdefault(i, []).append(o)
+        if hits:
+            i = min(hits)
+            name = definition_name(self.s[i])
+            raise PlacementError.of(
+                ErrorCode.TEXT_AMBIGUOUS,
+                f"snippet line {i + 1} defines `{name}`, which the file already defines "
+                f"at line {hits[i][0] + 1} in a part the snippet keeps; restate the old "
+                "definition's first line so it is replaced, or say where the new one goes",
+                name=name,
+                snippet_line=i + 1,
+                lines=[o + 1 for o in hits[i]],
+                path=self.path,
+            )
 
     # -- steps 4 and 5: assemble ------------------------------------------------------------
 

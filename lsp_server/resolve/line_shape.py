@@ -38,7 +38,11 @@ def indent_width(line: str) -> int:
 
 def is_closer(line: str) -> bool:
     """`}`, `)`, `</div>`, `end`, `fi`...: the line closes a block some line above opened."""
-    s = line.strip()
+    return _closes(line.strip())
+
+
+def _closes(s: str) -> bool:
+    """`is_closer` of a stripped line."""
     return s.startswith(_CLOSERS) or s in _CLOSER_WORDS or s.split(" ", 1)[0] in _CLOSER_WORDS
 
 
@@ -74,16 +78,18 @@ def parents(lines: Sequence[str], skip: Sequence[bool] | None = None) -> list[in
     out: list[int | None] = [None] * len(lines)
     stack: list[tuple[int, int]] = []  # (indent, index), strictly increasing indents
     for i, line in enumerate(lines):
-        if is_blank(line) or (skip is not None and skip[i]):
+        body = line.lstrip()
+        if not body or (skip is not None and skip[i]):
             continue
-        d = indent_width(line)
+        d = width(line[: len(line) - len(body)])
         while stack and stack[-1][0] > d:
             stack.pop()
-        if is_closer(line):
+        closer = _closes(body.rstrip())
+        if closer:
             out[i] = stack[-1][1] if stack else None
         if stack and stack[-1][0] == d:
             stack.pop()
-        if not is_closer(line):
+        if not closer:
             out[i] = stack[-1][1] if stack else None
         stack.append((d, i))
     return out

@@ -9,6 +9,7 @@ elision (`...` between two anchors).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _ELLIPSIS = re.compile(r"\.{3,}|…|\.\s\.\s\.")
 _PUNCT = re.compile(r"[()\[\]{}:;,.!?\-–—]+")
@@ -29,6 +30,11 @@ _VOCABULARY = frozenset(
     """.split()
 )
 _TRIGGERS = frozenset({"existing", "unchanged", "same", "rest"})
+# Every placeholder holds an ellipsis or a trigger word, so a lowercased line with neither is
+# turned away by one search before any comment or vocabulary parsing: a lazy merge counts
+# the placeholder lines of a whole file (before and after), and almost no code line has
+# either. The full test lowercases too, so the search never turns away a line it accepts.
+_MAYBE = re.compile(r"\.[^\S\n]*\.[^\S\n]*\.|…|existing|unchanged|same|rest")
 _PYI_SUFFIXES = (".pyi",)
 
 
@@ -54,7 +60,7 @@ def is_placeholder_line(line: str, path: str = "") -> bool:
     Ellipsis body it always is there, and `...name` is a JavaScript spread, not a
     placeholder.
     """
-    if len(line) > 200:
+    if len(line) > 200 or not _MAYBE.search(line.lower()):
         return False
     body, commented = _comment_body(line)
     if not body:
@@ -74,6 +80,21 @@ def is_placeholder_line(line: str, path: str = "") -> bool:
     if not all(w in _VOCABULARY for w in words):
         return False
     return has_ellipsis or any(w in _TRIGGERS for w in words)
+
+
+def count_placeholder_lines(lines: Sequence[str], path: str = "") -> int:
+    """How many of `lines` are placeholder lines, testing only the lines `_MAYBE` finds in
+    one pass over the whole lowercased text (a file's lines are mostly turned away there).
+    Lowercasing keeps every "\n", so a hit's line number is the newlines before it."""
+    lowered = "\n".join(lines).lower()
+    count, k, pos, last = 0, 0, 0, -1
+    for m in _MAYBE.finditer(lowered):
+        k += lowered.count("\n", pos, m.start())
+        pos = m.start()
+        if k != last:
+            last = k
+            count += is_placeholder_line(lines[k], path)
+    return count
 
 
 def has_placeholder(text: str, path: str = "") -> bool:

@@ -145,17 +145,19 @@ def _apply(
     if op == "replace_structure":
         if not (content or "").strip():
             return _delete(p, item)
-        return _replace(p, item, content or "")
+        return replace_item(p, item, content or "")
     if op == "delete_structure":
         return _delete(p, item)
     if op in ("insert_before_structure", "insert_after_structure"):
-        return _insert(p, item, content or "", before=op == "insert_before_structure")
+        return insert_next_to(p, item, content or "", before=op == "insert_before_structure")
     if op in ("replace_text_in_structure", "replace_all_text_in_structure"):
         return _replace_text(p, item, target.options, all_of=op.startswith("replace_all"))
     return _move_within(p, item, target, levels)
 
 
-def _replace(p: Parsed, item: Item, content: str) -> StructureEdit:
+def replace_item(p: Parsed, item: Item, content: str) -> StructureEdit:
+    """`item` replaced by `content` (the layers it restates: see `spans.region_for`),
+    re-indented to the item's indentation in the file's style."""
     raw = _content_lines(content)
     region = spans.region_for(p, item, raw)
     lines = p.line_list()
@@ -209,7 +211,9 @@ def _delete(p: Parsed, item: Item) -> StructureEdit:
     )
 
 
-def _insert(p: Parsed, item: Item, content: str, before: bool) -> StructureEdit:
+def insert_next_to(p: Parsed, item: Item, content: str, before: bool) -> StructureEdit:
+    """`content` inserted before (or after) `item` with its doc comments and decorators, at
+    its indentation, separated by the blank lines its neighbours use."""
     lay = spans.layers(p, item.node)
     lines = list(p.line_list())
     start, end = lay.outer_row, lay.end_row
@@ -354,7 +358,7 @@ def move_destination(target: Target) -> tuple[str | None, list[str]]:
     return (str(dest_path) if dest_path else None), levels
 
 
-def _file_start_row(p: Parsed) -> int:
+def file_start_row(p: Parsed) -> int:
     """The first line after the file's preamble (shebang, package, imports, includes)."""
     row = 0
     for child in p.tree.root_node.named_children:
@@ -409,14 +413,14 @@ def _insert_code(
     p = syntax.parse(text, grammar, path)
     if where in ("before", "after"):
         item = targets.resolve_one(p, list(anchor or ()))
-        edit = _insert(p, item, code, before=where == "before")
+        edit = insert_next_to(p, item, code, before=where == "before")
         return edit.text, edit.result["inserted_lines"]
     lines = list(p.line_list())
     style = _file_style_near(p, 0)
     new_lines = reindent(code, "", style, grammar.spec.convert_indent_units)
     sep = grammar.spec.top_blank_lines
     if where == "start":
-        row = _file_start_row(p)
+        row = file_start_row(p)
         if row >= len(lines) or (row == len(lines) - 1 and not lines[row]):
             before = [""] * sep if row > 0 else []
             out = lines[:row] + before + new_lines + [""]

@@ -317,13 +317,51 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _common_prefix(a: bytes, b: bytes) -> int:
-    lo, hi = 0, min(len(a), len(b))
-    if a[:hi] == b[:hi]:
-        return hi
-    while hi - lo > 1:  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+_S = TypeVar("_S", str, bytes)
+
+
+def common_prefix(a: _S, b: _S) -> int:
+    """Length of the common prefix of two texts (or byte strings).
+
+    Chunks of doubling size are compared from the start, then the first unequal chunk is
+    halved: the comparisons run in C, and only about twice the common part is copied.
+    """
+    n = min(len(a), len(b))
+    i, k = 0, 1024
+    while i < n:
+        j = min(n, i + k)
+        if a[i:j] != b[i:j]:
+            break
+        i, k = j, 2 * k
+    else:
+        return n
+    lo, hi = i, min(n, i + k)  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+    while hi - lo > 1:
         mid = (lo + hi) // 2
         if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def common_suffix(a: _S, b: _S, limit: int) -> int:
+    """Length of the common suffix of two texts, at most `limit`; as `common_prefix`,
+    from the end (reversing a big text to reuse `common_prefix` copies all of it)."""
+    la, lb = len(a), len(b)
+    n = min(limit, la, lb)
+    i, k = 0, 1024
+    while i < n:
+        j = min(n, i + k)
+        if a[la - j : la - i] != b[lb - j : lb - i]:
+            break
+        i, k = j, 2 * k
+    else:
+        return n
+    lo, hi = i, min(n, i + k)  # the last lo are equal, the last hi are not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
             lo = mid
         else:
             hi = mid
@@ -338,9 +376,8 @@ SPLIT_BYTES = 2048
 
 def _changed_ranges(a: bytes, b: bytes) -> list[tuple[int, int, int, int]]:
     """Where `b` differs from `a`, in order: (a_start, a_end, b_start, b_end) byte spans."""
-    start = _common_prefix(a, b)
-    limit = min(len(a), len(b)) - start
-    suffix = _common_prefix(a[::-1][:limit], b[::-1][:limit]) if limit > 0 else 0
+    start = common_prefix(a, b)
+    suffix = common_suffix(a, b, min(len(a), len(b)) - start)
     a_end, b_end = len(a) - suffix, len(b) - suffix
     whole = [(start, a_end, start, b_end)]
     if min(a_end, b_end) - start <= SPLIT_BYTES:

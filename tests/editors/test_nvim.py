@@ -1,8 +1,11 @@
 """The Neovim plugin (editors/nvim) in real headless Neovims, against the real server.
 
-Each Neovim >= 0.10 found runs two Lua scripts: `unit.lua` (the server's words shown, command
-definitions; no server) and `e2e.lua` (a reply in the clipboard register, `:LlmPatchApply`,
-the buffers' new text, one `u` to undo, a failing block's diagnostic, the preview split).
+Each Neovim >= 0.10 found runs the Lua scripts: `unit.lua` (the server's words shown, command
+definitions; no server), `e2e.lua` (one server however fast files open, a reply in the
+clipboard register, `:LlmPatchApply`, the buffers' new text, one `u` to undo, a failing
+block's diagnostic, the preview split), `safety.lua` (no edit at shifted positions, no
+unsaved work lost, file operations confirmed) and `tools.lua` (review, undo, health, help,
+lenses, quickfix, statusline, untitled replies, the caller's target).
 The server is this interpreter's `python -m lsp_server`, the package under test.
 
 Neovims come from `editors/scripts/install-neovim.sh` (run by editors/ci.sh): 0.11 from PyPI,
@@ -99,10 +102,98 @@ def test_plugin_end_to_end_with_real_server(version: str, tmp_path: Path) -> Non
     proc = _run(NVIMS[version], TESTS / "e2e.lua", tmp_path, timeout=240)
     _assert_passed(proc)
     # The checks that matter most, named so a silent skip inside the script would show.
-    for name in (
+    _assert_checked(
+        proc,
+        "one server: one `llm-patch serve` process",
         "apply: the open buffer has the patch and keeps the unsaved note",
         "undo: one u reverts the whole patch of the open buffer, keeping the note",
         "undo: one u reverts the whole patch of the loaded buffer",
         "failing block: a TEXT_NOT_FOUND diagnostic on the reply buffer",
-    ):
+    )
+
+
+@pytest.mark.skipif(not NVIMS, reason=NO_NVIM)
+@pytest.mark.parametrize("version", list(NVIMS) or ["none"])
+def test_plugin_never_corrupts_or_loses_work(version: str, tmp_path: Path) -> None:
+    proc = _run(NVIMS[version], TESTS / "safety.lua", tmp_path, timeout=240)
+    _assert_passed(proc)
+    _assert_checked(
+        proc,
+        "code action after typing: the edit lands on the right line",
+        "version 0 of a changed buffer: refused",
+        "a stale second document: the whole edit refused",
+        "unsaved buffer without filetype: the edit lands on its unsaved text",
+        "delete an unsaved file: refused",
+        "delete: asked first, naming the file",
+        "new file: it can be written (its directory exists)",
+    )
+
+
+@pytest.mark.skipif(not NVIMS, reason=NO_NVIM)
+@pytest.mark.parametrize("version", list(NVIMS) or ["none"])
+def test_plugin_conveniences(version: str, tmp_path: Path) -> None:
+    proc = _run(NVIMS[version], TESTS / "tools.lua", tmp_path, timeout=240)
+    _assert_passed(proc)
+    _assert_checked(
+        proc,
+        "near-miss preview: the split opens with the diff split into lines",
+        "review: applying the accepted block only",
+        ":LlmPatchUndo: every file of the patch restored",
+        ":help llm_patch opens the help",
+    )
+
+
+def _assert_checked(proc: subprocess.CompletedProcess, *names: str) -> None:
+    for name in names:
         assert f"ok - {name}" in proc.stdout, proc.stdout
+
+
+NVIM_010_WRAPPER = TOOLS / "bin" / "nvim-0.10"
+
+
+@pytest.mark.skipif(not NVIM_010_WRAPPER.exists(), reason="no nvim-0.10 wrapper: " + NO_NVIM)
+def test_nvim_010_wrapper_runs_the_terminal_ui(tmp_path: Path) -> None:
+    """The Debian 0.10 build runs through a private loader; its terminal UI (which re-executes
+    the running program for its server) must still come up and take keys in a terminal."""
+    import pty
+    import select
+    import time
+
+    master, slave = pty.openpty()
+    env = dict(os.environ, TERM="xterm-256color", TMPDIR=str(tmp_path))
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        env[var] = str(tmp_path / var.lower())
+    proc = subprocess.Popen(
+        [str(NVIM_010_WRAPPER), "--clean"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=tmp_path,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    screen = b""
+    sent = False
+    deadline = time.monotonic() + 60
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    screen += os.read(master, 65536)
+                except OSError:
+                    break
+            # the empty buffer's `~` lines mean the UI is drawn and reads keys
+            if not sent and screen.count(b"~") >= 3:
+                keys = ":call writefile([string(len(nvim_list_uis()))], 'uis')\r:qa!\r"
+                os.write(master, keys.encode())
+                sent = True
+        proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert sent, screen[-2000:]
+    assert (tmp_path / "uis").read_text().split() == ["1"], screen[-2000:]
+    assert proc.returncode == 0, screen[-2000:]

@@ -72,9 +72,13 @@ def test_settings_sent_as_initialization_options_are_accepted() -> None:
     not (VSCODE / "node_modules").is_dir(),
     reason="editors/vscode/node_modules is missing: run `npm ci` there (editors/ci.sh does)",
 )
-def test_extension_node_tests() -> None:
+def test_extension_node_tests(tmp_path: Path) -> None:
     env = dict(os.environ)
     env["LLM_PATCH_SERVER"] = json.dumps([sys.executable, "-m", "lsp_server"])
+    # A private temp dir, so a test that leaves its folders behind is caught below.
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env["TMPDIR"] = str(temp)
     proc = subprocess.run(
         ["npm", "test", "--silent"],
         cwd=VSCODE,
@@ -89,3 +93,5 @@ def test_extension_node_tests() -> None:
     assert proc.returncode == 0, output
     assert int(counts.get("pass", "0")) > 0 and counts.get("fail") == "0", output
     assert counts.get("skipped") == "0", "the real-server tests were skipped:\n" + output
+    left = sorted(p.name for p in temp.iterdir())
+    assert left == [], f"the VS Code tests left temporary files behind: {left}"

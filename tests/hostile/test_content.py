@@ -429,10 +429,10 @@ def test_every_regex_in_the_reply_parsers_is_linear_on_adversarial_input():
         inputs += [(a + b) * (n // 2) + "!" for a, b in itertools.combinations(chars, 2)]
         worst = 0.0
         for text in inputs:
-            started = time.perf_counter()
+            started = time.process_time()
             rx.search(text)
             rx.match(text)
-            worst = max(worst, time.perf_counter() - started)
+            worst = max(worst, time.process_time() - started)
         if worst > 0.25:
             slow.append(f"{name}:{line} {source!r} ({worst:.2f}s)")
     assert not slow, "super-linear regexes on reply text:\n" + "\n".join(slow)

@@ -46,10 +46,24 @@ def malformed(report: dict) -> list[dict]:
 # --- wrong write 1: a block with markers the parser does not know became the whole file -------
 
 UNKNOWN_SPELLINGS = {
+    "broken": ("<<-- SEARCH", "=======", ">>>>>>> REPLACE"),
+    "mixed runs": ("<<<--- SEARCH", "=======", ">>>>>>> REPLACE"),
+}
+# Cline's spellings, unknown when issue 13 was written, are read since issue 15
+CLINE_SPELLINGS = {
     "cline": ("------- SEARCH", "=======", "+++++++ REPLACE"),
     "eleven": ("<<<<<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"),
-    "broken": ("<<-- SEARCH", "=======", ">>>>>>> REPLACE"),
 }
+
+
+@pytest.mark.parametrize("name", sorted(CLINE_SPELLINGS))
+def test_clines_marker_spellings_are_read(tmp_path, capsys, name):
+    start, divider, end = CLINE_SPELLINGS[name]
+    reply = f"file.txt\n```\n{start}\nline2\n{divider}\nreplaced\n{end}\n```\n"
+    code, report, root = apply(tmp_path, reply, {"file.txt": FILE_TXT}, capsys)
+    assert code == 0, report
+    assert (root / "file.txt").read_text() == "line1\nreplaced\nline3\n"
+    assert report["blocks"][0]["format"] == "cline"
 
 
 @pytest.mark.parametrize("name", sorted(UNKNOWN_SPELLINGS))
@@ -69,7 +83,7 @@ def test_the_same_block_under_a_valid_one_in_one_fence_is_refused_too(tmp_path, 
     reply = (
         "file.txt\n```\n"
         "<<<<<<< SEARCH\nline1\n=======\nfirst\n>>>>>>> REPLACE\n"  # 3-7: well-formed
-        "------- SEARCH\nline2\n=======\nreplaced\n+++++++ REPLACE\n"  # 8-12: Cline's
+        "<<-- SEARCH\nline2\n=======\nreplaced\n>>>>>>> REPLACE\n"  # 8-12: unknown
         "```\n"
     )
     code, report, root = apply(tmp_path, reply, {"file.txt": FILE_TXT}, capsys)
@@ -79,16 +93,16 @@ def test_the_same_block_under_a_valid_one_in_one_fence_is_refused_too(tmp_path, 
     assert bad["status"] == "failed" and bad["reply_lines"] == [8, 12]
     assert bad["path"] == "file.txt"
     assert bad["error"]["details"]["line"] == 8
-    assert bad["error"]["details"]["text"] == "------- SEARCH"
+    assert bad["error"]["details"]["text"] == "<<-- SEARCH"
 
 
-def test_a_fence_without_a_path_holding_an_unknown_block_is_malformed_not_ignored():
+def test_a_fence_without_a_path_holding_a_block_is_malformed_not_ignored():
     reply = "Change it like this:\n```\n------- SEARCH\nline2\n=======\nx\n+++++++ REPLACE\n```\n"
     parsed = parse_reply(reply)
     assert parsed.failure is None
     (b,) = parsed.blocks
     assert b.error is not None and b.error.code is ErrorCode.MALFORMED_BLOCK
-    assert b.error.details["line"] == 3 and b.path is None
+    assert "reply line 3: no file path" in b.error.message and b.path is None
 
 
 def test_a_merge_conflict_shown_as_an_example_is_not_an_edit(tmp_path, capsys):
@@ -168,8 +182,7 @@ def test_an_edit_block_adding_a_divider_to_a_python_file_is_refused_but_not_to_m
 def test_a_diff_may_add_marker_lines_it_spells_out(tmp_path, capsys):
     # a `+` line says exactly what it adds: a test fixture holding markers is a fine edit
     reply = (
-        "```diff\n--- a/fixture.txt\n+++ b/fixture.txt\n@@ -1,1 +1,2 @@\n a\n"
-        "+<<<<<<< SEARCH\n```\n"
+        "```diff\n--- a/fixture.txt\n+++ b/fixture.txt\n@@ -1,1 +1,2 @@\n a\n+<<<<<<< SEARCH\n```\n"
     )
     code, report, root = apply(tmp_path, reply, {"fixture.txt": "a\n"}, capsys)
     assert code == 0, report

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from lsp_server.resolve.placeholders import has_placeholder, is_placeholder_line
+from lsp_server.resolve.placeholders import (
+    count_placeholder_lines,
+    has_placeholder,
+    is_placeholder_line,
+)
 
 
 @pytest.mark.parametrize(
@@ -66,3 +72,44 @@ def test_bare_ellipsis_is_code_in_a_stub_file() -> None:
 def test_has_placeholder() -> None:
     assert has_placeholder("a\n# ... existing code ...\nb\n")
     assert not has_placeholder("a\nb\n")
+
+
+# --- the whole-file count a lazy merge makes, and the search that turns lines away ---------
+
+_OPENERS = ("", "# ", "// ", "-- ", "/* ", "<!-- ", "{/* ", "; ")
+_CLOSERS = {"/* ": " */", "<!-- ": " -->", "{/* ": " */}"}
+_WORDS = ("existing", "code", "rest", "of", "the", "file", "unchanged", "same", "as", "before")
+_ELLIPSES = ("...", "…", ". . .", "....")
+
+
+@st.composite
+def _placeholder(draw: st.DrawFn) -> str:
+    """A placeholder line built from its grammar, in any ASCII letter case."""
+    opener = draw(st.sampled_from(_OPENERS))
+    words = draw(st.lists(st.sampled_from(_WORDS), min_size=0, max_size=4))
+    dots = draw(st.sampled_from(("", *_ELLIPSES)))
+    if not dots and not any(w in ("existing", "unchanged", "same", "rest") for w in words):
+        words.append(draw(st.sampled_from(("existing", "unchanged", "same", "rest"))))
+    phrase = " ".join(x for x in (dots, " ".join(words), dots) if x)
+    phrase = "".join(c.upper() if draw(st.booleans()) else c for c in phrase)
+    indent = draw(st.sampled_from(("", "    ", "\t", "  ")))
+    return indent + opener + phrase + _CLOSERS.get(opener, "")
+
+
+@given(_placeholder())
+@settings(max_examples=400)
+def test_a_placeholder_built_from_its_grammar_is_recognised_in_any_case(line: str) -> None:
+    assert is_placeholder_line(line), line
+
+
+_CODE = st.sampled_from(
+    ("x = 1", "    return result", "}", "", "def f(*args): ...", "print('...')", "# a comment",
+     "...props,", "Rest = 2", "# SAME", "\u0130nstance = 1", "a . . . b")
+)
+
+
+@given(st.lists(st.one_of(_CODE, _placeholder()), max_size=40))
+@settings(max_examples=300)
+def test_counting_a_files_placeholders_agrees_with_testing_every_line(lines: list[str]) -> None:
+    # the count's one-pass search is a shortcut: the oracle tests each line on its own
+    assert count_placeholder_lines(lines) == sum(is_placeholder_line(line) for line in lines)

@@ -38,6 +38,14 @@ vim.notify = function(msg, level)
   io.stdout:write('  notify[' .. tostring(level) .. '] ' .. msg .. '\n')
 end
 
+-- File operations are confirmed with vim.fn.confirm: record the questions, answer yes.
+local questions = {}
+vim.fn.confirm = function(msg)
+  questions[#questions + 1] = msg
+  io.stdout:write('  confirm: ' .. msg:gsub('\n', ' | ') .. '\n')
+  return 1
+end
+
 -- A clipboard provider (a headless CI machine has none), so the default register `+` works.
 local clipboard = { ['+'] = { {}, 'v' }, ['*'] = { {}, 'v' } }
 vim.g.clipboard = {
@@ -195,8 +203,52 @@ end
 vim.cmd('runtime plugin/llm_patch.lua')
 check(':LlmPatchApply is defined', vim.fn.exists(':LlmPatchApply') == 2)
 
+-- ---- 0. one server per workspace, however quickly files are opened --------------------------
+
+-- The processes this Neovim started that are llm-patch servers.
+local function servers()
+  local n = 0
+  for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
+    local ok, cmdline = pcall(vim.fn.readfile, '/proc/' .. pid .. '/cmdline', 'b')
+    local text = ok and table.concat(cmdline, ' '):gsub('%z', ' ') or ''
+    if text:find(server_cmd[#server_cmd], 1, true) then
+      n = n + 1
+    end
+  end
+  return n
+end
+local function clients()
+  return #vim.lsp.get_clients({ name = 'llm_patch', _uninitialized = true })
+end
+
+-- A user opens three files in a row (BufReadPost and BufEnter each, while the server starts).
+vim.cmd.edit('src/util.py')
 vim.cmd.edit('src/app.py')
+vim.cmd('split src/util.py')
+vim.cmd('wincmd p')
 local app = vim.api.nvim_get_current_buf()
+eq('one server: one client while it starts', 1, clients())
+check('statusline: says the server is starting', require('llm_patch').statusline() == 'llm-patch …', require('llm_patch').statusline())
+local before_notes = #notes
+local code_action_key = vim.lsp.buf.code_action
+local asked = false
+vim.lsp.buf.code_action = function()
+  asked = true
+end
+vim.cmd('execute "normal \\<Plug>(llm-patch-code-action)"')
+vim.lsp.buf.code_action = code_action_key
+check('<Plug>(llm-patch-code-action) while starting: says so', #notes > before_notes and notes[before_notes + 1].msg:find('starting', 1, true) ~= nil, vim.inspect(notes[before_notes + 1]))
+check('<Plug>(llm-patch-code-action): then asks for code actions', asked)
+vim.wait(20000, function()
+  local c = vim.lsp.get_clients({ name = 'llm_patch' })[1]
+  return c ~= nil and c.initialized
+end, 20)
+vim.cmd('split src/app.py')
+vim.cmd('close')
+eq('one server: one client once started', 1, clients())
+eq('one server: one `llm-patch serve` process', 1, servers())
+eq('statusline: the server is ready, no result yet', 'llm-patch', require('llm_patch').statusline())
+vim.cmd('only')
 -- An unsaved change the reply does not know about: the server must see the buffer, not the
 -- disk, and one `u` after the patch must keep this change.
 vim.api.nvim_buf_set_lines(app, 1, 2, false, { '# unsaved local note' })
@@ -246,6 +298,7 @@ eq('apply: that buffer has the patch', {
 eq('apply: nothing written to disk (buffers are the user\'s to save)', util_py, vim.fn.readfile(root .. '/src/util.py'))
 local consts = vim.fn.bufnr(root .. '/src/consts.py')
 eq('apply: the new file is a buffer with its content', { 'TAU = 6.283185307179586' }, consts > 0 and lines(consts) or {})
+check('apply: creating src/consts.py was confirmed first', #questions == 1 and questions[1]:find('create src/consts.py', 1, true) ~= nil, vim.inspect(questions))
 local last = notes[#notes] or {}
 check('apply: the notification names the result', (last.msg or ''):find('applied 4 edits in 3 files', 1, true) ~= nil, last.msg)
 check('apply: the notification lists unsaved buffers', (last.msg or ''):find('src/util.py', 1, true) ~= nil, last.msg)

@@ -136,20 +136,91 @@ check(
 )
 eq('report lines end with the text\'s last line', '```', report_lines[#report_lines])
 
+-- text into buffer lines ------------------------------------------------------------------
+
+eq('lines: split at every break', { 'a', 'b', 'c' }, R.lines('a\nb\r\nc\n'))
+eq('lines: one empty line for empty text', { '' }, R.lines(''))
+eq('lines: inner empty lines kept', { 'a', '', 'b' }, R.lines('a\n\nb'))
+
+local near_miss = R.parse({
+  ok = false,
+  blocks = { { index = 0, path = 'a.py', status = 'failed', reply_lines = { 3, 9 }, error = { code = 'TEXT_NOT_FOUND', message = 'm' } } },
+  files = {},
+  summary = 'nothing applied. #0 a.py: TEXT_NOT_FOUND — closest match:\n@@ -1 +1 @@\n-x\n+y',
+  problems = { '#0 a.py: TEXT_NOT_FOUND — closest match:\n@@ -1 +1 @@\n-x\n+y' },
+})
+lines = R.preview_lines(near_miss)
+check('preview of a near miss: no line holds a line break', #vim.tbl_filter(function(l)
+  return l:find('\n') ~= nil
+end, lines) == 0, vim.inspect(lines))
+eq('preview of a near miss: the closest-match diff, commented line by line', '# -x', lines[#lines - 1])
+check('report lines of a near miss: no line holds a line break', #vim.tbl_filter(function(l)
+  return l:find('\n') ~= nil
+end, R.report_lines(near_miss, 'check')) == 0)
+
+-- choosing blocks ------------------------------------------------------------------------------
+
+local reply_text = 'intro\na.py\n```\nX\n```\nmore prose\nb.py\n```\nY\n```\n'
+local two = { { index = 0, reply_lines = { 2, 5 } }, { index = 1, reply_lines = { 7, 10 } } }
+eq('only_blocks: the others blanked, line numbers kept', 'intro\n\n\n\n\nmore prose\nb.py\n```\nY\n```\n', R.only_blocks(reply_text, two, { [1] = true }))
+eq('only_blocks: all kept is the reply', reply_text, R.only_blocks(reply_text, two, { [0] = true, [1] = true }))
+
+-- quickfix ---------------------------------------------------------------------------------
+
+eq('quickfix: a failure on the reply buffer\'s lines', {
+  { bufnr = 7, lnum = 13, text = '#0 a.py: TEXT_NOT_FOUND — closest match:', type = 'E' },
+}, R.quickfix_items(near_miss, { bufnr = 7, line_offset = 10 }))
+eq('quickfix: a register reply points at the file', {
+  { filename = '/root/a.py', lnum = 1, text = '#0 a.py: TEXT_NOT_FOUND — closest match:', type = 'E' },
+}, R.quickfix_items(near_miss, { root = '/root' }))
+eq('quickfix: nothing for a clean report', {}, R.quickfix_items(server_report('applied'), {}))
+eq('label: the server\'s', '✓ 2 edits', server_report('applied').label)
+
 -- commands ------------------------------------------------------------------------------------
 
 vim.cmd('runtime plugin/llm_patch.lua')
-for _, name in ipairs({ 'LlmPatchApply', 'LlmPatchCheck', 'LlmPatchPreview', 'LlmPatchReport' }) do
+for _, name in ipairs({ 'LlmPatchApply', 'LlmPatchCheck', 'LlmPatchPreview', 'LlmPatchReview', 'LlmPatchReport', 'LlmPatchUndo', 'LlmPatchQuickfix' }) do
   check(':' .. name .. ' exists', vim.fn.exists(':' .. name) == 2)
 end
 local cmds = vim.api.nvim_get_commands({})
 check(':LlmPatchApply takes a range, a register and a bang', cmds.LlmPatchApply.range ~= nil and cmds.LlmPatchApply.nargs == '?' and cmds.LlmPatchApply.bang)
 check(':LlmPatchCheck takes a range', cmds.LlmPatchCheck.range ~= nil)
+check(':LlmPatchReview takes a range', cmds.LlmPatchReview.range ~= nil)
+for _, plug in ipairs({ 'apply', 'check', 'preview', 'review', 'undo', 'code-action' }) do
+  check('<Plug>(llm-patch-' .. plug .. ') is mapped', vim.fn.maparg('<Plug>(llm-patch-' .. plug .. ')', 'n') ~= '')
+end
+local health = require('llm_patch.health')
+local script = vim.fn.tempname()
+vim.fn.writefile({ '#!/opt/venv/bin/python3.12', 'import sys' }, script)
+vim.fn.setfperm(script, 'rwx------')
+eq('health: a script\'s Python is its #! line', '/opt/venv/bin/python3.12', health.python_of({ script, 'serve' }))
+vim.fn.delete(script)
+if vim.fn.exepath('python3') ~= '' then
+  eq('health: a python command is its own interpreter', vim.fn.exepath('python3'), health.python_of({ 'python3', '-m', 'lsp_server' }))
+end
+eq('health: a missing command has none', nil, health.python_of({ 'no-such-llm-patch-binary' }))
 
 local lsp_cfg = dofile(vim.fs.dirname(script_dir) .. '/lsp/llm_patch.lua')
 eq('lsp/llm_patch.lua starts `llm-patch serve`', { 'llm-patch', 'serve' }, lsp_cfg.cmd)
 check('lsp/llm_patch.lua has no filetypes filter', lsp_cfg.filetypes == nil)
 check('lsp/llm_patch.lua has root markers', vim.tbl_contains(lsp_cfg.root_markers, '.git'))
+
+-- the help: doc/tags is shipped and lists every tag of doc/llm_patch.txt
+local doc = vim.fs.dirname(script_dir) .. '/doc'
+local want_tags = {}
+for _, l in ipairs(vim.fn.readfile(doc .. '/llm_patch.txt')) do
+  for tag in l:gmatch('%*([^%s*|]+)%*') do
+    want_tags[#want_tags + 1] = tag
+  end
+end
+local have_tags = vim.tbl_map(function(l)
+  return vim.split(l, '\t')[1]
+end, vim.fn.filereadable(doc .. '/tags') == 1 and vim.fn.readfile(doc .. '/tags') or {})
+table.sort(want_tags)
+table.sort(have_tags)
+eq('doc/tags is current (nvim --headless -c "helptags editors/nvim/doc" -c q)', want_tags, have_tags)
+local ok_help = pcall(vim.cmd, 'help llm_patch')
+check(':help llm_patch works', ok_help and vim.fn.expand('%:t') == 'llm_patch.txt')
 
 io.stdout:write(('%d passed, %d failed\n'):format(passed, failures))
 os.exit(failures == 0 and 0 or 1)

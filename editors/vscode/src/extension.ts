@@ -18,16 +18,38 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 
+import { PatchJournal, type ApplyEditParams, type ApplyEditResult } from "./apply_edit";
+import { ReplyCommands } from "./commands";
 import { RestartPolicy } from "./crash";
 import { discoverServer, pythonNames, type Discovery, type Probes, type ServerCommand } from "./discovery";
-import { installSteps, MIN_PYTHON, pickBasePython, venvDir, venvPython } from "./install";
+import {
+  BUNDLED_WHEEL_DIR,
+  bundledWheel,
+  installSource,
+  installSteps,
+  MIN_PYTHON,
+  pickBasePython,
+  venvDir,
+  venvPython,
+} from "./install";
 import { nodeProbes, pythonVersion, runStep } from "./probes";
-import { notification, parseReport, reportDocument, statusTooltip, type Report, type ReportMeta } from "./report";
+import { RecentEditors } from "./recent";
+import {
+  changedFilesLine,
+  notification,
+  parseReport,
+  reportDocument,
+  statusTooltip,
+  type Report,
+  type ReportMeta,
+} from "./report";
 import { commandArguments, serverSettings, SYNCED_SCHEMES, type ApplyOptions, type ReplySource } from "./settings";
+
 
 export const CLIENT_ID = "llmPatch";
 export const CLIENT_NAME = "LLM Patch";
 export const REPORT_SCHEME = "llm-patch-report";
+
 const PYTHON_EXTENSION_ID = "ms-python.python";
 /** Server commands whose result is a report; they also run from code actions and lenses. */
 const REPORT_COMMANDS = new Set(["llmPatch.apply", "llmPatch.applyBlock", "llmPatch.check"]);
@@ -72,6 +94,13 @@ export class LlmPatchExtension {
   private readonly policy: RestartPolicy;
   private starting: Promise<boolean> | undefined;
   private stopping = false;
+  /** Every file the last patch touched, before and after: *Undo Last Patch* reads it. */
+  readonly journal = new PatchJournal();
+  /** Recently active editors: the caller's target for replies that name no file. */
+  readonly recent = new RecentEditors(["file"]);
+  /** Report commands running: the server's own messages about them would say it twice. */
+  private inFlight = 0;
+  private watchingPython = false;
   readonly reportUri = vscode.Uri.parse(`${REPORT_SCHEME}:/LLM Patch Report.md`);
 
   constructor(
@@ -105,11 +134,18 @@ export class LlmPatchExtension {
     const c = this.context.subscriptions;
     const reg = (id: string, fn: () => unknown) =>
       c.push(vscode.commands.registerCommand(id, () => fn()));
-    reg("llmPatch.applyFromClipboard", () => this.fromClipboard("apply", {}));
-    reg("llmPatch.previewFromClipboard", () => this.fromClipboard("apply", { preview: true }));
-    reg("llmPatch.checkClipboard", () => this.fromClipboard("check", {}));
-    reg("llmPatch.applySelection", () => this.applySelection());
-    reg("llmPatch.openClipboardAsReply", () => this.openClipboardAsReply());
+    const commands = new ReplyCommands(this);
+    reg("llmPatch.applyFromClipboard", () => commands.fromClipboard("apply", {}));
+    reg("llmPatch.previewFromClipboard", () => commands.fromClipboard("apply", { preview: true }));
+    reg("llmPatch.checkClipboard", () => commands.fromClipboard("check", {}));
+    reg("llmPatch.applySelection", () => commands.applySelection({}));
+    reg("llmPatch.previewSelection", () => commands.applySelection({ preview: true }));
+    c.push(
+      vscode.commands.registerCommand("llmPatch.applyPatchFile", (uri?: vscode.Uri) => commands.applyDocument(uri)),
+      vscode.commands.registerCommand("llmPatch.applyReply", (uri?: vscode.Uri) => commands.applyDocument(uri)),
+    );
+    reg("llmPatch.undoLastPatch", () => commands.undoLastPatch());
+    reg("llmPatch.openClipboardAsReply", () => commands.openClipboardAsReply());
     reg("llmPatch.showLastReport", () => this.showLastReport());
     reg("llmPatch.restartServer", () => this.restart());
     reg("llmPatch.installServer", () => this.install());
@@ -126,7 +162,17 @@ export class LlmPatchExtension {
           void this.restart();
         }
       }),
+      vscode.window.onDidChangeActiveTextEditor((editor) => this.recent.note(editor?.document.uri.toString())),
+      vscode.workspace.onDidCloseTextDocument((doc) => this.recent.closed(doc.uri.toString())),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        // the server was started read-only (mode restricted) and without the workspace's
+        // Python: start it again with the full settings
+        this.output.info("The workspace is trusted now: restarting the server with writing allowed.");
+        this.watchPythonExtension();
+        void this.restart();
+      }),
     );
+    this.recent.note(vscode.window.activeTextEditor?.document.uri.toString());
     this.watchPythonExtension();
     this.status.show();
     // Not awaited: activation must not wait on a slow or missing server; commands do.
@@ -148,9 +194,32 @@ export class LlmPatchExtension {
     return vscode.workspace.getConfiguration("llmPatch");
   }
 
+  /** A server setting as the server must see it: read-only in an untrusted workspace. */
+  private serverSetting(key: string): unknown {
+    return key === "mode" && !vscode.workspace.isTrusted ? "restricted" : this.config().get(key);
+  }
+
+  /** The server's workspace/configuration answer, with `mode` forced in Restricted Mode. */
+  private restrictConfiguration(items: { section?: string }[], values: unknown[]): unknown[] {
+    if (vscode.workspace.isTrusted) {
+      return values;
+    }
+    return values.map((value, i) => {
+      const section = items[i]?.section;
+      if (section === "llmPatch.mode") {
+        return "restricted";
+      }
+      if (section === "llmPatch" && typeof value === "object" && value !== null) {
+        return { ...value, mode: "restricted" };
+      }
+      return value;
+    });
+  }
+
   private async pythonExtensionInterpreter(): Promise<string[] | undefined> {
     const ext = vscode.extensions.getExtension(PYTHON_EXTENSION_ID);
-    if (!ext) {
+    // An untrusted workspace may choose that interpreter (its own .venv): never run it.
+    if (!ext || !vscode.workspace.isTrusted) {
       return undefined;
     }
     const api: any = ext.isActive ? ext.exports : await ext.activate();
@@ -170,9 +239,10 @@ export class LlmPatchExtension {
 
   private watchPythonExtension(): void {
     const ext = vscode.extensions.getExtension(PYTHON_EXTENSION_ID);
-    if (!ext) {
+    if (!ext || this.watchingPython || !vscode.workspace.isTrusted) {
       return;
     }
+    this.watchingPython = true;
     void Promise.resolve(ext.isActive ? ext.exports : ext.activate()).then(
       (api: any) => {
         const event = api?.environments?.onDidChangeActiveEnvironmentPath;
@@ -192,6 +262,16 @@ export class LlmPatchExtension {
       },
       (error: unknown) => this.output.warn(`Python extension unavailable: ${errorMessage(error)}`),
     );
+  }
+
+  /** The server wheel the .vsix carries (see install.ts), if any. */
+  private async bundledWheel(): Promise<string | undefined> {
+    const dir = this.context.extensionPath;
+    try {
+      return bundledWheel(dir, await fs.readdir(path.join(dir, BUNDLED_WHEEL_DIR)));
+    } catch {
+      return undefined; // a development checkout before `npm run package`
+    }
   }
 
   private storageDir(): string {
@@ -279,7 +359,7 @@ export class LlmPatchExtension {
       documentSelector: SYNCED_SCHEMES.map((scheme) => ({ scheme })),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: () => ({ llmPatch: serverSettings((k) => this.config().get(k)) }),
+      initializationOptions: () => ({ llmPatch: serverSettings((k) => this.serverSetting(k)) }),
       synchronize: { configurationSection: "llmPatch" },
       errorHandler: {
         error: (_error, _message, count) =>
@@ -300,21 +380,62 @@ export class LlmPatchExtension {
       },
       middleware: {
         // Code actions and code lenses run the server's commands through VS Code's command
-        // registry; their reports feed the status bar like the palette commands do.
+        // registry; their reports feed the status bar and the notification like the palette
+        // commands do, files changed and unsaved included.
         executeCommand: async (command, args, next) => {
-          const result = await next(command, args);
-          if (REPORT_COMMANDS.has(command)) {
-            const report = parseReport(result);
-            if (report) {
-              const kind = command === "llmPatch.check" ? "check" : "apply";
-              this.record(report, { kind, source: "code action", time: this.deps.now() });
-            }
+          if (!REPORT_COMMANDS.has(command)) {
+            return next(command, args);
+          }
+          const landed = this.journal.count;
+          this.inFlight += 1;
+          let result: unknown;
+          try {
+            result = await next(command, args);
+          } finally {
+            this.inFlight -= 1;
+          }
+          const report = parseReport(result);
+          if (report) {
+            const kind = command === "llmPatch.check" ? "check" : "apply";
+            this.record(report, { kind, source: "code action", time: this.deps.now() }, landed);
           }
           return result;
         },
+        workspace: {
+          // The client calls `next` with the params alone (no token): so do we.
+          handleApplyEdit: (params, next) => {
+            const apply = next as unknown as (p: ApplyEditParams) => Promise<ApplyEditResult>;
+            return this.journal.handle(params, apply);
+          },
+          configuration: async (params, token, next) => {
+            const values = await next(params, token);
+            return Array.isArray(values) ? this.restrictConfiguration(params.items, values) : values;
+          },
+        },
       },
     };
-    return new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    client.onNotification("window/showMessage", (params: { type: number; message: string }) => this.serverMessage(params));
+    return client;
+  }
+
+  /**
+   * The server's `window/showMessage`. While one of its reports is on the way, the report's
+   * notification says the same thing: the message goes to the log only, so nothing is said
+   * twice. Otherwise it is shown like VS Code's client would.
+   */
+  serverMessage(params: { type: number; message: string }): void {
+    if (this.inFlight > 0) {
+      this.output.info(`server: ${params.message}`);
+      return;
+    }
+    const show =
+      params.type === 1
+        ? vscode.window.showErrorMessage
+        : params.type === 2
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
+    void show(params.message);
   }
 
   async stop(): Promise<void> {
@@ -341,7 +462,7 @@ export class LlmPatchExtension {
   }
 
   /** The running client, starting it first when needed; undefined (after a message) if none. */
-  private async readyClient(): Promise<LanguageClient | undefined> {
+  async readyClient(): Promise<LanguageClient | undefined> {
     if (this.starting) {
       await this.starting;
     }
@@ -370,6 +491,9 @@ export class LlmPatchExtension {
         break;
       case "Show Report":
         void this.showLastReport();
+        break;
+      case "Save All":
+        void vscode.workspace.saveAll(false);
         break;
       default:
         break;
@@ -426,7 +550,17 @@ export class LlmPatchExtension {
     }
     const dir = venvDir(this.storageDir());
     await fs.mkdir(path.dirname(dir), { recursive: true });
-    const source = cfg.get<string>("server.installSource", "llm-patch").trim() || "llm-patch";
+    const source = installSource(cfg.get<string>("server.installSource", ""), await this.bundledWheel());
+    if (!source) {
+      void vscode.window
+        .showErrorMessage(
+          "LLM Patch: this copy of the extension carries no server wheel, and llmPatch.server.installSource " +
+            "is empty. Set it to a checkout of llm-patch or a wheel file.",
+          "Open Settings",
+        )
+        .then((c) => this.onChoice(c));
+      return false;
+    }
     const steps = installSteps(base.python, dir, source, this.deps.platform);
     const failure = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: "LLM Patch", cancellable: true },
@@ -481,6 +615,8 @@ export class LlmPatchExtension {
       opts.preview = true;
     }
     const command = kind === "apply" ? "llmPatch.apply" : "llmPatch.check";
+    const landed = this.journal.count;
+    this.inFlight += 1;
     try {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: kind === "apply" ? "LLM Patch: applying" : "LLM Patch: checking" },
@@ -492,7 +628,7 @@ export class LlmPatchExtension {
         void vscode.window.showErrorMessage("LLM Patch: the server returned no report (see the log).", "Show Log").then((c) => this.onChoice(c));
         return undefined;
       }
-      this.record(report, { kind, source: label, time: this.deps.now() });
+      this.record(report, { kind, source: label, time: this.deps.now() }, landed);
       return report;
     } catch (error) {
       const message = errorMessage(error);
@@ -501,10 +637,16 @@ export class LlmPatchExtension {
       this.status.tooltip = `${command} failed: ${message}`;
       void vscode.window.showErrorMessage(`LLM Patch: ${message}`, "Show Log").then((c) => this.onChoice(c));
       return undefined;
+    } finally {
+      this.inFlight -= 1;
     }
   }
 
-  record(report: Report, meta: ReportMeta): void {
+  /**
+   * Shows a report. `landed` is the journal's count when the command started: when a patch
+   * landed since, the notification also names the files it changed and those not saved yet.
+   */
+  record(report: Report, meta: ReportMeta, landed?: number): void {
     this.last = { report, meta };
     this.status.text = report.label;
     this.status.tooltip = statusTooltip(report, meta);
@@ -512,7 +654,10 @@ export class LlmPatchExtension {
     this.status.backgroundColor =
       report.level === "error" ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
     this.reportChanged.fire(this.reportUri);
-    const message = notification(report);
+    const files =
+      landed !== undefined && this.journal.count > landed ? this.journal.changedFiles(this.journal.count) : undefined;
+    const line = files ? changedFilesLine(files.changed, files.unsaved) : "";
+    const message = line ? `${notification(report)} ${line}` : notification(report);
     this.output.info(message);
     const show =
       report.level === "error"
@@ -520,64 +665,8 @@ export class LlmPatchExtension {
         : report.level === "warning"
           ? vscode.window.showWarningMessage
           : vscode.window.showInformationMessage;
-    void show(message, "Show Report").then((c) => this.onChoice(c));
-  }
-
-  private async clipboardText(): Promise<string | undefined> {
-    const text = await vscode.env.clipboard.readText();
-    if (!text.trim()) {
-      void vscode.window.showWarningMessage(
-        "LLM Patch: the clipboard is empty (CLIPBOARD_MISSING). Copy the model's reply first.",
-      );
-      return undefined;
-    }
-    return text;
-  }
-
-  async fromClipboard(kind: "apply" | "check", options: ApplyOptions): Promise<Report | undefined> {
-    const text = await this.clipboardText();
-    return text === undefined ? undefined : this.run(kind, { text }, "clipboard", options);
-  }
-
-  async applySelection(): Promise<Report | undefined> {
-    const editor = vscode.window.activeTextEditor;
-    if (!editor) {
-      void vscode.window.showWarningMessage("LLM Patch: open the reply and select the blocks to apply.");
-      return undefined;
-    }
-    const doc = editor.document;
-    const sel = editor.selection;
-    const name = path.posix.basename(doc.uri.path) || doc.uri.toString();
-    const label = sel.isEmpty ? name : `selection in ${name}`;
-    let source: ReplySource;
-    if (SYNCED_SCHEMES.includes(doc.uri.scheme)) {
-      // By URI, so the server publishes its diagnostics on the reply itself.
-      source = sel.isEmpty
-        ? { uri: doc.uri.toString() }
-        : {
-            uri: doc.uri.toString(),
-            range: {
-              start: { line: sel.start.line, character: sel.start.character },
-              end: { line: sel.end.line, character: sel.end.character },
-            },
-          };
-    } else {
-      source = { text: sel.isEmpty ? doc.getText() : doc.getText(sel) };
-    }
-    return this.run("apply", source, label, {});
-  }
-
-  async openClipboardAsReply(): Promise<vscode.TextDocument | undefined> {
-    const text = await this.clipboardText();
-    if (text === undefined) {
-      return undefined;
-    }
-    // An untitled document is a reply document for the server: it gets live diagnostics and
-    // code lenses showing which blocks will land before anything changes.
-    const doc = await vscode.workspace.openTextDocument({ content: text, language: "markdown" });
-    await vscode.window.showTextDocument(doc, { preview: false });
-    void this.readyClient();
-    return doc;
+    const items = files && files.unsaved.length > 0 ? ["Save All", "Show Report"] : ["Show Report"];
+    void show(message, ...items).then((c) => this.onChoice(c));
   }
 
   async showLastReport(): Promise<void> {

@@ -162,3 +162,21 @@ export function statusTooltip(report: Report, meta: ReportMeta): string {
   lines.push("Click to show the full report.");
   return lines.join("\n");
 }
+
+/**
+ * What the editor adds to the server's sentence after an apply: which files changed, and
+ * which of them are not saved yet (VS Code applies edits to buffers; nothing is on disk until
+ * they are saved). The server cannot know either: the edit is the editor's to apply.
+ */
+export function changedFilesLine(changed: readonly string[], unsaved: readonly string[]): string {
+  if (changed.length === 0) {
+    return "";
+  }
+  const pending = new Set(unsaved);
+  const all = changed.join(", ");
+  if (changed.every((f) => pending.has(f))) {
+    return `Changed, not saved yet: ${all}.`;
+  }
+  const notSaved = changed.filter((f) => pending.has(f));
+  return notSaved.length > 0 ? `Changed: ${all} (not saved yet: ${notSaved.join(", ")}).` : `Changed: ${all}.`;
+}

@@ -57,10 +57,18 @@ export function serverSettings(get: (key: string) => unknown): ServerSettings {
   return out;
 }
 
-/** The first argument of llmPatch.apply / llmPatch.check. */
+/**
+ * The first argument of llmPatch.apply / llmPatch.check. `target` is the caller's file: the
+ * one a block that names no path applies to (a chat-window snippet), which the server uses
+ * only when the reply itself does not say.
+ */
 export type ReplySource =
-  | { text: string }
-  | { uri: string; range?: { start: { line: number; character: number }; end: { line: number; character: number } } };
+  | { text: string; target?: string }
+  | {
+      uri: string;
+      range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+      target?: string;
+    };
 
 export interface ApplyOptions {
   partial?: boolean;

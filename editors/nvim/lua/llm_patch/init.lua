@@ -1,20 +1,26 @@
 -- llm-patch for Neovim: run the language server's `llmPatch.apply` / `llmPatch.check` on a
--- register (default `+`, the clipboard) or on lines of a buffer, show the result with
--- vim.notify, preview the unified diff in a scratch split, and make one `u` undo a buffer's
--- whole patch. The server does the work; this module only finds (or starts) its client and
--- presents its report.
+-- register (default `+`, the clipboard) or on lines of a buffer, and say what happened: the
+-- server's own words (its report), which files changed, which are unsaved. The code actions
+-- and code lenses the server offers run through the same path (server.lua routes them here),
+-- so they are reported the same way.
+--
+--   server.lua   one client per workspace, attached to every file buffer, always synced
+--   edit.lua     the server's workspace/applyEdit: version and unsaved-work checks, undo
+--   view.lua     scratch splits (preview, report), the per-block review
+--   report.lua   the report as plain tables and lines (pure)
 
 local report_mod = require('llm_patch.report')
+local server = require('llm_patch.server')
+local edit = require('llm_patch.edit')
 
 local M = {}
 
-local NAME = 'llm_patch'
 local has_011 = vim.fn.has('nvim-0.11') == 1
 
 M.defaults = {
   -- Overrides merged over lsp/llm_patch.lua (and, on 0.11, over vim.lsp.config('llm_patch')).
   lsp = {},
-  -- Start the server and attach it to every normal buffer as it is opened, so anchors match
+  -- Start the server and attach it to every file buffer as it is opened, so anchors match
   -- unsaved text. Off: the client starts on the first :LlmPatch* command instead.
   autostart = true,
   -- Register read by :LlmPatchApply / :LlmPatchCheck / :LlmPatchPreview without an argument.
@@ -23,227 +29,26 @@ M.defaults = {
   write = false,
   -- How long a command waits for a server that is starting (ms).
   start_timeout = 15000,
+  -- Code actions and code lenses that apply a reply show the diff first (`a` applies).
+  preview = false,
+  -- Failures as virtual text in reply buffers (0.11 shows diagnostics as signs only).
+  virtual_text = true,
+  -- Code lenses in reply buffers ("✓ src/a.py:42 (exact)"), refreshed as the reply changes.
+  codelens = true,
+  -- Failed blocks to the quickfix list after each command (not opened: :copen).
+  quickfix = true,
 }
 
 M.opts = vim.deepcopy(M.defaults)
 
---- The last result, for :LlmPatchReport and for tests.
+--- The last result, for :LlmPatchReport, the statusline and tests.
 ---@type {kind: string, report: table|nil, err: any, changed: integer[]}|nil
 M.last = nil
 
 local function notify(msg, level)
   vim.notify(msg, level or vim.log.levels.INFO, { title = 'llm-patch' })
 end
-
-local function get_clients(filter)
-  return (vim.lsp.get_clients or vim.lsp.get_active_clients)(filter)
-end
-
---- Sends every buffer's pending didChange first: a request flushes only its own buffer, and a
---- plan made against text the server has not seen yet is refused by Neovim as stale.
-local function flush_changes(client)
-  pcall(function()
-    require('vim.lsp._changetracking').flush(client)
-  end)
-end
-
-local function request(client, method, params, handler, bufnr)
-  flush_changes(client)
-  if has_011 then
-    return client:request(method, params, handler, bufnr)
-  end
-  return client.request(method, params, handler, bufnr)
-end
-
---- The base configuration: lsp/llm_patch.lua from 'runtimepath' (0.11 resolves it together
---- with the user's vim.lsp.config calls), then setup()'s `lsp` overrides.
-function M.config()
-  local base
-  if has_011 and vim.lsp.config then
-    local ok, resolved = pcall(function()
-      return vim.lsp.config[NAME]
-    end)
-    if ok and resolved then
-      base = vim.deepcopy(resolved)
-    end
-  end
-  if not base then
-    local file = vim.api.nvim_get_runtime_file('lsp/' .. NAME .. '.lua', false)[1]
-    base = file and dofile(file) or { cmd = { 'llm-patch', 'serve' }, root_markers = { '.git' } }
-  end
-  local cfg = vim.tbl_deep_extend('force', base, M.opts.lsp or {})
-  cfg.name = NAME
-  return cfg
-end
-
-local function find_root(bufnr, markers)
-  local name = vim.api.nvim_buf_get_name(bufnr)
-  local start = name ~= '' and vim.fs.dirname(name) or vim.fn.getcwd()
-  if vim.fs.root then
-    return vim.fs.root(start, markers)
-  end
-  local found = vim.fs.find(markers, { upward = true, path = start })[1]
-  return found and vim.fs.dirname(found) or nil
-end
-
---- A buffer the server should know: a loaded, normal buffer with a name (a file) or a reply.
-local function attachable(bufnr)
-  return vim.api.nvim_buf_is_loaded(bufnr) and vim.bo[bufnr].buftype == '' and vim.api.nvim_buf_get_name(bufnr) ~= ''
-end
-
-local function attach(client, bufnr)
-  if attachable(bufnr) and not vim.lsp.buf_is_attached(bufnr, client.id) then
-    vim.lsp.buf_attach_client(bufnr, client.id)
-  end
-end
-
-local undo_break, apply_edit_handler
-
---- Wraps the client's workspace/applyEdit handler (once) so each patch is its own undo step.
-function M.adopt(client)
-  if client._llm_patch_wrapped then
-    return
-  end
-  client._llm_patch_wrapped = true
-  client.handlers = client.handlers or {}
-  local inner = client.handlers['workspace/applyEdit'] or vim.lsp.handlers['workspace/applyEdit']
-  client.handlers['workspace/applyEdit'] = apply_edit_handler(inner)
-end
-
---- Starts the client without waiting for it (no-op when one runs).
----@return table|nil client
-function M.start(bufnr)
-  local client = get_clients({ name = NAME })[1]
-  if client then
-    return client
-  end
-  local cfg = M.config()
-  if type(cfg.root_dir) ~= 'string' then
-    local root = nil
-    if type(cfg.root_dir) == 'function' then
-      -- 0.11 style root_dir(bufnr, on_dir); most call on_dir synchronously.
-      pcall(cfg.root_dir, bufnr, function(dir)
-        root = dir
-      end)
-    end
-    cfg.root_dir = root or find_root(bufnr, cfg.root_markers or { '.git' }) or vim.fn.getcwd()
-  end
-  local ok, id
-  if has_011 then
-    ok, id = pcall(vim.lsp.start, cfg, { attach = false })
-  else
-    ok, id = pcall(vim.lsp.start_client, cfg)
-  end
-  if not ok or not id then
-    local cmd = type(cfg.cmd) == 'table' and table.concat(cfg.cmd, ' ') or tostring(cfg.cmd)
-    notify(('llm-patch: could not start %s: %s'):format(cmd, tostring(id)), vim.log.levels.ERROR)
-    return nil
-  end
-  client = vim.lsp.get_client_by_id(id)
-  if client then
-    M.adopt(client)
-  end
-  return client
-end
-
---- The running, initialized client, attached to every loaded file (so the server resolves
---- anchors against unsaved buffer text). Waits for a starting server.
----@return table|nil client
-function M.client(bufnr)
-  local client = M.start(bufnr)
-  if not client then
-    return nil
-  end
-  local ready = vim.wait(M.opts.start_timeout, function()
-    return client.initialized or client.is_stopped(client) or false
-  end, 20)
-  if not ready or not client.initialized then
-    notify('llm-patch: the server did not start (see :LspLog)', vim.log.levels.ERROR)
-    return nil
-  end
-  M.adopt(client)
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    attach(client, b)
-  end
-  return client
-end
-
-local function uris_of(edit)
-  local uris = {}
-  for uri in pairs(edit.changes or {}) do
-    uris[#uris + 1] = uri
-  end
-  for _, change in ipairs(edit.documentChanges or {}) do
-    if change.textDocument then
-      uris[#uris + 1] = change.textDocument.uri
-    elseif change.kind == 'rename' then
-      uris[#uris + 1] = change.newUri
-    elseif change.kind == 'create' then
-      uris[#uris + 1] = change.uri
-    end
-  end
-  return uris
-end
-
---- Closes the current undo block of a buffer, so the patch becomes its own undo step and one
---- `u` reverts exactly the patch (not the user's last unsaved typing with it).
-function undo_break(bufnr)
-  if vim.api.nvim_buf_is_loaded(bufnr) then
-    vim.api.nvim_buf_call(bufnr, function()
-      vim.cmd('let &l:undolevels = &l:undolevels')
-    end)
-  end
-end
-
---- Buffers changed by the last applied edit (for the notification and `write`).
-local pending_changed = {}
-
-function apply_edit_handler(inner)
-  return function(err, params, ctx, config)
-    local edit = params and params.edit or {}
-    local ticks = {}
-    for _, uri in ipairs(uris_of(edit)) do
-      local ok, bufnr = pcall(vim.uri_to_bufnr, uri)
-      if ok then
-        undo_break(bufnr)
-        ticks[bufnr] = vim.api.nvim_buf_is_loaded(bufnr) and vim.api.nvim_buf_get_changedtick(bufnr) or -1
-      end
-    end
-    local result = inner(err, params, ctx, config)
-    -- A created file is loaded as one empty line; text inserted into it ("x\n") leaves that
-    -- line behind as a last empty line, which `:w` would write as an extra blank line.
-    for _, change in ipairs(edit.documentChanges or {}) do
-      if change.kind == 'create' then
-        local bufnr = vim.fn.bufnr(vim.uri_to_fname(change.uri))
-        if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) then
-          local n = vim.api.nvim_buf_line_count(bufnr)
-          if n > 1 and vim.api.nvim_buf_get_lines(bufnr, n - 1, n, false)[1] == '' then
-            vim.api.nvim_buf_set_lines(bufnr, n - 1, n, false, {})
-          end
-        end
-      end
-    end
-    -- Tell the server about every buffer the edit loaded or created, before answering: it
-    -- checks the result (a created file must be on disk or open), and Neovim creates a new
-    -- file only as a buffer (CreateFile with ignoreIfExists writes nothing).
-    local client = vim.lsp.get_client_by_id(ctx.client_id)
-    for _, uri in ipairs(uris_of(edit)) do
-      local bufnr = vim.uri_to_bufnr(uri)
-      if not vim.api.nvim_buf_is_loaded(bufnr) then
-        pcall(vim.fn.bufload, bufnr)
-      end
-      if client then
-        attach(client, bufnr)
-      end
-    end
-    for bufnr, tick in pairs(ticks) do
-      if vim.api.nvim_buf_is_valid(bufnr) and vim.api.nvim_buf_get_changedtick(bufnr) ~= tick then
-        pending_changed[#pending_changed + 1] = bufnr
-      end
-    end
-    return result
-  end
-end
+M.notify = notify
 
 local function line_length(line, encoding)
   if encoding == 'utf-8' then
@@ -256,15 +61,40 @@ local function line_length(line, encoding)
   return encoding == 'utf-32' and utf32 or utf16
 end
 
---- What the command runs on: `{uri, range?}` for lines of an attached buffer (so the server
---- puts its diagnostics on them), else `{text}`.
----@return table|nil source
-local function reply_source(client, args, bufnr)
+--- The client for a buffer, ready; says why not otherwise.
+function M.client(bufnr)
+  if server.state(bufnr) ~= 'ready' then
+    local c = server.find(bufnr)
+    if c and not c.initialized then
+      notify('llm-patch: the server is starting; the command runs when it is ready')
+    end
+  end
+  local client, err = server.ready(bufnr, M.opts.start_timeout)
+  if not client then
+    notify('llm-patch: ' .. err, vim.log.levels.ERROR)
+  end
+  return client
+end
+
+local function file_uri(bufnr)
+  if bufnr and bufnr > 0 and server.attachable(bufnr) then
+    return vim.uri_from_bufnr(bufnr)
+  end
+  return nil
+end
+
+--- What a command runs on: `{uri, range?}` for lines of an attached buffer (so the server puts
+--- its diagnostics on them), else `{text}` (a register, an unnamed or scratch buffer). With
+--- `target`: the file a block without a path applies to — the current buffer for a register,
+--- the alternate buffer when the reply is the current buffer.
+---@return table|nil source, table|nil reply where the reply sits, for the quickfix list
+function M.reply_source(client, args, bufnr)
   if args.range and args.range > 0 then
     local line_count = vim.api.nvim_buf_line_count(bufnr)
     local whole = args.line1 == 1 and args.line2 == line_count
+    local source
     if vim.lsp.buf_is_attached(bufnr, client.id) then
-      local source = { uri = vim.uri_from_bufnr(bufnr) }
+      source = { uri = vim.uri_from_bufnr(bufnr) }
       if not whole then
         local last = vim.api.nvim_buf_get_lines(bufnr, args.line2 - 1, args.line2, false)[1] or ''
         source.range = {
@@ -272,53 +102,111 @@ local function reply_source(client, args, bufnr)
           ['end'] = { line = args.line2 - 1, character = line_length(last, client.offset_encoding) },
         }
       end
-      return source
+    else
+      local lines = vim.api.nvim_buf_get_lines(bufnr, args.line1 - 1, args.line2, false)
+      source = { text = table.concat(lines, '\n') .. '\n' }
     end
-    local lines = vim.api.nvim_buf_get_lines(bufnr, args.line1 - 1, args.line2, false)
-    return { text = table.concat(lines, '\n') .. '\n' }
+    source.target = file_uri(vim.fn.bufnr('#'))
+    return source, { bufnr = bufnr, line_offset = args.line1 - 1 }
   end
   local reg = (args.args and args.args ~= '') and args.args or M.opts.register
   local ok, text = pcall(vim.fn.getreg, reg)
   if not ok or type(text) ~= 'string' or not text:find('%S') then
-    notify(('register %s is empty (CLIPBOARD_MISSING): copy the reply first'):format(reg), vim.log.levels.WARN)
+    notify(('llm-patch: register %s is empty (CLIPBOARD_MISSING): copy the reply first'):format(reg), vim.log.levels.WARN)
     return nil
   end
-  return { text = text }
+  return { text = text, target = file_uri(bufnr) }, { root = client.config.root_dir }
 end
 
-local function finish(kind, err, result)
-  local changed = pending_changed
-  pending_changed = {}
+local function rel(bufnr)
+  return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':.')
+end
+
+local function fill_quickfix(report, reply)
+  if not (M.opts.quickfix and report) then
+    return false
+  end
+  local items = report_mod.quickfix_items(report, reply or {})
+  if #items == 0 then
+    return false
+  end
+  vim.fn.setqflist({}, ' ', { title = 'llm-patch: ' .. report_mod.lines(report.summary)[1], items = items })
+  return true
+end
+
+--- Says how a command ended: the server's summary at its level, then which buffers changed
+--- and which of them are unsaved. Each outcome is said once.
+function M.finish(kind, err, result, reply)
+  local changed = edit.changed
+  edit.begin()
   local report = not err and report_mod.parse(result) or nil
-  M.last = { kind = kind, report = report, err = err, changed = changed }
+  if err and type(err.data) == 'table' then
+    report = report_mod.parse(err.data) -- a refusal with a report (Restricted mode)
+  end
+  M.last = { kind = kind, report = report, err = err, changed = changed, reply = reply }
   if err then
     notify('llm-patch: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
   elseif not report then
     notify('llm-patch: the server returned no report', vim.log.levels.ERROR)
   else
     local msg, level = report_mod.notification(report)
-    local unsaved = {}
+    local extra = {}
+    local written, unsaved, seen = {}, {}, {}
     for _, b in ipairs(changed) do
-      if vim.api.nvim_buf_is_valid(b) then
-        if M.opts.write then
+      if vim.api.nvim_buf_is_valid(b) and not seen[b] then
+        seen[b] = true
+        if M.opts.write and vim.bo[b].modified then
           vim.api.nvim_buf_call(b, function()
             vim.cmd('silent update')
           end)
+          written[#written + 1] = rel(b)
         elseif vim.bo[b].modified then
-          unsaved[#unsaved + 1] = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':.')
+          unsaved[#unsaved + 1] = rel(b)
         end
       end
     end
+    if #written > 0 then
+      extra[#extra + 1] = ('Written: %s.'):format(table.concat(written, ', '))
+    end
     if #unsaved > 0 then
-      msg = msg .. (' Unsaved: %s (:wa writes, u undoes).'):format(table.concat(unsaved, ', '))
+      extra[#extra + 1] = ('Unsaved: %s (:wa writes, :LlmPatchUndo undoes).'):format(table.concat(unsaved, ', '))
+    end
+    if fill_quickfix(report, reply) then
+      extra[#extra + 1] = 'Failures in the quickfix list (:copen).'
+    end
+    if #extra > 0 then
+      -- after a one-line summary on the same line; after a closest-match diff on their own
+      local multiline = msg:find('\n') ~= nil
+      if not multiline and not msg:match('[.!?]$') then
+        msg = msg .. '.'
+      end
+      msg = msg .. (multiline and '\n' or ' ') .. table.concat(extra, ' ')
     end
     notify(msg, level)
   end
+  vim.cmd('redrawstatus')
   vim.api.nvim_exec_autocmds('User', { pattern = 'LlmPatchDone', modeline = false, data = M.last })
 end
 
+--- Sends one `llmPatch.*` command with every buffer synced first; messages the server shows
+--- meanwhile are left to the report. `on_done(err, result)` gets the answer.
+function M.execute(client, command, args, bufnr, on_done)
+  server.sync(client)
+  edit.begin()
+  server.quiet = server.quiet + 1
+  local ok = server.request(client, 'workspace/executeCommand', { command = command, arguments = args }, function(err, result)
+    server.quiet = math.max(0, server.quiet - 1)
+    on_done(err, result)
+  end, bufnr)
+  if not ok then
+    server.quiet = math.max(0, server.quiet - 1)
+    notify('llm-patch: the server is not running (see :LspLog)', vim.log.levels.ERROR)
+  end
+  return ok
+end
+
 --- Runs llmPatch.apply (kind 'apply') or llmPatch.check (kind 'check') on a reply source.
-function M.run(kind, source, opts, bufnr, on_done)
+function M.run(kind, source, opts, bufnr, on_done, reply)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   local client = M.client(bufnr)
   if not client then
@@ -329,58 +217,48 @@ function M.run(kind, source, opts, bufnr, on_done)
     args[2] = opts
   end
   local command = kind == 'apply' and 'llmPatch.apply' or 'llmPatch.check'
-  pending_changed = {}
-  request(client, 'workspace/executeCommand', { command = command, arguments = args }, function(err, result)
+  return M.execute(client, command, args, bufnr, function(err, result)
     if on_done then
       on_done(err, result)
     else
-      finish(kind, err, result)
+      M.finish(kind, err, result, reply)
     end
-  end, bufnr)
-  return true
+  end)
 end
 
-local preview_ns = vim.api.nvim_create_namespace('llm_patch_preview')
-
---- :LlmPatchPreview: check, then show the diff in a scratch split; `a` applies, `q` discards.
-function M.preview(source, bufnr)
-  return M.run('check', source, nil, bufnr, function(err, result)
-    local report = not err and report_mod.parse(result) or nil
-    if not report then
-      finish('check', err, result)
+--- A code action's or code lens's `llmPatch.*` command (server.lua routes them here): the
+--- same sync, reporting and preview as the user commands.
+function M.code_action_command(client, command, ctx)
+  local args = command.arguments or {}
+  local name = command.command
+  local kind = name == 'llmPatch.check' and 'check' or 'apply'
+  local source = args[1]
+  local reply = {}
+  if type(source) == 'table' and source.uri then
+    local b = vim.uri_to_bufnr(source.uri)
+    reply = { bufnr = b, line_offset = source.range and source.range.start.line or 0 }
+  end
+  local options = type(args[2]) == 'table' and args[2] or {}
+  if name == 'llmPatch.applyBlock' and options.preview then
+    -- Neovim cannot show the server's confirmation (change annotations): ask here.
+    local question = ('llm-patch: %s?'):format(command.title or 'apply this block')
+    if vim.fn.confirm(question, '&Yes\n&No', 2, 'Question') ~= 1 then
+      notify('llm-patch: not applied')
       return
     end
-    M.last = { kind = 'check', report = report, changed = {} }
-    vim.cmd('botright new')
-    local buf = vim.api.nvim_get_current_buf()
-    vim.bo[buf].buftype = 'nofile'
-    vim.bo[buf].bufhidden = 'wipe'
-    vim.bo[buf].swapfile = false
-    pcall(vim.api.nvim_buf_set_name, buf, 'llm-patch://preview/' .. buf)
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, report_mod.preview_lines(report))
-    vim.bo[buf].modifiable = false
-    vim.bo[buf].filetype = 'diff'
-    vim.api.nvim_buf_clear_namespace(buf, preview_ns, 0, -1)
-    local function close()
-      if vim.api.nvim_buf_is_valid(buf) then
-        vim.api.nvim_buf_delete(buf, { force = true })
-      end
-    end
-    vim.keymap.set('n', 'q', function()
-      close()
-      notify('llm-patch: preview discarded, nothing applied')
-      vim.api.nvim_exec_autocmds('User', { pattern = 'LlmPatchDone', modeline = false, data = { kind = 'discard' } })
-    end, { buffer = buf, nowait = true, desc = 'llm-patch: discard' })
-    vim.keymap.set('n', 'a', function()
-      close()
-      M.run('apply', source, nil, bufnr)
-    end, { buffer = buf, nowait = true, desc = 'llm-patch: apply' })
-    vim.api.nvim_exec_autocmds('User', { pattern = 'LlmPatchPreview', modeline = false, data = { buf = buf, report = report } })
+  elseif name == 'llmPatch.apply' and (M.opts.preview or options.preview) then
+    local rest = vim.deepcopy(options)
+    rest.preview = nil
+    require('llm_patch.view').preview(source, ctx.bufnr, rest, reply)
+    return
+  end
+  M.execute(client, name, args, ctx.bufnr, function(err, result)
+    M.finish(kind, err, result, reply)
   end)
 end
 
 --- Entry point of the user commands.
----@param kind 'apply'|'check'|'preview'
+---@param kind 'apply'|'check'|'preview'|'review'
 ---@param args table the nvim_create_user_command callback's argument
 function M.command(kind, args)
   local bufnr = vim.api.nvim_get_current_buf()
@@ -388,14 +266,16 @@ function M.command(kind, args)
   if not client then
     return
   end
-  local source = reply_source(client, args, bufnr)
+  local source, reply = M.reply_source(client, args, bufnr)
   if not source then
     return
   end
   if kind == 'preview' then
-    M.preview(source, bufnr)
+    require('llm_patch.view').preview(source, bufnr, nil, reply)
+  elseif kind == 'review' then
+    require('llm_patch.view').review(source, bufnr, reply)
   else
-    M.run(kind, source, (kind == 'apply' and args.bang) and { partial = true } or nil, bufnr)
+    M.run(kind, source, (kind == 'apply' and args.bang) and { partial = true } or nil, bufnr, nil, reply)
   end
 end
 
@@ -405,36 +285,167 @@ function M.show_report()
     notify('llm-patch: no report yet')
     return
   end
-  vim.cmd('botright new')
-  local buf = vim.api.nvim_get_current_buf()
-  vim.bo[buf].buftype = 'nofile'
-  vim.bo[buf].bufhidden = 'wipe'
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, report_mod.report_lines(M.last.report, M.last.kind))
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].filetype = 'markdown'
-  vim.keymap.set('n', 'q', '<cmd>close<cr>', { buffer = buf, nowait = true })
+  require('llm_patch.view').scratch(report_mod.report_lines(M.last.report, M.last.kind), 'markdown')
+end
+
+--- :LlmPatchUndo: the last patch undone in every file it touched.
+function M.undo()
+  local msg, all = edit.undo()
+  notify('llm-patch: ' .. msg, all and vim.log.levels.INFO or vim.log.levels.WARN)
+end
+
+--- :LlmPatchQuickfix: the last report's failures in the quickfix list, opened.
+function M.quickfix()
+  local report = M.last and M.last.report
+  local items = report and report_mod.quickfix_items(report, M.last.reply or {}) or {}
+  if #items == 0 then
+    notify('llm-patch: no failures in the last report')
+    return
+  end
+  vim.fn.setqflist({}, ' ', { title = 'llm-patch: ' .. report_mod.lines(report.summary)[1], items = items })
+  vim.cmd('copen')
+end
+
+--- A statusline component: the server's state for the current buffer and the last result's
+--- label (the server's words: "✓ 2 edits", "✗ 1 failed"). Empty when no server runs.
+---   vim.o.statusline = '%f %= %{v:lua.require("llm_patch").statusline()}'
+function M.statusline()
+  local state = server.state(vim.api.nvim_get_current_buf())
+  if not state then
+    return ''
+  end
+  if state == 'starting' then
+    return 'llm-patch …'
+  end
+  local report = M.last and M.last.report
+  if report then
+    return 'llm-patch ' .. report.label
+  end
+  if M.last and M.last.err then
+    return 'llm-patch ✗'
+  end
+  return 'llm-patch'
+end
+
+--- The code-action key, waiting for a starting server with a message instead of the silence
+--- of vim.lsp.buf.code_action (which sees no client until it is initialized).
+function M.code_action(opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  if server.state(bufnr) == 'starting' then
+    notify('llm-patch: the server is starting; code actions follow when it is ready')
+    local client, err = server.ready(bufnr, M.opts.start_timeout)
+    if not client then
+      notify('llm-patch: ' .. err, vim.log.levels.ERROR)
+      return
+    end
+  end
+  vim.lsp.buf.code_action(opts)
+end
+
+-- ---- reply buffers: lenses and virtual text ---------------------------------------------------
+
+--- A buffer the server treats as a reply: it has the server's diagnostics, or its name matches
+--- `replyFiles` (the server's default list unless the settings give one).
+local function is_reply_buffer(client, bufnr)
+  local ns = vim.lsp.diagnostic.get_namespace(client.id)
+  if #vim.diagnostic.get(bufnr, { namespace = ns }) > 0 then
+    return true
+  end
+  local name = vim.fs.basename(vim.api.nvim_buf_get_name(bufnr)):lower()
+  local globs = vim.tbl_get(client.config, 'settings', 'llmPatch', 'replyFiles') or { '*.llm.md', '*.patch', '*.diff' }
+  for _, glob in ipairs(type(globs) == 'table' and globs or {}) do
+    if name ~= '' and vim.regex(vim.fn.glob2regpat(glob:lower())):match_str(name) then
+      return true
+    end
+  end
+  return false
+end
+
+local function refresh_lenses(client, bufnr)
+  if not (M.opts.codelens and vim.lsp.buf_is_attached(bufnr, client.id) and is_reply_buffer(client, bufnr)) then
+    return
+  end
+  vim.lsp.codelens.refresh({ bufnr = bufnr })
+end
+
+local watch_group = vim.api.nvim_create_augroup('llm_patch_buffers', { clear = true })
+local watching = false
+
+--- Buffers opened later are attached to the running client of their workspace whatever their
+--- filetype (`vim.lsp.enable` attaches only buffers with one), and reply buffers' lenses
+--- follow their text.
+local function watch()
+  if watching then
+    return
+  end
+  watching = true
+  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+    group = watch_group,
+    callback = function(ev)
+      local client = server.attachable(ev.buf) and server.find(ev.buf)
+      if client and client.initialized then
+        server.attach(client, ev.buf)
+      end
+    end,
+  })
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'DiagnosticChanged' }, {
+    group = watch_group,
+    callback = function(ev)
+      for _, client in ipairs(server.all()) do
+        if client.initialized and vim.api.nvim_buf_is_valid(ev.buf) then
+          refresh_lenses(client, ev.buf)
+        end
+      end
+    end,
+  })
+end
+
+--- LspAttach of an llm-patch client, however it was started: adopt it (server.lua), attach
+--- every other file buffer, show failures as virtual text in its namespace (0.11 hides
+--- diagnostics' virtual text by default, so a failed block would be a sign only), refresh
+--- the lenses of a reply buffer.
+function M.on_lsp_attach(client, bufnr)
+  server.adopt(client)
+  watch()
+  if M.opts.virtual_text then
+    local ns = vim.lsp.diagnostic.get_namespace(client.id)
+    vim.diagnostic.config({ virtual_text = { source = false } }, ns)
+  end
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    server.attach(client, b)
+  end
+  refresh_lenses(client, bufnr)
 end
 
 local group = vim.api.nvim_create_augroup('llm_patch', { clear = true })
 
---- Optional: options, and (by default) attach the server to every normal buffer.
+--- Options, and (by default) attach the server to every file buffer as it opens.
 function M.setup(opts)
   M.opts = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  server.opts.lsp = M.opts.lsp
   vim.api.nvim_clear_autocmds({ group = group })
   if M.opts.autostart then
     vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
       group = group,
       callback = function(ev)
-        if not attachable(ev.buf) then
+        if not server.attachable(ev.buf) then
           return
         end
-        local client = M.start(ev.buf)
+        local client, err = server.start(ev.buf)
         if client then
-          attach(client, ev.buf)
+          server.attach(client, ev.buf)
+        elseif err then
+          notify('llm-patch: ' .. err, vim.log.levels.ERROR)
         end
       end,
     })
   end
 end
+
+-- the client-side hooks server.lua installs on every llm-patch client
+server.hooks.command = function(client, command, ctx)
+  M.code_action_command(client, command, ctx)
+end
+server.hooks.apply_edit = edit.handler(server.attach)
 
 return M

@@ -78,6 +78,7 @@ function M.parse(value)
   local level = LEVELS[value.level] and value.level or (value.ok and 'info' or 'error')
   local text = str(value.text, '')
   return {
+    label = str(value.label, value.ok and '✓' or '✗'),
     ok = value.ok,
     blocks = blocks,
     files = files,
@@ -96,21 +97,35 @@ function M.notification(report)
   return 'llm-patch: ' .. report.summary, vim.log.levels[LEVELS[report.level]]
 end
 
-local function split_lines(text)
-  local out = vim.split(text, '\n', { plain = true })
-  if out[#out] == '' then
+--- Text as buffer lines: split at every line break (a buffer line cannot hold one; a
+--- near-miss diff inside a problem has several), without the empty line after a last break.
+---@param text string
+---@return string[]
+function M.lines(text)
+  local out = vim.split((text:gsub('\r\n', '\n'):gsub('\r', '\n')), '\n', { plain = true })
+  if #out > 1 and out[#out] == '' then
     out[#out] = nil
   end
   return out
+end
+
+local split_lines = M.lines
+
+--- Lines commented with `# ` (a problem may span several lines).
+local function commented(text)
+  return vim.tbl_map(function(l)
+    return '# ' .. l
+  end, split_lines(text))
 end
 
 --- The preview buffer (filetype `diff`): the summary, the keys, the problems, then each
 --- file's unified diff.
 ---@return string[]
 function M.preview_lines(report)
-  local out = { '# ' .. report.summary, '# a: apply these edits   q: discard' }
+  local out = commented(report.summary)
+  out[#out + 1] = '# a: apply these edits   q: discard'
   for _, p in ipairs(report.problems) do
-    out[#out + 1] = '# ' .. p
+    vim.list_extend(out, commented(p))
   end
   for _, f in ipairs(report.files) do
     if f.diff ~= '' then
@@ -127,8 +142,52 @@ end
 ---@return string[]
 function M.report_lines(report, kind)
   local out = { '# llm-patch ' .. kind .. ' report', '' }
-  vim.list_extend(out, vim.split(report.text:gsub('\n$', ''), '\n', { plain = true }))
+  vim.list_extend(out, split_lines(report.text))
   return out
+end
+
+--- The reply with only the chosen blocks left: every other block's reply lines are blanked
+--- (not removed, so the kept blocks keep their line numbers, and the prose that names their
+--- files stays). Used for one block's own diff and for applying the accepted blocks.
+---@param text string the reply the blocks' `reply_lines` count in
+---@param blocks table[] parsed blocks
+---@param keep table<integer, boolean> block index → kept
+---@return string
+function M.only_blocks(text, blocks, keep)
+  local lines = vim.split(text, '\n', { plain = true })
+  for _, b in ipairs(blocks) do
+    if not keep[b.index] and b.reply_lines then
+      for n = b.reply_lines[1], math.min(b.reply_lines[2], #lines) do
+        lines[n] = ''
+      end
+    end
+  end
+  return table.concat(lines, '\n')
+end
+
+--- Quickfix items for the failed blocks: on the reply's lines when the reply is a buffer
+--- (`reply.bufnr`, `reply.line_offset`), else on the file the block names (under `root`).
+--- The text is the server's sentence for the failure.
+---@param reply {bufnr?: integer, line_offset?: integer, root?: string}
+---@return table[]
+function M.quickfix_items(report, reply)
+  local items, i = {}, 0
+  for _, b in ipairs(report.blocks) do
+    if b.status == 'failed' then
+      i = i + 1
+      local text = report.problems[i] or (b.error and (b.error.code .. ': ' .. b.error.message)) or 'failed'
+      local item = { text = split_lines(text)[1], type = 'E' }
+      if reply.bufnr and b.reply_lines then
+        item.bufnr = reply.bufnr
+        item.lnum = (reply.line_offset or 0) + b.reply_lines[1]
+      elseif b.path then
+        item.filename = reply.root and (reply.root .. '/' .. b.path) or b.path
+        item.lnum = 1
+      end
+      items[#items + 1] = item
+    end
+  end
+  return items
 end
 
 return M

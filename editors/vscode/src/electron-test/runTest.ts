@@ -6,7 +6,7 @@
  * LLM_PATCH_PYTHON: a Python with llm-patch installed (default: the repository's .venv).
  * VSCODE_VERSION: which VS Code to download (default: stable; try 1.91.0 for the minimum).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 
@@ -27,12 +27,16 @@ async function main(): Promise<void> {
     JSON.stringify({ "llmPatch.server.interpreter": python }, null, 2),
   );
 
-  await runTests({
-    version: process.env.VSCODE_VERSION ?? "stable",
-    extensionDevelopmentPath,
-    extensionTestsPath,
-    launchArgs: [workspace, "--disable-extensions", "--skip-welcome", "--skip-release-notes"],
-  });
+  try {
+    await runTests({
+      version: process.env.VSCODE_VERSION ?? "stable",
+      extensionDevelopmentPath,
+      extensionTestsPath,
+      launchArgs: [workspace, "--disable-extensions", "--skip-welcome", "--skip-release-notes"],
+    });
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
 }
 
 main().catch((error: unknown) => {

@@ -69,6 +69,25 @@ test("applies a reply from the clipboard, and one undo reverts it", async () => 
   assert.equal(doc.getText(), before);
 });
 
+test("Undo Last Patch puts the file back in one step, and refuses after a later change", async () => {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder);
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, "src", "app.py"));
+  const before = doc.getText();
+  const report = await api.applyText(reply);
+  assert.equal(report?.ok, true, JSON.stringify(report));
+  assert.notEqual(doc.getText(), before);
+  assert.equal(await vscode.commands.executeCommand("llmPatch.undoLastPatch"), true);
+  assert.equal(doc.getText(), before);
+
+  await api.applyText(reply);
+  const editor = await vscode.window.showTextDocument(doc);
+  await editor.edit((b) => b.insert(new vscode.Position(0, 0), "# later\n"));
+  assert.equal(await vscode.commands.executeCommand("llmPatch.undoLastPatch"), false);
+  assert.match(doc.getText(), /^# later\n/);
+  await vscode.commands.executeCommand("workbench.action.files.revert");
+});
+
 test("Check Clipboard changes nothing", async () => {
   const folder = vscode.workspace.workspaceFolders?.[0];
   assert.ok(folder);

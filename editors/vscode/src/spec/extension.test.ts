@@ -2,14 +2,14 @@
 import { languageclient, vscode } from "./fakes/install";
 
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { beforeEach, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it } from "node:test";
 
 import type { Probes } from "../discovery";
 import { LlmPatchExtension, type Deps } from "../extension";
 import { serverReport } from "./fakes/reports";
+import { removeTempDirs, tempDir } from "./tmp";
 
 const manifest = JSON.parse(readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
 const { state } = vscode;
@@ -24,6 +24,9 @@ interface Machine {
 let machine: Machine;
 let steps: string[][];
 let storage: string;
+/** The extension's own folder, as a .vsix installs it: server/ holds the server's wheel. */
+let extensionDir: string;
+let wheel: string;
 
 function probes(): Probes {
   return {
@@ -54,7 +57,11 @@ function deps(over: Partial<Deps> = {}): Deps {
 }
 
 async function activate(over: Partial<Deps> = {}): Promise<LlmPatchExtension> {
-  const context = { subscriptions: [] as { dispose(): unknown }[], globalStorageUri: vscode.Uri.file(storage) };
+  const context = {
+    subscriptions: [] as { dispose(): unknown }[],
+    globalStorageUri: vscode.Uri.file(storage),
+    extensionPath: extensionDir,
+  };
   const ext = new LlmPatchExtension(context as any, deps(over));
   ext.activate();
   await ext.settled();
@@ -97,8 +104,14 @@ beforeEach(() => {
   languageclient.resetControl();
   machine = { path: { "llm-patch": "/usr/bin/llm-patch" }, versions: {}, files: new Set() };
   steps = [];
-  storage = mkdtempSync(path.join(tmpdir(), "llm-patch-storage-"));
+  storage = tempDir("llm-patch-storage-");
+  extensionDir = tempDir("llm-patch-extension-");
+  mkdirSync(path.join(extensionDir, "server"));
+  wheel = path.join(extensionDir, "server", "llm_patch-0.1.0-py3-none-any.whl");
+  writeFileSync(wheel, "");
 });
+
+afterEach(removeTempDirs);
 
 describe("activation", () => {
   it("registers every contributed command, and only those", async () => {
@@ -269,14 +282,14 @@ describe("commands", () => {
     assert.match(state.messages.at(-1)?.text ?? "", /open the reply/);
   });
 
-  it("Open Clipboard as Reply opens an untitled Markdown document with the text", async () => {
+  it("Open Clipboard as Reply opens an untitled reply document (Markdown, language llm-reply) with the text", async () => {
     await activate();
     state.clipboard = "Here is the fix:\n```diff\n--- a/x\n+++ b/x\n```\n";
     await run("llmPatch.openClipboardAsReply");
     assert.equal(state.shownDocuments.length, 1);
     const doc = state.shownDocuments[0];
     assert.equal(doc.uri.scheme, "untitled");
-    assert.equal(doc.languageId, "markdown");
+    assert.equal(doc.languageId, "llm-reply");
     assert.equal(doc.getText(), state.clipboard);
     assert.equal(client().requests.length, 0, "opening applies nothing");
   });
@@ -317,7 +330,7 @@ describe("commands", () => {
 });
 
 describe("server lifecycle", () => {
-  it("not found: offers the one-click install, which builds a private venv and starts from it", async () => {
+  it("not found: offers the one-click install, which puts the bundled wheel in a private venv and starts from it", async () => {
     machine.path = { python3: "/usr/bin/python3" };
     state.answers.push("Install llm-patch");
     await activate();
@@ -325,13 +338,34 @@ describe("server lifecycle", () => {
     const venvPython = path.join(storage, "server-venv", "bin", "python");
     assert.deepEqual(steps, [
       ["/usr/bin/python3", "-m", "venv", "--clear", path.join(storage, "server-venv")],
-      [venvPython, "-m", "pip", "install", "--disable-pip-version-check", "--upgrade", "llm-patch"],
+      // llm-patch is on no package index: the wheel inside the .vsix is what gets installed
+      [venvPython, "-m", "pip", "install", "--disable-pip-version-check", "--upgrade", wheel],
     ]);
     assert.match(state.messages[0].text, /server was not found/);
     assert.deepEqual(state.messages[0].items, ["Install llm-patch", "Open Settings", "Show Log"]);
-    assert.deepEqual(state.progress[0].messages, ["Creating a private Python environment…", "Installing llm-patch…"]);
+    assert.deepEqual(state.progress[0].messages, [
+      "Creating a private Python environment…",
+      "Installing llm_patch-0.1.0-py3-none-any.whl…",
+    ]);
     assert.deepEqual([client().serverOptions.command, ...client().serverOptions.args], [venvPython, "-m", "lsp_server"]);
     assert.equal(statusItem().text, "$(check) LLM Patch");
+  });
+
+  it("llmPatch.server.installSource, when set, is installed instead of the bundled wheel", async () => {
+    machine.path = { python3: "/usr/bin/python3" };
+    state.config.set("llmPatch.server.installSource", "/src/llm-patch");
+    await activate();
+    await run("llmPatch.installServer");
+    assert.deepEqual(steps.at(-1)?.slice(-1), ["/src/llm-patch"]);
+  });
+
+  it("with no bundled wheel and no installSource, the install says what to set and runs nothing", async () => {
+    machine.path = { python3: "/usr/bin/python3" };
+    rmSync(path.join(extensionDir, "server"), { recursive: true });
+    await activate();
+    await run("llmPatch.installServer");
+    assert.deepEqual(steps, []);
+    assert.match(state.messages.at(-1)?.text ?? "", /carries no server wheel.*llmPatch\.server\.installSource/);
   });
 
   it("not found and dismissed: the status bar offers the install", async () => {
@@ -348,13 +382,13 @@ describe("server lifecycle", () => {
       runStep: async (command, args) => {
         steps.push([command, ...args]);
         return args.includes("pip")
-          ? { code: 1, tail: "Collecting llm-patch\nERROR: No matching distribution found for llm-patch" }
+          ? { code: 1, tail: "Processing ./llm_patch-0.1.0-py3-none-any.whl\nERROR: No matching distribution found for pygls<2.2,>=2.1.1" }
           : { code: 0, tail: "" };
       },
     });
     await run("llmPatch.installServer");
     assert.equal(control.instances.length, 0);
-    assert.match(state.messages.at(-1)?.text ?? "", /Installing llm-patch failed: ERROR: No matching distribution found/);
+    assert.match(state.messages.at(-1)?.text ?? "", /Installing llm_patch-0\.1\.0-py3-none-any\.whl failed: ERROR: No matching distribution found for pygls/);
   });
 
   it("an install with no new-enough Python says which were tried", async () => {

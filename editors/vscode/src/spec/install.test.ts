@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
+import * as path from "node:path";
 import { describe, it } from "node:test";
 
 import { RestartPolicy } from "../crash";
-import { installSteps, isSupportedPython, parsePythonVersion, pickBasePython, venvDir, venvPython } from "../install";
+import { bundledWheel, installSource, installSteps, isSupportedPython, parsePythonVersion, pickBasePython, venvDir, venvPython } from "../install";
 
 describe("install plan", () => {
   it("puts the venv in global storage and finds its python per platform", () => {
@@ -21,6 +22,25 @@ describe("install plan", () => {
       ],
     );
     assert.match(steps[1].title, /Installing llm-patch==0\.1\.0/);
+  });
+
+  it("finds the newest server wheel the extension carries, and nothing else", () => {
+    const dir = "/ext";
+    assert.equal(
+      bundledWheel(dir, ["README", "llm_patch-0.9.0-py3-none-any.whl", "llm_patch-0.10.1-py3-none-any.whl", "other-1.0-py3-none-any.whl"]),
+      path.join(dir, "server", "llm_patch-0.10.1-py3-none-any.whl"),
+    );
+    assert.equal(bundledWheel(dir, ["llm_patch-0.1.0.tar.gz", "llm_patch-0.1.0-cp311-cp311-linux_x86_64.whl"]), undefined);
+    assert.equal(bundledWheel(dir, []), undefined);
+  });
+
+  it("installs the setting when set, else the bundled wheel", () => {
+    assert.equal(installSource("  ", "/ext/server/w.whl"), "/ext/server/w.whl");
+    assert.equal(installSource(" /src/llm-patch ", "/ext/server/w.whl"), "/src/llm-patch");
+    assert.equal(installSource("", undefined), undefined);
+    const steps = installSteps(["python3"], "/s/v", "/ext/server/llm_patch-0.1.0-py3-none-any.whl", "linux");
+    assert.equal(steps[1].title, "Installing llm_patch-0.1.0-py3-none-any.whl");
+    assert.equal(steps[1].args.at(-1), "/ext/server/llm_patch-0.1.0-py3-none-any.whl");
   });
 
   it("parses python versions and enforces 3.11+", () => {

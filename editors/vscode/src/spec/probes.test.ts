@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 
 import { llmPatchVersion, pythonVersion, runStep, which } from "../probes";
+import { tempDir } from "./tmp";
 
 // out/spec → editors/vscode → editors → repo root
 const repoRoot = path.resolve(__dirname, "..", "..", "..", "..");
@@ -12,8 +12,8 @@ const repoPython = path.join(repoRoot, ".venv", "bin", "python");
 
 describe("which", () => {
   it("finds only executable files, in PATH order", async () => {
-    const a = mkdtempSync(path.join(tmpdir(), "which-a-"));
-    const b = mkdtempSync(path.join(tmpdir(), "which-b-"));
+    const a = tempDir("which-a-");
+    const b = tempDir("which-b-");
     writeFileSync(path.join(a, "llm-patch"), "not executable");
     writeFileSync(path.join(b, "llm-patch"), "#!/bin/sh\n");
     chmodSync(path.join(b, "llm-patch"), 0o755);
@@ -32,7 +32,7 @@ describe("python probes (real processes)", () => {
   });
 
   it("says undefined for a python without llm-patch and for a missing program", async () => {
-    const bare = mkdtempSync(path.join(tmpdir(), "bare-python-"));
+    const bare = tempDir("bare-python-");
     const fake = path.join(bare, "python");
     // A "python" that runs but has no llm-patch: the probe script exits 1.
     writeFileSync(fake, "#!/bin/sh\nexit 1\n");

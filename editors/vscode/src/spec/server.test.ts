@@ -10,8 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
@@ -29,6 +28,7 @@ import {
 import { discoverServer } from "../discovery";
 import { nodeProbes } from "../probes";
 import { notification, parseReport } from "../report";
+import { tempDir } from "./tmp";
 
 const repoRoot = path.resolve(__dirname, "..", "..", "..", "..");
 const repoPython = path.join(repoRoot, ".venv", "bin", "python");
@@ -209,7 +209,7 @@ const reply = [
 const original = ["import math", "", "", "def greet(name):", '    return "hi " + name', "", "", "def area(r):", "    return math.pi * r * r", ""].join("\n");
 
 function workspace(): string {
-  const root = mkdtempSync(path.join(tmpdir(), "llm-patch-vscode-"));
+  const root = tempDir("llm-patch-vscode-");
   mkdirSync(path.join(root, "src"));
   writeFileSync(path.join(root, "src", "app.py"), original);
   return root;
@@ -244,6 +244,24 @@ describe("against the real server", async () => {
     assert.equal(session!.edits.length, 0);
   });
 
+  it("takes the caller's target as the extension sends it; one outside the workspace refuses the reply", { skip }, async () => {
+    const target = pathToFileURL(path.join(root, "src", "app.py")).toString();
+    const inside = parseReport(
+      await session!.conn.sendRequest("workspace/executeCommand", { command: "llmPatch.check", arguments: [{ text: reply, target }] }),
+    );
+    assert.equal(inside?.ok, true, JSON.stringify(inside));
+    // why the extension only ever passes a file in a workspace folder (commands.isTarget)
+    const outside = tempDir("llm-patch-vscode-");
+    writeFileSync(path.join(outside, "x.py"), "x = 1\n");
+    const refused = await session!.conn.sendRequest("workspace/executeCommand", {
+      command: "llmPatch.check",
+      arguments: [{ text: reply, target: pathToFileURL(path.join(outside, "x.py")).toString() }],
+    });
+    assert.equal(parseReport(refused)?.ok, false);
+    assert.equal((refused as { error?: { code?: string } }).error?.code, "OUTSIDE_WORKSPACE", JSON.stringify(refused));
+    assert.equal(session!.edits.length, 0);
+  });
+
   it("llmPatch.apply with preview sends one versioned edit whose annotations ask for confirmation", { skip }, async () => {
     const result = await session!.conn.sendRequest("workspace/executeCommand", {
       command: "llmPatch.apply",
@@ -262,6 +280,13 @@ describe("against the real server", async () => {
     const annotations = Object.values(edit.changeAnnotations ?? {});
     assert.ok(annotations.length > 0, "change annotations are sent to VS Code");
     assert.ok(annotations.every((a) => a.needsConfirmation === true), "preview makes every edit need confirmation");
+    // One annotation per block, each with its own label (VS Code groups the refactor preview
+    // by label): every block can be unticked on its own.
+    assert.equal(annotations.length, 2, JSON.stringify(edit.changeAnnotations));
+    assert.equal(new Set(annotations.map((a) => a.label)).size, 2);
+    const used = docEdits[0].edits.map((e) => (e as { annotationId?: string }).annotationId);
+    assert.ok(used.every((id) => id !== undefined && id in (edit.changeAnnotations ?? {})), JSON.stringify(used));
+    assert.equal(new Set(used).size, 2, "the two blocks' text edits carry different annotations");
     const updated = applyEdits(original, docEdits[0].edits as TextEdit[]);
     assert.match(updated, /return f"Hello, \{name\}!"/);
     assert.match(updated, /def area\(r\):\n {4}"""Area of a circle\."""\n {4}return math\.pi/);

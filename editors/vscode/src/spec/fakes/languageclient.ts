@@ -48,6 +48,8 @@ export class LanguageClient {
   state: State = State.Stopped;
   requests: { method: string; params: any }[] = [];
   disposed = false;
+  /** Handlers the extension put in place of the client's own (window/showMessage). */
+  notificationHandlers = new Map<string, (params: any) => void>();
   private stateListeners: ((e: { oldState: State; newState: State }) => void)[] = [];
 
   constructor(
@@ -57,6 +59,11 @@ export class LanguageClient {
     readonly clientOptions: any,
   ) {
     control.instances.push(this);
+  }
+
+  onNotification(method: string, handler: (params: any) => void): { dispose(): void } {
+    this.notificationHandlers.set(method, handler);
+    return { dispose: () => this.notificationHandlers.delete(method) };
   }
 
   onDidChangeState(listener: (e: { oldState: State; newState: State }) => void): { dispose(): void } {

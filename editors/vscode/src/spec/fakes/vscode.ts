@@ -8,6 +8,8 @@ export interface Message {
   level: "info" | "warning" | "error";
   text: string;
   items: string[];
+  /** A modal dialog (the user must answer before going on). */
+  modal?: boolean;
 }
 
 export const state = {
@@ -27,6 +29,20 @@ export const state = {
   extensions: new Map<string, unknown>(),
   progress: [] as { title?: string; messages: string[] }[],
   activeTextEditor: undefined as unknown,
+  /** Whether the workspace is trusted (Restricted Mode when false). */
+  trusted: true,
+  /** Files on the fake disk: path → text. */
+  disk: new Map<string, string>(),
+  /** Open documents (VS Code's workspace.textDocuments). */
+  documents: [] as FakeTextDocument[],
+  /** WorkspaceEdits passed to workspace.applyEdit, and the answer to give. */
+  appliedEdits: [] as WorkspaceEdit[],
+  applyEditResult: true,
+  savedAll: 0,
+  openDialogAnswer: undefined as Uri[] | undefined,
+  editorListeners: [] as ((editor: { document: FakeTextDocument } | undefined) => void)[],
+  closeListeners: [] as ((doc: FakeTextDocument) => void)[],
+  trustListeners: [] as (() => void)[],
 };
 
 export function reset(): void {
@@ -45,6 +61,36 @@ export function reset(): void {
   state.extensions.clear();
   state.progress = [];
   state.activeTextEditor = undefined;
+  state.trusted = true;
+  state.disk.clear();
+  state.documents = [];
+  state.appliedEdits = [];
+  state.applyEditResult = true;
+  state.savedAll = 0;
+  state.openDialogAnswer = undefined;
+  state.editorListeners = [];
+  state.closeListeners = [];
+  state.trustListeners = [];
+}
+
+/** Makes `doc` the active editor, telling the extension like VS Code does. */
+export function focus(doc: FakeTextDocument | undefined, selection?: Selection): void {
+  state.activeTextEditor = doc ? { document: doc, selection: selection ?? new Selection(new Position(0, 0), new Position(0, 0)) } : undefined;
+  for (const l of state.editorListeners) {
+    l(doc ? { document: doc } : undefined);
+  }
+}
+
+/** Opens a document on a file of the fake disk (or a new one), as VS Code opens a model. */
+export function openFile(p: string, text?: string): FakeTextDocument {
+  const uri = Uri.file(p);
+  const existing = state.documents.find((d) => d.uri.toString() === uri.toString());
+  if (existing) {
+    return existing;
+  }
+  const doc = new FakeTextDocument(uri, text ?? state.disk.get(p) ?? "", "python");
+  state.documents.push(doc);
+  return doc;
 }
 
 export class Disposable {
@@ -114,30 +160,109 @@ export class Position {
   ) {}
 }
 
-export class Selection {
+export class Range {
   constructor(
     readonly start: Position,
     readonly end: Position,
   ) {}
+}
+
+export class Selection extends Range {
   get isEmpty(): boolean {
     return this.start.line === this.end.line && this.start.character === this.end.character;
   }
 }
 
 export class FakeTextDocument {
+  isDirty = false;
+  isClosed = false;
+  version = 1;
   constructor(
     readonly uri: Uri,
-    private readonly text: string,
+    private text: string,
     readonly languageId = "plaintext",
   ) {}
-  getText(range?: Selection): string {
+  get isUntitled(): boolean {
+    return this.uri.scheme === "untitled";
+  }
+  /** The user types: the buffer changes and is not saved. */
+  type(text: string): void {
+    this.text = text;
+    this.isDirty = true;
+    this.version += 1;
+  }
+  offsetAt(p: Position): number {
+    const lines = this.text.split("\n");
+    return Math.min(lines.slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.character, this.text.length);
+  }
+  positionAt(offset: number): Position {
+    const before = this.text.slice(0, offset).split("\n");
+    return new Position(before.length - 1, before[before.length - 1].length);
+  }
+  save(): void {
+    state.disk.set(this.uri.fsPath, this.text);
+    this.isDirty = false;
+  }
+  getText(range?: Range): string {
     if (!range) {
       return this.text;
     }
-    const lines = this.text.split("\n");
-    const offset = (p: Position) =>
-      lines.slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.character;
-    return this.text.slice(offset(range.start), offset(range.end));
+    return this.text.slice(this.offsetAt(range.start), this.offsetAt(range.end));
+  }
+}
+
+/** The WorkspaceEdit operations the extension builds (undo), kept in order. */
+export type EditOp =
+  | { kind: "replace"; uri: Uri; range: Range; text: string }
+  | { kind: "create"; uri: Uri; contents: string }
+  | { kind: "delete"; uri: Uri }
+  | { kind: "rename"; from: Uri; to: Uri };
+
+export class WorkspaceEdit {
+  ops: EditOp[] = [];
+  replace(uri: Uri, range: Range, text: string): void {
+    this.ops.push({ kind: "replace", uri, range, text });
+  }
+  createFile(uri: Uri, options?: { contents?: Uint8Array }): void {
+    this.ops.push({ kind: "create", uri, contents: new TextDecoder().decode(options?.contents ?? new Uint8Array()) });
+  }
+  deleteFile(uri: Uri): void {
+    this.ops.push({ kind: "delete", uri });
+  }
+  renameFile(from: Uri, to: Uri): void {
+    this.ops.push({ kind: "rename", from, to });
+  }
+}
+
+function findDocument(uri: Uri): FakeTextDocument | undefined {
+  return state.documents.find((d) => !d.isClosed && d.uri.toString() === uri.toString());
+}
+
+/** What VS Code does with a WorkspaceEdit: text edits go to buffers (opened, left unsaved). */
+function applyWorkspaceEdit(edit: WorkspaceEdit): void {
+  for (const op of edit.ops) {
+    if (op.kind === "replace") {
+      const doc = findDocument(op.uri) ?? openFile(op.uri.fsPath);
+      const text = doc.getText();
+      doc.type(text.slice(0, doc.offsetAt(op.range.start)) + op.text + text.slice(doc.offsetAt(op.range.end)));
+    } else if (op.kind === "create") {
+      state.disk.set(op.uri.fsPath, op.contents);
+    } else if (op.kind === "delete") {
+      state.disk.delete(op.uri.fsPath);
+      const doc = findDocument(op.uri);
+      if (doc) {
+        doc.isClosed = true;
+      }
+    } else {
+      const doc = findDocument(op.from);
+      const text = doc ? doc.getText() : state.disk.get(op.from.fsPath);
+      state.disk.delete(op.from.fsPath);
+      state.disk.set(op.to.fsPath, text ?? "");
+      if (doc) {
+        doc.isClosed = true;
+        openFile(op.to.fsPath, text).type(text ?? "");
+      }
+    }
   }
 }
 
@@ -197,8 +322,10 @@ export class FakeOutputChannel {
 }
 
 function message(level: Message["level"]) {
-  return (text: string, ...items: string[]): Promise<string | undefined> => {
-    state.messages.push({ level, text, items });
+  return (text: string, ...rest: (string | { modal?: boolean })[]): Promise<string | undefined> => {
+    const items = rest.filter((r): r is string => typeof r === "string");
+    const modal = rest.some((r) => typeof r === "object" && r.modal === true);
+    state.messages.push(modal ? { level, text, items, modal } : { level, text, items });
     return Promise.resolve(state.answers.shift());
   };
 }
@@ -217,6 +344,13 @@ export const window = {
   showInformationMessage: message("info"),
   showWarningMessage: message("warning"),
   showErrorMessage: message("error"),
+  onDidChangeActiveTextEditor(listener: (editor: { document: FakeTextDocument } | undefined) => void): Disposable {
+    state.editorListeners.push(listener);
+    return new Disposable();
+  },
+  async showOpenDialog(): Promise<Uri[] | undefined> {
+    return state.openDialogAnswer;
+  },
   async withProgress<R>(
     options: { title?: string },
     task: (
@@ -264,7 +398,9 @@ export const workspace = {
   },
   async openTextDocument(arg: Uri | { content?: string; language?: string }): Promise<FakeTextDocument> {
     let doc: FakeTextDocument;
-    if (arg instanceof Uri) {
+    if (arg instanceof Uri && arg.scheme === "file") {
+      return findDocument(arg) ?? openFile(arg.fsPath);
+    } else if (arg instanceof Uri) {
       const provider = state.contentProviders.get(arg.scheme);
       doc = new FakeTextDocument(arg, provider ? provider.provideTextDocumentContent(arg) : "", "markdown");
     } else {
@@ -275,6 +411,48 @@ export const workspace = {
     return doc;
   },
   workspaceFolders: undefined as unknown,
+  get isTrusted(): boolean {
+    return state.trusted;
+  },
+  get textDocuments(): FakeTextDocument[] {
+    return state.documents.filter((d) => !d.isClosed);
+  },
+  onDidGrantWorkspaceTrust(listener: () => void): Disposable {
+    state.trustListeners.push(listener);
+    return new Disposable();
+  },
+  onDidCloseTextDocument(listener: (doc: FakeTextDocument) => void): Disposable {
+    state.closeListeners.push(listener);
+    return new Disposable();
+  },
+  /** The one workspace folder is /w. */
+  getWorkspaceFolder(uri: Uri): { uri: Uri; name: string; index: number } | undefined {
+    return uri.scheme === "file" && uri.path.startsWith("/w/") ? { uri: Uri.file("/w"), name: "w", index: 0 } : undefined;
+  },
+  /** Paths relative to the fake workspace root /w. */
+  asRelativePath(uri: Uri): string {
+    return uri.path.startsWith("/w/") ? uri.path.slice(3) : uri.path;
+  },
+  fs: {
+    async readFile(uri: Uri): Promise<Uint8Array> {
+      const text = uri.scheme === "file" ? state.disk.get(uri.fsPath) : undefined;
+      if (text === undefined) {
+        throw new Error(`ENOENT: ${uri.toString()}`);
+      }
+      return new TextEncoder().encode(text);
+    },
+  },
+  async applyEdit(edit: WorkspaceEdit): Promise<boolean> {
+    state.appliedEdits.push(edit);
+    if (state.applyEditResult) {
+      applyWorkspaceEdit(edit);
+    }
+    return state.applyEditResult;
+  },
+  async saveAll(): Promise<boolean> {
+    state.savedAll += 1;
+    return true;
+  },
 };
 
 export const commands = {

@@ -1,0 +1,372 @@
+-- The server's `workspace/applyEdit`, applied the way this plugin promises:
+--
+--   * A document edit pinned to a version lands only on that version of the buffer. Neovim
+--     checks versions itself only when they are above 0 (its didOpen version is 0) and only
+--     for the first document of an edit, so a plan made before the latest keystrokes would be
+--     applied at shifted positions; here every pinned document is checked, 0 included, and a
+--     stale one refuses the whole edit (nothing applied, the reason to the server).
+--   * A file operation (create, rename, delete) is asked for first: Neovim performs them on
+--     disk at once. Deleting or renaming a file whose buffer has unsaved changes is refused,
+--     naming the file: Neovim would wipe the buffer, and the work with it.
+--   * A created file's directories are made, so the new buffer can be written (E212 otherwise).
+--   * Each patch is its own undo step in every buffer it changes, and is recorded (buffers,
+--     undo states, files created, renamed, deleted) for :LlmPatchUndo.
+
+local M = {}
+
+local util = vim.lsp.util
+
+--- What the last applyEdit did, for the command's notification and for undo.
+---@type table|nil
+M.last_patch = nil
+--- Buffers changed by edits since `begin()`.
+M.changed = {}
+
+function M.begin()
+  M.changed = {}
+end
+
+local function is_nil(v)
+  return v == nil or v == vim.NIL
+end
+
+local function fname(uri)
+  return vim.uri_to_fname(uri)
+end
+
+local function rel(path)
+  return vim.fn.fnamemodify(path, ':.')
+end
+
+--- The buffer of a file, if one exists (never creates one). Names are compared whole:
+--- bufnr() would read the path as a pattern.
+local function existing_buf(path)
+  path = vim.fs.normalize(path)
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.fs.normalize(vim.api.nvim_buf_get_name(buf)) == path then
+      return buf
+    end
+  end
+  return nil
+end
+
+local function modified(path)
+  local b = existing_buf(path)
+  return b and vim.api.nvim_buf_is_loaded(b) and vim.bo[b].modified or false
+end
+
+--- The current version Neovim reports for a buffer (the changedtick after the first change,
+--- 0 before it), or nil when the buffer is not loaded.
+function M.buf_version(bufnr)
+  if not (bufnr and vim.api.nvim_buf_is_loaded(bufnr)) then
+    return nil
+  end
+  return rawget(util.buf_versions, bufnr) or (util.buf_versions[bufnr] or 0)
+end
+
+--- Why the edit must not be applied, or nil.
+function M.stale_reason(edit)
+  for _, change in ipairs(edit.documentChanges or {}) do
+    local doc = change.textDocument
+    if doc and not is_nil(doc.version) then
+      local path = fname(doc.uri)
+      local b = existing_buf(path)
+      local now = M.buf_version(b)
+      if now ~= doc.version then
+        return ('%s changed since the patch was planned (version %d, now %s); nothing was applied: run it again'):format(
+          rel(path),
+          doc.version,
+          now and tostring(now) or 'closed'
+        )
+      end
+    end
+  end
+  return nil
+end
+
+--- The file operations of an edit, as {kind, path, to?} with absolute paths.
+function M.operations(edit)
+  local ops = {}
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.kind == 'create' then
+      ops[#ops + 1] = { kind = 'create', path = fname(change.uri), options = change.options }
+    elseif change.kind == 'delete' then
+      ops[#ops + 1] = { kind = 'delete', path = fname(change.uri), options = change.options }
+    elseif change.kind == 'rename' then
+      ops[#ops + 1] = { kind = 'rename', path = fname(change.oldUri), to = fname(change.newUri), options = change.options }
+    end
+  end
+  return ops
+end
+
+--- Unsaved work an operation would destroy, as a refusal, or nil.
+function M.unsaved_reason(ops)
+  for _, op in ipairs(ops) do
+    if op.kind == 'delete' and modified(op.path) then
+      return ('%s has unsaved changes; nothing was applied: write or discard them (:w / :e!) before a patch deletes it'):format(rel(op.path))
+    elseif op.kind == 'rename' and modified(op.path) then
+      return ('%s has unsaved changes; nothing was applied: write or discard them (:w / :e!) before a patch moves it'):format(rel(op.path))
+    elseif op.kind == 'rename' and modified(op.to) then
+      return ('%s has unsaved changes and a patch would move %s over it; nothing was applied'):format(rel(op.to), rel(op.path))
+    end
+  end
+  return nil
+end
+
+--- One question for all of an edit's file operations. Neovim performs them on disk at once,
+--- so the user says yes first. `vim.fn.confirm` (not vim.ui.select): the answer is needed
+--- before the handler returns, and an asynchronous picker could not give it.
+function M.confirm(ops)
+  if #ops == 0 then
+    return true
+  end
+  local lines = {}
+  for _, op in ipairs(ops) do
+    if op.kind == 'rename' then
+      lines[#lines + 1] = ('  move %s → %s'):format(rel(op.path), rel(op.to))
+    else
+      lines[#lines + 1] = ('  %s %s'):format(op.kind, rel(op.path))
+    end
+  end
+  local question = ('llm-patch: this patch will\n%s\nProceed?'):format(table.concat(lines, '\n'))
+  return vim.fn.confirm(question, '&Yes\n&No', 2, 'Question') == 1
+end
+
+--- The nearest existing ancestor of a path and the directories below it that `mkdir -p`
+--- would create (deepest last), so undo can remove only what the patch made.
+local function missing_dirs(dir)
+  local out = {}
+  while dir and dir ~= '' and vim.fn.isdirectory(dir) == 0 do
+    table.insert(out, 1, dir)
+    local parent = vim.fs.dirname(dir)
+    if parent == dir then
+      break
+    end
+    dir = parent
+  end
+  return out
+end
+
+local function read_file(path)
+  local f = io.open(path, 'rb')
+  if not f then
+    return nil
+  end
+  local data = f:read('*a')
+  f:close()
+  return data
+end
+
+local function undo_seq(bufnr)
+  return vim.api.nvim_buf_call(bufnr, function()
+    return vim.fn.undotree().seq_cur
+  end)
+end
+
+--- Closes the current undo block of a buffer, so the patch becomes its own undo step and one
+--- `u` reverts exactly the patch (not the user's last unsaved typing with it).
+local function undo_break(bufnr)
+  vim.api.nvim_buf_call(bufnr, function()
+    vim.cmd('let &l:undolevels = &l:undolevels')
+  end)
+end
+
+local function text_uris(edit)
+  local uris = {}
+  for uri in pairs(edit.changes or {}) do
+    uris[#uris + 1] = uri
+  end
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.textDocument then
+      uris[#uris + 1] = change.textDocument.uri
+    end
+  end
+  return uris
+end
+
+--- Applies a WorkspaceEdit for the client; returns the ApplyWorkspaceEditResult.
+---@param attach fun(bufnr: integer) attaches a buffer to the client
+function M.apply(edit, client, attach)
+  local ops = M.operations(edit)
+  local reason = M.stale_reason(edit) or M.unsaved_reason(ops)
+  if reason then
+    -- said once, by the report the server answers with (its failure names this reason)
+    return { applied = false, failureReason = reason }
+  end
+  if not M.confirm(ops) then
+    return { applied = false, failureReason = 'the file operations were declined; nothing was applied' }
+  end
+
+  local record = { buffers = {}, created = {}, deleted = {}, renamed = {}, dirs = {}, time = os.time() }
+  -- file operations first: remember what undo needs before they happen
+  for _, op in ipairs(ops) do
+    if op.kind == 'create' then
+      local existed = vim.uv.fs_stat(op.path) ~= nil
+      local dirs = missing_dirs(vim.fs.dirname(op.path))
+      for _, d in ipairs(dirs) do
+        vim.fn.mkdir(d, 'p')
+        record.dirs[#record.dirs + 1] = d
+      end
+      record.created[#record.created + 1] = { path = op.path, existed = existed }
+    elseif op.kind == 'delete' then
+      record.deleted[#record.deleted + 1] = { path = op.path, data = read_file(op.path) }
+    elseif op.kind == 'rename' then
+      record.renamed[#record.renamed + 1] = { from = op.path, to = op.to }
+    end
+  end
+  local before = {}
+  for _, uri in ipairs(text_uris(edit)) do
+    local b = vim.uri_to_bufnr(uri)
+    if not vim.api.nvim_buf_is_loaded(b) then
+      pcall(vim.fn.bufload, b)
+    end
+    if vim.api.nvim_buf_is_loaded(b) and not before[b] then
+      undo_break(b)
+      before[b] = { tick = vim.api.nvim_buf_get_changedtick(b), seq = undo_seq(b) }
+    end
+  end
+
+  local ok, err = pcall(util.apply_workspace_edit, edit, client.offset_encoding)
+
+  -- A created file is loaded as one empty line; text inserted into it ("x\n") leaves that
+  -- line behind as a last empty line, which `:w` would write as an extra blank line.
+  for _, c in ipairs(record.created) do
+    local b = existing_buf(c.path)
+    if b and vim.api.nvim_buf_is_loaded(b) then
+      local n = vim.api.nvim_buf_line_count(b)
+      if n > 1 and vim.api.nvim_buf_get_lines(b, n - 1, n, false)[1] == '' then
+        vim.api.nvim_buf_set_lines(b, n - 1, n, false, {})
+      end
+    end
+  end
+  -- Tell the server about every buffer the edit loaded or created before answering: it
+  -- checks the result (a created file must be on disk or open), and Neovim creates a new file
+  -- only as a buffer (CreateFile with ignoreIfExists writes nothing).
+  local touched = {}
+  for _, uri in ipairs(text_uris(edit)) do
+    touched[#touched + 1] = fname(uri)
+  end
+  for _, c in ipairs(record.created) do
+    touched[#touched + 1] = c.path
+  end
+  for _, r in ipairs(record.renamed) do
+    touched[#touched + 1] = r.to
+  end
+  for _, path in ipairs(touched) do
+    local b = vim.fn.bufadd(path)
+    if not vim.api.nvim_buf_is_loaded(b) then
+      pcall(vim.fn.bufload, b)
+    end
+    attach(b)
+  end
+  for b, was in pairs(before) do
+    if vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_get_changedtick(b) ~= was.tick then
+      M.changed[#M.changed + 1] = b
+      record.buffers[#record.buffers + 1] = { buf = b, before = was.seq, after = undo_seq(b) }
+    end
+  end
+  for _, c in ipairs(record.created) do
+    local b = existing_buf(c.path)
+    if b and not before[b] then
+      M.changed[#M.changed + 1] = b
+    end
+  end
+  if ok then
+    M.last_patch = record
+  end
+  -- Neovim sends a buffer's first change at once and debounces the rest, so the server could
+  -- see half of this edit when the answer arrives and judge it "not applied": every change
+  -- goes out before the answer.
+  require('llm_patch.server').flush(client)
+  return { applied = ok, failureReason = not ok and tostring(err) or nil }
+end
+
+--- The handler installed on the client (`client.handlers['workspace/applyEdit']`).
+function M.handler(attach_fn)
+  return function(_, params, ctx)
+    local client = vim.lsp.get_client_by_id(ctx.client_id)
+    if not (params and params.edit and client) then
+      return { applied = false, failureReason = 'no edit' }
+    end
+    return M.apply(params.edit, client, function(b)
+      attach_fn(client, b)
+    end)
+  end
+end
+
+--- :LlmPatchUndo: reverts the last patch in every file it touched. Returns a sentence and
+--- whether all of it was undone.
+function M.undo()
+  local record = M.last_patch
+  if not record then
+    return 'no patch to undo', false
+  end
+  local done, skipped = {}, {}
+  local new_files = {}
+  for _, c in ipairs(record.created) do
+    if not c.existed then
+      new_files[vim.fs.normalize(c.path)] = true
+    end
+  end
+  for _, entry in ipairs(record.buffers) do
+    local b = entry.buf
+    local name = rel(vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_get_name(b) or '?')
+    if vim.api.nvim_buf_is_valid(b) and new_files[vim.fs.normalize(vim.api.nvim_buf_get_name(b))] then
+      -- removed whole below
+    elseif not vim.api.nvim_buf_is_loaded(b) then
+      skipped[#skipped + 1] = name .. ' (closed)'
+    elseif undo_seq(b) ~= entry.after then
+      skipped[#skipped + 1] = name .. ' (changed since the patch: use u there)'
+    else
+      vim.api.nvim_buf_call(b, function()
+        vim.cmd(('silent undo %d'):format(entry.before))
+      end)
+      done[#done + 1] = name
+    end
+  end
+  for i = #record.renamed, 1, -1 do
+    local r = record.renamed[i]
+    if vim.uv.fs_stat(r.to) and not vim.uv.fs_stat(r.from) and not modified(r.to) then
+      util.rename(r.to, r.from, {})
+      done[#done + 1] = rel(r.to) .. ' → ' .. rel(r.from)
+    else
+      skipped[#skipped + 1] = rel(r.to) .. ' (not moved back)'
+    end
+  end
+  for _, d in ipairs(record.deleted) do
+    if d.data and not vim.uv.fs_stat(d.path) then
+      vim.fn.mkdir(vim.fs.dirname(d.path), 'p')
+      local f = io.open(d.path, 'wb')
+      if f then
+        f:write(d.data)
+        f:close()
+        done[#done + 1] = rel(d.path) .. ' restored'
+      end
+    else
+      skipped[#skipped + 1] = rel(d.path) .. ' (not restored)'
+    end
+  end
+  for _, c in ipairs(record.created) do
+    if not c.existed then
+      local b = existing_buf(c.path)
+      if b then
+        pcall(vim.api.nvim_buf_delete, b, { force = true })
+      end
+      if vim.uv.fs_stat(c.path) then
+        os.remove(c.path)
+      end
+      done[#done + 1] = rel(c.path) .. ' removed'
+    end
+  end
+  for i = #record.dirs, 1, -1 do
+    vim.uv.fs_rmdir(record.dirs[i]) -- only an empty directory goes; errors mean "keep it"
+  end
+  M.last_patch = nil
+  local msg = #done > 0 and ('undid the last patch: %s'):format(table.concat(done, ', ')) or 'nothing undone'
+  if #skipped > 0 then
+    msg = msg .. ('; not undone: %s'):format(table.concat(skipped, ', '))
+  end
+  return msg .. '.', #skipped == 0
+end
+
+return M

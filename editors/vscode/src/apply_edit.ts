@@ -1,0 +1,200 @@
+/**
+ * The extension's side of the server's `workspace/applyEdit` (a language-client middleware):
+ * refuse an edit that would land on text the server never saw, ask before discarding unsaved
+ * work, record every touched file before and after (for *Undo Last Patch* and for telling the
+ * user what changed), and put the files back on request. The decisions are in
+ * workspace_edit.ts and undo.ts; this file reads the editor's state and applies.
+ */
+import * as vscode from "vscode";
+
+import { ABSENT, changedEntries, planUndo, type FileState, type Journal, type UndoOp } from "./undo";
+import {
+  discardedWork,
+  discardQuestion,
+  discardReason,
+  touchedFiles,
+  touchedUris,
+  unsyncedEdits,
+  unsyncedReason,
+  type LspWorkspaceEdit,
+  type OpenDocument,
+} from "./workspace_edit";
+
+export interface ApplyEditParams {
+  label?: string;
+  edit: LspWorkspaceEdit & { changeAnnotations?: Record<string, { needsConfirmation?: boolean }> };
+}
+
+export interface ApplyEditResult {
+  applied: boolean;
+  failureReason?: string;
+}
+
+/** A patch that landed: its journal, and a number telling patches apart. */
+export interface AppliedPatch {
+  journal: Journal;
+  seq: number;
+}
+
+export type UndoOutcome =
+  | { kind: "nothing" }
+  | { kind: "changed"; files: string[] }
+  | { kind: "failed" }
+  | { kind: "undone"; files: string[] };
+
+const decoder = new TextDecoder();
+
+/** The same URI as VS Code spells it (the server's spelling may escape differently). */
+function canonical(uri: string): string {
+  return vscode.Uri.parse(uri).toString();
+}
+
+function openDocument(uri: string): vscode.TextDocument | undefined {
+  const key = canonical(uri);
+  return vscode.workspace.textDocuments.find((d) => !d.isClosed && d.uri.toString() === key);
+}
+
+export function displayName(uri: string): string {
+  return vscode.workspace.asRelativePath(vscode.Uri.parse(uri), false);
+}
+
+/** The text the user sees: the buffer when open (saved or not), else the disk; else absent. */
+export async function fileState(uri: string): Promise<FileState> {
+  const doc = openDocument(uri);
+  let onDisk: Uint8Array | undefined;
+  try {
+    onDisk = await vscode.workspace.fs.readFile(vscode.Uri.parse(uri));
+  } catch {
+    onDisk = undefined;
+  }
+  if (doc && (onDisk !== undefined || doc.isDirty || doc.isUntitled)) {
+    return { exists: true, text: doc.getText() };
+  }
+  return onDisk === undefined ? ABSENT : { exists: true, text: decoder.decode(onDisk) };
+}
+
+function openState(uri: string): OpenDocument | undefined {
+  const doc = openDocument(uri);
+  return doc ? { dirty: doc.isDirty } : undefined;
+}
+
+/** Whether the document is open with unsaved changes. */
+export function isUnsaved(uri: string): boolean {
+  return openDocument(uri)?.isDirty === true;
+}
+
+/** Each file the undo restores, once: a move back is one file, named with where it was. */
+function undoneFiles(ops: readonly UndoOp[]): string[] {
+  const names = new Map<string, string>();
+  for (const op of ops) {
+    if (op.kind === "rename") {
+      names.set(op.to, `${displayName(op.to)} (moved back from ${displayName(op.from)})`);
+    } else if (!names.has(op.uri)) {
+      names.set(op.uri, displayName(op.uri));
+    }
+  }
+  return [...names.values()];
+}
+
+export class PatchJournal {
+  last: AppliedPatch | undefined;
+  private seq = 0;
+
+  /** How many edits have landed so far: compare before and after a command. */
+  get count(): number {
+    return this.seq;
+  }
+
+  /** The middleware: check, confirm, record, apply. */
+  async handle(
+    params: ApplyEditParams,
+    next: (params: ApplyEditParams) => Promise<ApplyEditResult> | ApplyEditResult,
+  ): Promise<ApplyEditResult> {
+    const touches = touchedFiles(params.edit);
+    const unsynced = unsyncedEdits(touches, openState);
+    if (unsynced.length > 0) {
+      return { applied: false, failureReason: unsyncedReason(unsynced, displayName) };
+    }
+    const discards = discardedWork(touches, openState);
+    if (discards.length > 0) {
+      const go = "Apply and Discard";
+      const choice = await vscode.window.showWarningMessage(discardQuestion(discards, displayName), { modal: true }, go);
+      if (choice !== go) {
+        return { applied: false, failureReason: discardReason(discards, displayName) };
+      }
+    }
+    const uris = touchedUris(touches);
+    const before = await Promise.all(uris.map(fileState));
+    const result = await next(params);
+    if (!result.applied) {
+      return result;
+    }
+    const after = await Promise.all(uris.map(fileState));
+    const journal: Journal = {
+      entries: uris.map((uri, i) => ({ uri, before: before[i], after: after[i] })),
+      moves: touches.flatMap((t) => (t.op === "rename" ? [{ from: t.uri, to: t.newUri }] : [])),
+    };
+    if (uris.length > 0 && changedEntries(journal).length === 0) {
+      // VS Code says applied, yet no file is different: every change was left out in the
+      // refactor preview. Saying so keeps the report from claiming edits that are not there.
+      const previewed = Object.values(params.edit.changeAnnotations ?? {}).some((a) => a.needsConfirmation);
+      return {
+        applied: false,
+        failureReason: previewed ? "no file changed: every change was left out in the preview" : "no file changed",
+      };
+    }
+    this.seq += 1;
+    this.last = { journal, seq: this.seq };
+    return result;
+  }
+
+  /** The files the patch numbered `seq` changed, and which of them are not saved yet. */
+  changedFiles(seq: number): { changed: string[]; unsaved: string[] } | undefined {
+    if (!this.last || this.last.seq !== seq) {
+      return undefined;
+    }
+    const changed = changedEntries(this.last.journal).filter((e) => e.after.exists);
+    return {
+      changed: changed.map((e) => displayName(e.uri)),
+      unsaved: changed.filter((e) => isUnsaved(e.uri)).map((e) => displayName(e.uri)),
+    };
+  }
+
+  /** Puts back every file the last patch touched, unless one changed since. */
+  async undo(): Promise<UndoOutcome> {
+    const patch = this.last;
+    if (!patch) {
+      return { kind: "nothing" };
+    }
+    const entries = changedEntries(patch.journal);
+    const states = new Map<string, FileState>();
+    for (const e of entries) {
+      states.set(e.uri, await fileState(e.uri));
+    }
+    const plan = planUndo(patch.journal, (uri) => states.get(uri) ?? ABSENT);
+    if (!plan.ok) {
+      return { kind: "changed", files: plan.changed.map(displayName) };
+    }
+    const edit = new vscode.WorkspaceEdit();
+    const encoder = new TextEncoder();
+    for (const op of plan.ops) {
+      if (op.kind === "replace") {
+        const uri = vscode.Uri.parse(op.uri);
+        const doc = await vscode.workspace.openTextDocument(uri);
+        const whole = new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length));
+        edit.replace(uri, whole, op.text);
+      } else if (op.kind === "create") {
+        edit.createFile(vscode.Uri.parse(op.uri), { contents: encoder.encode(op.text) });
+      } else if (op.kind === "delete") {
+        edit.deleteFile(vscode.Uri.parse(op.uri), { ignoreIfNotExists: true });
+      } else {
+        edit.renameFile(vscode.Uri.parse(op.from), vscode.Uri.parse(op.to));
+      }
+    }
+    if (!(await vscode.workspace.applyEdit(edit))) {
+      return { kind: "failed" };
+    }
+    this.last = undefined;
+    return { kind: "undone", files: undoneFiles(plan.ops) };
+  }
+}

@@ -1,0 +1,348 @@
+"""SYNTAX_BROKEN: does an edit add syntax errors? Answered in proportion to the edit.
+
+The plain answer parses the whole file before and after the edit and compares tree-sitter's
+error counts (`syntax.syntax_errors`); on a big file that is most of a plan's time, for an
+edit of a few lines. `new_errors` first tries to prove the answer from the changed regions
+alone (`regional_clean`), and parses whole files only when that proof does not hold:
+
+1. The changed lines of the old and new texts (`_changes`) are widened to *windows* of whole
+   top-level lines (`_window`): each begins and ends on a line at column 0 that reads as a
+   new top-level statement, with one such statement of margin on each side, so a decorator
+   or an `else:` just outside the edit is inside the window.
+2. A window must start where the file is at top level: outside every string, comment and
+   bracket. That is read from the text before it (`Lexis.neutral`), with one regular
+   expression per language that removes strings and comments, then brackets matched in
+   pairs; anything it cannot read for sure (a quote left open, a JavaScript `/` that may
+   start a regular expression, a template with nested code) is a doubt.
+3. The old and new windows are parsed alone. When both parse without an error, and each
+   changed region starts and ends between two top-level nodes of both parses, the text
+   around the windows is the same and parses the same, so the whole files have the same
+   errors: the edit broke nothing.
+
+Everything else (an error in either window, a window that does not split where it should,
+a language without a lexical model here) is a doubt, and a doubt costs the whole-file
+parse, never a wrong answer: the regional check can only say "no new errors". A broken
+edit is always confirmed by the whole-file parse, which also gives the error lines the
+warning shows. In the server, whose open documents may have cached trees, the whole-file
+path re-parses incrementally from them and is used directly (see `new_errors`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from lsp_server.linediff import local_opcodes
+from lsp_server.model import PlacementError
+from lsp_server.resolve import syntax
+
+# A changed span longer than this many characters is split into the lines that really
+# differ, so that blocks spread over a file give one small window each.
+_SPLIT_CHARS = 4096
+# More changed regions than this and the whole-file parse is as cheap.
+_MAX_REGIONS = 64
+
+# Bracket pairs are removed innermost first until none is left (see `Lexis.neutral`).
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
+# Appended to the text `Lexis.skip` reads: a string or comment left open swallows it.
+_END = "\x00"
+
+
+@dataclass(frozen=True)
+class Lexis:
+    """What a language's text looks like to a reader that knows only where strings,
+    comments and brackets are.
+
+    `skip` matches every complete string and comment (an unterminated one does not
+    match, so its quote stays behind, or runs to the end of the text); `unsure` lists
+    the characters that, left after `skip` removed what it matched, mean the state cannot
+    be read lexically; `start`
+    matches a line that begins a top-level statement (`continues` excepted: `else:` and
+    the like go on the statement before them).
+    """
+
+    skip: re.Pattern[str]
+    unsure: str
+    start: re.Pattern[str]
+    continues: re.Pattern[str] | None = None
+
+    def neutral(self, text: str, start: int, end: int) -> bool:
+        """Whether `text[start:end]`, read from top level, ends at top level: every string
+        and comment closed, every bracket matched, no line continuation at its end."""
+        if end <= start:
+            return True
+        if text[end - 2 : end] == "\\\n":
+            return False
+        code = self.skip.sub("", text[start:end] + _END)
+        if not code.endswith(_END) or any(c in code for c in self.unsure):
+            return False
+        # bytes.translate deletes in C; every byte of a non-ASCII character goes too
+        brackets = code.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
+        while brackets:
+            fewer = brackets.replace(b"()", b"").replace(b"[]", b"").replace(b"{}", b"")
+            if len(fewer) == len(brackets):
+                return False  # an unmatched or crossed bracket
+            brackets = fewer
+        return True
+
+    def is_start(self, line: str, previous: str | None) -> bool:
+        """Whether `line` reads as a new top-level statement after the line `previous`."""
+        if not self.start.match(line):
+            return False
+        if self.continues is not None and self.continues.match(line):
+            return False
+        return previous is None or not previous.startswith("@")
+
+
+_DQ = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+_SQ = r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
+_C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?\*/"
+
+_PYTHON = Lexis(
+    skip=re.compile(
+        r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'
+        r"|'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"
+        # three quotes always open a long string: one left open runs to the end of the
+        # text, taking the end marker with it (see `Lexis.neutral`)
+        r'|"""[\s\S]*'
+        r"|'''[\s\S]*"
+        rf"|{_DQ}|{_SQ}|#[^\n]*"
+    ),
+    unsure="\"'",
+    start=re.compile(r"[A-Za-z_@]"),
+    continues=re.compile(r"(?:else|elif|except|finally)\b"),
+)
+
+# A template literal is read only when its `${...}` hold no braces, quotes or templates.
+_TEMPLATE = r"`[^`\\$]*(?:(?:\\[\s\S]|\$(?!\{)|\$\{[^{}`'\"]*\})[^`\\$]*)*`"
+
+_TYPESCRIPT = Lexis(
+    skip=re.compile(rf"{_C_COMMENTS}|{_DQ}|{_SQ}|{_TEMPLATE}"),
+    # a `/` left over may open a regular expression, whose text is not code
+    unsure="\"'`/",
+    start=re.compile(r"[A-Za-z_$@]"),
+    continues=re.compile(r"(?:else|catch|finally)\b"),
+)
+
+# JavaScript files may hold JSX, whose text between tags is not code either.
+_JAVASCRIPT = Lexis(
+    skip=_TYPESCRIPT.skip,
+    unsure="\"'`/<",
+    start=_TYPESCRIPT.start,
+    continues=_TYPESCRIPT.continues,
+)
+
+_GO = Lexis(
+    # raw strings (backquotes) have no escapes
+    skip=re.compile(rf"{_C_COMMENTS}|{_DQ}|{_SQ}|`[^`]*`"),
+    unsure="\"'`",
+    start=re.compile(r"[A-Za-z_]"),
+)
+
+LEXES: dict[str, Lexis] = {
+    "python": _PYTHON,
+    "typescript": _TYPESCRIPT,
+    "javascript": _JAVASCRIPT,
+    "go": _GO,
+}
+
+
+def new_errors(old: str, new: str, key: str, language: str) -> list[dict[str, Any]] | None:
+    """The new text's syntax errors when it has more than the old text, else None.
+
+    The same verdict as parsing both whole texts and comparing their error counts; that
+    is what is done when a tree of this file is cached (the server's open documents: an
+    incremental re-parse), or when the regional proof (`regional_clean`) does not hold.
+    Raises PlacementError when the grammar cannot be loaded.
+    """
+    if syntax.cached(language, key) is None and regional_clean(old, new, language):
+        return None
+    after = syntax.syntax_errors(new, key, language)
+    if not after:
+        return None
+    before = syntax.syntax_errors(old, key + "\x00old", language, base=key)
+    return after if len(after) > len(before) else None
+
+
+def regional_clean(old: str, new: str, language: str) -> bool:
+    """True when the edit from `old` to `new` provably adds no syntax error, looking only
+    at the changed regions; False when that cannot be shown (see the module docstring).
+
+    JSON has no top-level statements to split at; a new text that Python's own strict
+    JSON reader accepts has no errors for tree-sitter's JSON grammar either.
+    """
+    if old == new:
+        return True
+    if language == "json":
+        return _strict_json(new)
+    lexis = LEXES.get(language)
+    if lexis is None:
+        return False
+    if "\r" in old or "\r" in new:
+        old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+    changes = _changes(old, new)
+    if changes is None:
+        return False
+    try:
+        grammar = syntax.grammar(language)
+    except PlacementError:
+        return False
+    checked = 0  # the old text is known to be at top level here
+    for w in _windows(old, new, changes, lexis):
+        if w is None or not lexis.neutral(old, checked, w.start):
+            return False
+        if not _window_clean(grammar, old, new, w):
+            return False
+        checked = w.end
+    return True
+
+
+def _strict_json(text: str) -> bool:
+    def refuse(name: str) -> None:
+        raise ValueError(name)  # NaN and Infinity are not JSON
+
+    try:
+        json.loads(text, parse_constant=refuse)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class _Window:
+    """Old text `start:end` (new text `start + shift : end + new_shift`), holding the
+    changed regions between old `first` and `last` (new `first + shift` and
+    `last + new_shift`), which must be splits between top-level nodes."""
+
+    start: int
+    end: int
+    first: int
+    last: int
+    shift: int
+    new_shift: int
+
+
+def _changes(old: str, new: str) -> list[tuple[int, int, int, int]] | None:
+    """The changed spans, in order, as (old start, old end, new start, new end) character
+    offsets at line starts; None when there are too many to be worth it."""
+    start = syntax.common_prefix(old, new)
+    start = old.rfind("\n", 0, start) + 1  # back to the start of its line
+    tail = syntax.common_suffix(old, new, min(len(old), len(new)) - start)
+    old_end, new_end = len(old) - tail, len(new) - tail
+    # forward to the end of the line the last change is on
+    old_end = _line_end(old, old_end)
+    new_end = new_end + (old_end - (len(old) - tail))
+    if old_end - start <= _SPLIT_CHARS and new_end - start <= _SPLIT_CHARS:
+        return [(start, old_end, start, new_end)]
+    a = old[start:old_end].splitlines(keepends=True)
+    b = new[start:new_end].splitlines(keepends=True)
+    ops = local_opcodes(a, b, _MAX_REGIONS)
+    if ops is None or len(ops) > _MAX_REGIONS:
+        return None
+    a_at = list(itertools.accumulate(map(len, a), initial=start))
+    b_at = list(itertools.accumulate(map(len, b), initial=start))
+    return [(a_at[i1], a_at[i2], b_at[j1], b_at[j2]) for _tag, i1, i2, j1, j2 in ops]
+
+
+def _line_end(text: str, at: int) -> int:
+    """The offset just past the newline ending the line that holds `text[at - 1]` (`at`
+    itself when it is a line start)."""
+    if at <= 0 or text[at - 1] == "\n":
+        return max(at, 0)
+    nl = text.find("\n", at)
+    return len(text) if nl < 0 else nl + 1
+
+
+def _windows(
+    old: str, new: str, changes: list[tuple[int, int, int, int]], lexis: Lexis
+) -> list[_Window | None]:
+    """One window per group of nearby changes, in order (None: no window can be found)."""
+    out: list[_Window | None] = []
+    shift = 0  # new offset - old offset before the current change
+    for a_start, a_end, b_start, b_end in changes:
+        first = _start_before(old, a_start, lexis)
+        last = _start_after(old, a_end, lexis)
+        # one more top-level statement on each side: what attaches to the first or last
+        # one (a decorator, an `else:`) is then in the window
+        start = _start_before(old, _line_start(old, first - 1), lexis) if first > 0 else 0
+        end = _start_after(old, _next_line(old, last), lexis) if last < len(old) else len(old)
+        new_shift = shift + (b_end - b_start) - (a_end - a_start)
+        prev = out[-1] if out else None
+        if prev is not None and start < prev.end:
+            out[-1] = _Window(prev.start, end, prev.first, last, prev.shift, new_shift)
+        else:
+            out.append(_Window(start, end, first, last, shift, new_shift))
+        shift = new_shift
+    return out
+
+
+def _line_start(text: str, at: int) -> int:
+    """The start of the line holding offset `at`."""
+    return text.rfind("\n", 0, at) + 1 if at > 0 else 0
+
+
+def _next_line(text: str, at: int) -> int:
+    """The start of the line after the one holding offset `at` (or the text's length)."""
+    nl = text.find("\n", at)
+    return len(text) if nl < 0 else nl + 1
+
+
+def _line_from(text: str, at: int) -> str:
+    nl = text.find("\n", at)
+    return text[at:] if nl < 0 else text[at:nl]
+
+
+def _start_before(text: str, at: int, lexis: Lexis) -> int:
+    """The start of the last top-level-looking line at or before offset `at` (a line
+    start), or 0."""
+    while at > 0:
+        if lexis.is_start(_line_from(text, at), _previous_line(text, at)):
+            return at
+        at = _line_start(text, at - 1)
+    return 0
+
+
+def _start_after(text: str, at: int, lexis: Lexis) -> int:
+    """The start of the first top-level-looking line at or after offset `at` (a line
+    start), or the text's length."""
+    while at < len(text):
+        if lexis.is_start(_line_from(text, at), _previous_line(text, at)):
+            return at
+        at = _next_line(text, at)
+    return len(text)
+
+
+def _previous_line(text: str, at: int) -> str | None:
+    """The last non-blank line before the line starting at `at`, or None."""
+    end = at - 1
+    while end > 0:
+        begin = text.rfind("\n", 0, end) + 1
+        line = text[begin:end]
+        if line.strip():
+            return line
+        end = begin - 1
+    return None
+
+
+def _window_clean(grammar: syntax.Grammar, old: str, new: str, w: _Window) -> bool:
+    """Whether both texts of window `w` parse without an error, and split between
+    top-level nodes where the changes begin and end."""
+    old_text = old[w.start : w.end]
+    new_text = new[w.start + w.shift : w.end + w.new_shift]
+    old_cuts = (w.first - w.start, w.last - w.start)
+    new_cuts = (w.first - w.start, w.last + w.new_shift - w.start - w.shift)
+    return _parses_clean(grammar, old_text, old_cuts) and _parses_clean(
+        grammar, new_text, new_cuts
+    )
+
+
+def _parses_clean(grammar: syntax.Grammar, text: str, cuts: tuple[int, int]) -> bool:
+    src = syntax.encode(text)
+    root = grammar.parser.parse(src).root_node
+    if root.has_error:
+        return False
+    at = [len(syntax.encode(text[:c])) for c in cuts]
+    return not any(c.start_byte < x < c.end_byte for c in root.children for x in at)

@@ -1,0 +1,459 @@
+"""Cline's edit format: `replace_in_file` / `write_to_file` tool XML, and its SEARCH/REPLACE
+markers (`------- SEARCH` / `=======` / `+++++++ REPLACE`, any run of three or more, and the
+`<<<<<<<` / `>>>>>>>` spellings), in replies with prose and other formats around them."""
+
+from __future__ import annotations
+
+import pytest
+
+from lsp_server.model import Action, ErrorCode, Format
+from lsp_server.reply import parse_reply
+from lsp_server.reply.search_replace import blocks_from_body
+from tests.reply.agent_workspace import place
+
+APP = """import os
+
+
+def load(path):
+    with open(path) as f:
+        return f.read()
+
+
+def main():
+    print(load("a.txt"))
+"""
+
+UTIL = """export function add(a: number, b: number): number {
+  return a + b;
+}
+
+export function sub(a: number, b: number): number {
+  return a - b;
+}
+"""
+
+
+def test_a_cline_turn_with_thinking_two_files_and_a_new_one():
+    reply = """<thinking>
+The loader should not fail on a missing file, and `sub` is unused. I'll edit both files and
+add a test.
+</thinking>
+
+I'll make `load` return an empty string when the file is missing.
+
+<replace_in_file>
+<path>src/app.py</path>
+<diff>
+------- SEARCH
+def load(path):
+    with open(path) as f:
+        return f.read()
+=======
+def load(path):
+    if not os.path.exists(path):
+        return ""
+    with open(path) as f:
+        return f.read()
++++++++ REPLACE
+
+------- SEARCH
+    print(load("a.txt"))
+=======
+    print(load("a.txt") or "(empty)")
++++++++ REPLACE
+</diff>
+</replace_in_file>
+
+<replace_in_file>
+<path>src/util.ts</path>
+<diff>
+------- SEARCH
+export function sub(a: number, b: number): number {
+  return a - b;
+}
+=======
++++++++ REPLACE
+</diff>
+</replace_in_file>
+
+<write_to_file>
+<path>tests/test_app.py</path>
+<content>
+from src.app import load
+
+
+def test_missing():
+    assert load("nope") == ""
+</content>
+</write_to_file>
+
+Let me know if you want the tests run.
+"""
+    placed = place(reply, {"src/app.py": APP, "src/util.ts": UTIL})
+    assert placed.plan.ok, placed.codes()
+    assert placed.formats() == [Format.CLINE] * 3
+    assert placed.files["src/app.py"] == APP.replace(
+        "def load(path):\n",
+        'def load(path):\n    if not os.path.exists(path):\n        return ""\n',
+    ).replace('print(load("a.txt"))', 'print(load("a.txt") or "(empty)")')
+    assert placed.files["src/util.ts"] == UTIL.split("\nexport function sub")[0] + "\n"
+    assert placed.files["tests/test_app.py"] == (
+        'from src.app import load\n\n\ndef test_missing():\n    assert load("nope") == ""\n'
+    )
+    spans = [o.block.reply_lines for o in placed.outcomes]
+    assert spans[0][0] == reply.split("\n").index("<replace_in_file>") + 1
+
+
+def test_cline_mixed_with_aider_blocks_and_a_unified_diff_in_one_reply():
+    reply = """First the loader, Cline-style:
+
+<replace_in_file>
+<path>src/app.py</path>
+<diff>
+------- SEARCH
+import os
+=======
+import os
+import sys
++++++++ REPLACE
+</diff>
+</replace_in_file>
+
+Then the same file, aider-style:
+
+src/app.py
+```python
+<<<<<<< SEARCH
+def main():
+=======
+def main(argv=sys.argv):
+>>>>>>> REPLACE
+```
+
+And the TypeScript, as a diff:
+
+```diff
+--- a/src/util.ts
++++ b/src/util.ts
+@@ -1,3 +1,3 @@
+ export function add(a: number, b: number): number {
+-  return a + b;
++  return b + a;
+ }
+```
+"""
+    placed = place(reply, {"src/app.py": APP, "src/util.ts": UTIL})
+    assert placed.plan.ok, placed.codes()
+    assert placed.formats() == [Format.CLINE, Format.SEARCH_REPLACE, Format.UNIFIED_DIFF]
+    assert placed.files["src/app.py"].startswith("import os\nimport sys\n")
+    assert "def main(argv=sys.argv):" in placed.files["src/app.py"]
+    assert "return b + a;" in placed.files["src/util.ts"]
+
+
+def test_bare_cline_markers_in_a_fence_under_a_path():
+    reply = """Update the helper:
+
+src/util.ts
+```ts
+------- SEARCH
+  return a + b;
+=======
+  return a + b + 0;
++++++++ REPLACE
+```
+
+and:
+
+src/util.ts
+```ts
+------- SEARCH
+  return a - b;
+=======
+  return a - b - 0;
++++++++ REPLACE
+```
+"""
+    placed = place(reply, {"src/util.ts": UTIL})
+    assert placed.plan.ok, placed.codes()
+    assert placed.formats() == [Format.CLINE, Format.CLINE]
+    assert "a + b + 0" in placed.files["src/util.ts"]
+    assert "a - b - 0" in placed.files["src/util.ts"]
+
+
+@pytest.mark.parametrize(
+    ("start", "divider", "end"),
+    [
+        ("------- SEARCH", "=======", "+++++++ REPLACE"),
+        ("--- SEARCH", "===", "+++ REPLACE"),
+        ("------------ SEARCH", "==========", "++++++++++++ REPLACE"),
+        ("<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"),
+        ("<<< SEARCH", "===", ">>> REPLACE"),
+        ("<<<<<<< SEARCH", "=======", "+++++++ REPLACE"),
+        ("------- SEARCH", "=======", ">>>>>>> REPLACE"),
+        ("------- SEARCH>", "=======", "+++++++ REPLACE"),
+    ],
+)
+def test_every_marker_spelling_cline_reads(start, divider, end):
+    reply = (
+        f"<replace_in_file>\n<path>src/util.ts</path>\n<diff>\n{start}\n  return a + b;\n"
+        f"{divider}\n  return a + b + 1;\n{end}\n</diff>\n</replace_in_file>\n"
+    )
+    placed = place(reply, {"src/util.ts": UTIL})
+    assert placed.plan.ok, placed.codes()
+    assert "return a + b + 1;" in placed.files["src/util.ts"]
+
+
+def test_an_empty_search_replaces_the_whole_file_or_creates_it():
+    reply = (
+        "<replace_in_file>\n<path>{p}</path>\n<diff>\n------- SEARCH\n=======\n"
+        "print('new')\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n"
+    )
+    placed = place(reply.format(p="src/app.py"), {"src/app.py": APP})
+    assert placed.plan.ok and placed.files["src/app.py"] == "print('new')\n"
+    (block,) = parse_reply(reply.format(p="src/app.py")).blocks
+    assert block.action is Action.OVERWRITE
+    placed = place(reply.format(p="src/new.py"), {})
+    assert placed.plan.ok and placed.files["src/new.py"] == "print('new')\n"
+
+
+def test_an_empty_search_among_other_blocks_is_malformed():
+    reply = (
+        "<replace_in_file>\n<path>src/app.py</path>\n<diff>\n------- SEARCH\nimport os\n"
+        "=======\nimport re\n+++++++ REPLACE\n------- SEARCH\n=======\nx = 1\n"
+        "+++++++ REPLACE\n</diff>\n</replace_in_file>\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    (code,) = placed.codes()
+    assert code is ErrorCode.MALFORMED_BLOCK
+    assert "reply line 9" in placed.outcomes[0].failure.message
+    assert placed.files["src/app.py"] == APP
+
+
+def test_write_to_file_overwrites_and_unwraps_a_fence_around_the_whole_content():
+    reply = (
+        "Here is the new file:\n\n<write_to_file>\n<path>src/util.ts</path>\n<content>\n"
+        "```typescript\nexport const one = 1;\n```\n</content>\n</write_to_file>\n"
+    )
+    placed = place(reply, {"src/util.ts": UTIL})
+    assert placed.plan.ok
+    assert placed.files["src/util.ts"] == "export const one = 1;\n"
+
+
+def test_write_to_file_keeps_a_markdown_file_whose_fences_are_its_own():
+    readme = "```sh\nmake\n```\n\nThen:\n\n```sh\nmake test\n```"
+    reply = f"<write_to_file>\n<path>README.md</path>\n<content>\n{readme}\n</content>\n"
+    reply += "</write_to_file>\n"
+    placed = place(reply, {})
+    assert placed.plan.ok and placed.files["README.md"] == readme + "\n"
+
+
+def test_calls_indented_in_a_list_and_inside_an_xml_fence():
+    reply = """1. Fix the import:
+
+   <replace_in_file>
+   <path>src/app.py</path>
+   <diff>
+   ------- SEARCH
+   import os
+   =======
+   import os.path
+   +++++++ REPLACE
+   </diff>
+   </replace_in_file>
+
+2. Then the helper:
+
+```xml
+<replace_in_file>
+<path>src/util.ts</path>
+<diff>
+------- SEARCH
+  return a - b;
+=======
+  return b - a;
++++++++ REPLACE
+</diff>
+</replace_in_file>
+```
+"""
+    placed = place(reply, {"src/app.py": APP, "src/util.ts": UTIL})
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["src/app.py"].startswith("import os.path\n")
+    assert "return b - a;" in placed.files["src/util.ts"]
+
+
+# --- XML entities ------------------------------------------------------------------------------
+
+
+def test_an_entity_escaped_call_is_decoded():
+    reply = (
+        "<replace_in_file>\n<path>src/util.ts</path>\n<diff>\n------- SEARCH\n"
+        "export function add(a: number, b: number): number {\n  return a + b;\n=======\n"
+        "export function add(a: number, b: number): number {\n"
+        "  return a &gt; 0 &amp;&amp; b &lt; 0 ? a : a + b;\n+++++++ REPLACE\n</diff>\n"
+        "</replace_in_file>\n"
+    )
+    placed = place(reply, {"src/util.ts": UTIL})
+    assert placed.plan.ok, placed.codes()
+    assert "return a > 0 && b < 0 ? a : a + b;" in placed.files["src/util.ts"]
+
+
+def test_raw_text_keeps_its_entities():
+    page = '<p>Tom &amp; Jerry</p>\n<p title="a">x</p>\n'
+    reply = (
+        "<replace_in_file>\n<path>index.html</path>\n<diff>\n------- SEARCH\n"
+        "<p>Tom &amp; Jerry</p>\n=======\n<p>Tom &amp; Jerry &lt;3</p>\n+++++++ REPLACE\n"
+        "</diff>\n</replace_in_file>\n"
+    )
+    placed = place(reply, {"index.html": page})
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["index.html"].startswith("<p>Tom &amp; Jerry &lt;3</p>\n")
+
+
+def test_an_amp_entity_alone_does_not_prove_escaping():
+    source = 'const AMP = "&amp;";\n'
+    reply = (
+        "<replace_in_file>\n<path>esc.js</path>\n<diff>\n------- SEARCH\n"
+        'const AMP = "&amp;";\n=======\nconst AMP = "&amp;"; // entity\n+++++++ REPLACE\n'
+        "</diff>\n</replace_in_file>\n"
+    )
+    placed = place(reply, {"esc.js": source})
+    assert placed.plan.ok and placed.files["esc.js"] == 'const AMP = "&amp;"; // entity\n'
+
+
+def test_a_half_escaped_call_is_left_as_it_is():
+    # a raw `&&` beside `&lt;`: not a consistently escaped call, so `&lt;` is the file's text
+    source = "if (a && b) { s = '&lt;'; }\n"
+    reply = (
+        "<replace_in_file>\n<path>x.js</path>\n<diff>\n------- SEARCH\n"
+        "if (a && b) { s = '&lt;'; }\n=======\nif (a && b) { s = '&gt;'; }\n+++++++ REPLACE\n"
+        "</diff>\n</replace_in_file>\n"
+    )
+    placed = place(reply, {"x.js": source})
+    assert placed.plan.ok and placed.files["x.js"] == "if (a && b) { s = '&gt;'; }\n"
+
+
+# --- failures -----------------------------------------------------------------------------------
+
+
+def test_search_text_not_found_and_ambiguous():
+    not_found = (
+        "<replace_in_file>\n<path>src/app.py</path>\n<diff>\n------- SEARCH\n"
+        "def save(path):\n=======\ndef save(path, data):\n+++++++ REPLACE\n</diff>\n"
+        "</replace_in_file>\n"
+    )
+    placed = place(not_found, {"src/app.py": APP})
+    assert placed.codes() == [ErrorCode.TEXT_NOT_FOUND]
+    assert placed.files["src/app.py"] == APP
+    twice = "x = 1\ny = 2\nx = 1\n"
+    ambiguous = (
+        "<replace_in_file>\n<path>t.py</path>\n<diff>\n------- SEARCH\nx = 1\n=======\n"
+        "x = 5\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n"
+    )
+    placed = place(ambiguous, {"t.py": twice})
+    assert placed.codes() == [ErrorCode.TEXT_AMBIGUOUS]
+    assert placed.files["t.py"] == twice
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        (
+            "<replace_in_file>\n<path>src/app.py</path>\n<diff>\n------- SEARCH\nimport os\n",
+            "no `</replace_in_file>`",
+        ),
+        (
+            "<replace_in_file>\n<diff>\n------- SEARCH\nimport os\n=======\nimport re\n"
+            "+++++++ REPLACE\n</diff>\n</replace_in_file>\n",
+            "no `<path>`",
+        ),
+        (
+            "<replace_in_file>\n<path>src/app.py</path>\n</replace_in_file>\n",
+            "no `<diff>`",
+        ),
+        (
+            "<replace_in_file>\n<path>src/app.py</path>\n<diff>\nimport os\n</diff>\n"
+            "</replace_in_file>\n",
+            "holds no SEARCH/REPLACE block",
+        ),
+        (
+            "<replace_in_file>\n<path>src/app.py</path>\n<diff>\n------- SEARCH\nimport os\n"
+            "+++++++ REPLACE\n</diff>\n</replace_in_file>\n",
+            "expected `=======`",
+        ),
+        (
+            "<replace_in_file>\n<path>src/app.py</path>\n<diff>\n------- SEARCH\nimport os\n"
+            "=======\nimport re\n=======\nimport sys\n+++++++ REPLACE\n</diff>\n"
+            "</replace_in_file>\n",
+            "expected `>>>>>>> REPLACE`",
+        ),
+    ],
+)
+def test_malformed_calls_name_the_call_and_the_reason(reply, reason):
+    placed = place("Here goes:\n\n" + reply, {"src/app.py": APP})
+    (outcome,) = placed.outcomes
+    assert outcome.failure.code is ErrorCode.MALFORMED_BLOCK
+    assert reason in outcome.failure.message
+    assert outcome.block.format is Format.CLINE
+    assert outcome.block.reply_lines[0] == 3
+    assert placed.files["src/app.py"] == APP
+
+
+def test_a_whole_file_holding_a_diff_by_mistake_is_refused_naming_the_line():
+    reply = (
+        "<write_to_file>\n<path>src/app.py</path>\n<content>\n------- SEARCH\nimport os\n"
+        "=======\nimport re\n+++++++ REPLACE\n</content>\n</write_to_file>\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    (failure,) = [o.failure for o in placed.outcomes]
+    assert failure.code is ErrorCode.MALFORMED_BLOCK
+    assert failure.details["line"] == 4 and failure.details["text"] == "------- SEARCH"
+    assert placed.files["src/app.py"] == APP
+
+
+def test_a_new_text_with_a_marker_line_is_refused():
+    reply = (
+        "<replace_in_file>\n<path>src/app.py</path>\n<diff>\n------- SEARCH\nimport os\n"
+        "=======\nimport re\n<<<<<<< HEAD\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    (failure,) = [o.failure for o in placed.outcomes]
+    assert failure.code is ErrorCode.MALFORMED_BLOCK
+    assert failure.details["line"] == 8 and failure.details["text"] == "<<<<<<< HEAD"
+
+
+def test_a_tag_named_in_prose_is_not_a_call():
+    reply = (
+        "Cline would use the <replace_in_file> tool here, or `<write_to_file>` for a new file.\n"
+        "<write_to_file> is only for whole files.\n"
+    )
+    assert parse_reply(reply).failure.code is ErrorCode.NO_EDIT_BLOCKS
+
+
+# --- the public reader, for the JSON arguments ------------------------------------------------
+
+
+def test_blocks_from_body_reads_a_json_diff_and_names_lines_of_the_diff():
+    body = "------- SEARCH\nimport os\n=======\nimport re\n+++++++ REPLACE\n"
+    block = blocks_from_body(body, "src/app.py", (4, 9), Format.CLINE)
+    assert block.error is None and block.reply_lines == (4, 9)
+    assert [(h.old, h.new) for h in block.hunks] == [("import os\n", "import re\n")]
+    broken = blocks_from_body("------- SEARCH\nimport os\n", "a.py", (4, 9), Format.CLINE)
+    assert broken.error.code is ErrorCode.MALFORMED_BLOCK
+    assert "line 1 of the diff" in broken.error.message
+    assert broken.error.details["incomplete"] is True
+    conflict = body.replace("import re", "<<<<<<< HEAD")
+    marker = blocks_from_body(conflict, "a.py", (1, 1), Format.CLINE)
+    assert marker.error is not None and marker.error.details["diff_line"] == 4
+    assert marker.error.details["text"] == "<<<<<<< HEAD"
+    second = blocks_from_body(body.replace("import re", "======="), "a.py", (1, 1), Format.CLINE)
+    assert second.error is not None and second.error.details["diff_line"] == 4
+
+
+def test_a_diff_left_open_ends_at_the_calls_closing_tag():
+    reply = (
+        "<replace_in_file>\n<path>src/app.py</path>\n<diff>\n------- SEARCH\nimport os\n"
+        "=======\nimport re\n+++++++ REPLACE\n</replace_in_file>\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    assert placed.plan.ok and placed.files["src/app.py"].startswith("import re\n")

@@ -1,0 +1,233 @@
+"""SYNTAX_BROKEN in proportion to the edit (resolve/syntax_check.py).
+
+The regional check may only ever say "this edit adds no error"; its verdict, and the
+verdict of `new_errors` as a whole, must be the one the whole-file check gives: parse the
+whole old and new texts and compare their error counts (`_oracle`, the check as it was).
+Files are generated Python, TypeScript, Go and JSON; edits replace random lines with lines
+from a pool that opens and closes strings, brackets, comments and blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lsp_server.model import EditBlock as Block
+from lsp_server.model import Format, Hunk, ParsedReply, Snapshot, WarningType
+from lsp_server.plan import plan_reply
+from lsp_server.resolve import syntax, syntax_check
+
+# --------------------------------------------------------------------------- the oracle
+
+
+def _oracle(old: str, new: str, language: str) -> bool:
+    """The whole-file check: the new text has more tree-sitter errors than the old."""
+    syntax.forget_all()
+    after = syntax.syntax_errors(new, "oracle-new", language)
+    before = syntax.syntax_errors(old, "oracle-old", language)
+    syntax.forget_all()
+    return len(after) > len(before)
+
+
+def _verdict(old: str, new: str, language: str) -> bool:
+    syntax.forget_all()  # no cached tree: the regional path is taken first
+    return syntax_check.new_errors(old, new, "checked", language) is not None
+
+
+# --------------------------------------------------------------------------- files
+
+_PY_UNITS = (
+    ["def {n}(items, limit={k}):", '    """Collect {n} (see #{k})."""', "    out = []",
+     "    for x in items:", "        if x > limit:", "            out.append(x)",
+     "    return out", "", ""],
+    ["@register", "def {n}():", "    return {{'a': [1, 2], 'b': ')'}}", "", ""],
+    ["class {N}:", "    '''A class.'''", "", "    def run(self, x):",
+     '        return f"{{x}} ({k})"', "", "    def stop(self):", "        pass", "", ""],
+    ["if {n}:", "    x = ({k},", "        {k})", "else:", "    x = None", ""],
+    ["TEXT_{k} = \"\"\"", "def not_code(:", "    [", "\"\"\"", ""],
+    ["VALUES_{k} = [", "1,", "2,", "]", ""],
+    ["# a comment with a quote ' and a bracket (", "{n} = 'x' + \"(\"  # [", ""],
+    ["try:", "    pass", "except ValueError:", "    raise", "finally:", "    {n} = 1", ""],
+)
+
+_TS_UNITS = (
+    ["export function {n}(items: number[]): number[] {{", "  const out: number[] = [];",
+     "  for (const x of items) {{", "    if (x > {k}) {{", "      out.push(x);", "    }}",
+     "  }}", "  return out;", "}}", ""],
+    ["// a comment with a quote ' and a bracket (", "const {n} = `value ${{{k}}} and (`;", ""],
+    ["export class {N} {{", "  private count = {k};", "  run(): string {{",
+     "    return \"(\" + this.count + ']';", "  }}", "}}", ""],
+    ["/* a block comment", "function broken( {{", "*/", "let {n} = [{k}, '['];", ""],
+    ["if ({n}) {{", "  console.log({k});", "}}", "else {{", "  console.log(0);", "}}", ""],
+    ["const {n}Text = `", "function notCode( {{", "`;", ""],
+)
+
+_GO_UNITS = (
+    ["func {N}(items []int) []int {{", "\tout := []int{{}}", "\tfor _, x := range items {{",
+     "\t\tif x > {k} {{", "\t\t\tout = append(out, x)", "\t\t}}", "\t}}", "\treturn out",
+     "}}", ""],
+    ["// a comment with a quote \" and a bracket (", "var {n} = \"(\" + string('[')", ""],
+    ["var {n}Raw = `", "func notCode( {{", "`", ""],
+    ["type {N} struct {{", "\tcount int", "}}", "", "func (t *{N}) Run() int {{",
+     "\treturn t.count / {k}", "}}", ""],
+    ["var (", "\t{n}A = {k}", "\t{n}B = \"{{\"", ")", ""],
+)
+
+_SNIPPETS = {
+    "python": [
+        "x = 1", "    y = 2", "        return z", "def f(a, b):", "class K:", "else:",
+        "@decorator", "(", ")", "[", "]", "{", "}", '"""', "'''", '"', "'", "# comment",
+        "#", "value = call(1,", "    2)", "\\", "if x:", "    pass", "", "print('(')",
+        'doc = """one line"""', "z = {'k': [1, (2, 3)]}", "elif y:", "except:",
+    ],
+    "typescript": [
+        "let x = 1;", "  y = 2;", "function f(a: number) {", "}", "{", "(", ")", "[", "]",
+        "`", "`${a}`", "`${", "'", '"', "/*", "*/", "// comment", "const r = /a(b/;",
+        "x = a / b;", "else {", "} else {", "", "if (x) {", "return 1;", "export class C {",
+        "const s = 'it''s';", "@Component()",
+    ],
+    "go": [
+        "x := 1", "\ty := 2", "func f() {", "}", "{", "(", ")", "[", "]", "`", "'a'",
+        "'", '"', "/*", "*/", "// comment", "var s = `raw", "raw`", "else {", "} else {",
+        "", "if x {", "return 1", "type T struct {", "import \"fmt\"",
+    ],
+    "json": [
+        "{", "}", "[", "]", '"a": 1,', '"b": [1, 2],', '"c": "text",', '"d": {', '"e"',
+        ",", ":", "null", "true,", '"unterminated', "1e5", "NaN", "",
+    ],
+}
+
+
+def _names(rng: random.Random, i: int) -> dict[str, str | int]:
+    word = rng.choice(("load", "save", "parse", "check", "merge")) + f"_{i}"
+    return {"n": word, "N": word.title().replace("_", ""), "k": rng.randrange(100)}
+
+
+def _source(language: str, seed: int, units: int, kinds: slice = slice(None)) -> str:
+    rng = random.Random(seed)
+    if language == "json":
+        doc = {
+            f"key_{i}": rng.choice(
+                ([1, 2, {"x": "y"}], {"nested": {"a": [i, "b"]}}, "text (", None, 3.5)
+            )
+            for i in range(units)
+        }
+        return json.dumps(doc, indent=2) + "\n"
+    table = {"python": _PY_UNITS, "typescript": _TS_UNITS, "go": _GO_UNITS}[language][kinds]
+    lines = ["package main", ""] if language == "go" else []
+    for i in range(units):
+        unit = rng.choice(table)
+        lines += [line.format(**_names(rng, i)) for line in unit]
+    return "\n".join(lines) + "\n"
+
+
+_EXT = {"python": "py", "typescript": "ts", "go": "go", "json": "json"}
+
+
+@st.composite
+def _cases(draw: st.DrawFn, language: str) -> tuple[str, str]:
+    old = _source(language, draw(st.integers(0, 10_000)), draw(st.integers(3, 25)))
+    lines = old.split("\n")
+    for _ in range(draw(st.integers(1, 3))):  # one to three edits, maybe far apart
+        i = draw(st.integers(0, len(lines)))
+        j = min(len(lines), i + draw(st.integers(0, 3)))
+        pool = _SNIPPETS[language] + [x for x in lines if x.strip()]
+        put = draw(st.lists(st.sampled_from(pool), max_size=3))
+        lines[i:j] = put
+    return old, "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@pytest.mark.parametrize("language", ["python", "typescript", "go", "json"])
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_check_agrees_with_parsing_whole_files(language: str, data: st.DataObject) -> None:
+    old, new = data.draw(_cases(language))
+    broken = _oracle(old, new, language)
+    syntax.forget_all()
+    if syntax_check.regional_clean(old, new, language):
+        assert not broken, "the regional check cleared an edit that adds errors"
+    assert _verdict(old, new, language) == broken
+
+
+@pytest.mark.parametrize("language", ["python", "typescript", "go"])
+def test_the_regional_check_decides_ordinary_edits_alone(language: str) -> None:
+    """Not vacuous: an edit that keeps the code valid, deep in a file, is cleared without
+    a whole-file parse (the property above would hold if it never decided anything)."""
+    old = _source(language, 7, 400, slice(0, 2))  # functions, comments, decorators
+    lines = old.split("\n")
+    real = re.compile(r"(def|export function|func) \w+\d\(")  # not one in a string
+    at = next(
+        i for i in range(len(lines) // 2, len(lines)) if real.match(lines[i]) and not lines[i - 1]
+    )
+    lines.insert(at, {"python": "x = 1", "typescript": "let x = 1;", "go": "var x = 1"}[language])
+    new = "\n".join(lines)
+    assert not _oracle(old, new, language)
+    assert syntax_check.regional_clean(old, new, language)
+
+
+# --------------------------------------------------------------------------- plans
+
+
+class _Files:
+    def __init__(self, files: dict[str, str]):
+        self.files = files
+
+    def snapshot(self, path: str) -> Snapshot:
+        return Snapshot(path, self.files.get(path))
+
+
+def _plan(path: str, text: str, old: str, new: str):  # type: ignore[no-untyped-def]
+    syntax.forget_all()
+    block = Block(Format.SEARCH_REPLACE, path, (1, 1), hunks=(Hunk(old, new),))
+    return plan_reply(ParsedReply((block,)), _Files({path: text}))
+
+
+def _big_python(n_units: int) -> str:
+    return "".join(
+        f"def f_{i}(items):\n    return [x + {i} for x in items]\n\n\n" for i in range(n_units)
+    )
+
+
+def test_an_edit_breaking_the_middle_of_a_100k_line_file_is_flagged() -> None:
+    text = _big_python(25_000)  # 100,000 lines
+    assert text.count("\n") == 100_000
+    plan = _plan("big.py", text, "def f_12500(items):\n", "def f_12500(items:\n")
+    assert plan.ok
+    broken = [w for w in plan.warnings if w.type is WarningType.SYNTAX_BROKEN]
+    assert len(broken) == 1
+    lines = [int(x) for x in re.findall(r"line (\d+)", broken[0].message)]
+    assert any(50_001 <= x <= 50_010 for x in lines), broken[0].message  # where it broke
+
+
+def test_a_valid_edit_in_the_middle_of_a_100k_line_file_is_not_flagged() -> None:
+    text = _big_python(25_000)
+    plan = _plan("big.py", text, "    return [x + 12500 for x in items]\n", "    return []\n")
+    assert plan.ok
+    assert not [w for w in plan.warnings if w.type is WarningType.SYNTAX_BROKEN]
+
+
+def test_an_edit_next_to_an_error_already_there_is_not_blamed() -> None:
+    text = _big_python(50).replace("def f_25(items):", "def f_25(items:")  # already broken
+    plan = _plan("near.py", text, "def f_26(items):\n", "def f_26(values):\n")
+    assert plan.ok
+    assert not [w for w in plan.warnings if w.type is WarningType.SYNTAX_BROKEN]
+    # and an edit that adds a second error next to it is flagged
+    plan = _plan("near.py", text, "def f_26(items):\n", "def f_26(items:\n")
+    assert [w for w in plan.warnings if w.type is WarningType.SYNTAX_BROKEN]
+
+
+def test_a_string_opened_before_the_edit_is_a_doubt_not_a_verdict() -> None:
+    """Code-looking lines inside a long string: the text before the edit is not at top
+    level, so the regions alone prove nothing, and the whole-file parse decides."""
+    old = "x = 1\nTEXT = '''\ndef f():\n    return 1\n\ndef g():\n    return 2\n'''\n"
+    new = old.replace("def g():", "def g(:")
+    assert not syntax_check.regional_clean(old, new, "python")
+    assert _verdict(old, new, "python") == _oracle(old, new, "python")

@@ -1,0 +1,69 @@
+"""What `llm-patch apply` loads (issue 17 #2): only what the reply needs. The language server
+(pygls, lsprotocol, the `lsp` package, the start-up code cache) never loads on this path,
+nor `logging`, nor the parsers of formats the reply does not use; tree-sitter only when a
+changed file has a grammar."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROBE = """
+import contextlib, io, json, sys
+from lsp_server.cli import run
+with contextlib.redirect_stdout(io.StringIO()):
+    code = run(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+NEVER = ("pygls", "lsprotocol", "lsp_server.lsp", "lsp_server.boot", "logging", "cattrs")
+
+
+def loaded(root: Path, reply: str) -> list[str]:
+    (root / "reply.md").write_text(reply)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, "apply", "reply.md", "--root", "."],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["code"] == 0, done.stderr
+    return out["modules"]
+
+
+def under(modules: list[str], prefix: str) -> list[str]:
+    return [m for m in modules if m == prefix or m.startswith(prefix + ".")]
+
+
+@pytest.mark.parametrize(
+    "name, before, reply, formats",
+    [
+        (
+            "notes.txt",
+            "one\ntwo\n",
+            "notes.txt\n```\n<<<<<<< SEARCH\none\n=======\nuno\n>>>>>>> REPLACE\n```\n",
+            {"search_replace", "whole_file"},
+        ),
+        (
+            "notes.txt",
+            "one\ntwo\n",
+            "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n-one\n+uno\n two\n",
+            {"unified_diff"},
+        ),
+    ],
+)
+def test_apply_loads_only_what_the_reply_needs(tmp_path, name, before, reply, formats):
+    (tmp_path / name).write_text(before)
+    modules = loaded(tmp_path, reply)
+    assert (tmp_path / name).read_text() == "uno\ntwo\n"
+    for prefix in NEVER:
+        assert not under(modules, prefix), prefix
+    parsers = {m.rsplit(".", 1)[1] for m in under(modules, "lsp_server.reply")} - {"reply"}
+    assert parsers - {"common"} == formats
+    assert not under(modules, "tree_sitter")  # a .txt file has no grammar to check with

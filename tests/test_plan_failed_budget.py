@@ -1,0 +1,53 @@
+"""A reply of thousands of near-miss blocks is refused early, not searched for minutes
+(issue 14): past `FAILED_WORK_LINES` of failed searches, the rest is refused untried."""
+
+from __future__ import annotations
+
+from lsp_server import plan as plan_module
+from lsp_server.model import EditBlock, ErrorCode, Format, Hunk, ParsedReply, Snapshot, Status
+from lsp_server.plan import PlanOptions, plan_reply
+
+
+class _Files:
+    def __init__(self, files: dict[str, str]):
+        self.files = files
+
+    def snapshot(self, path: str) -> Snapshot:
+        return Snapshot(path, self.files.get(path))
+
+
+def _file(n: int) -> str:
+    return "".join(f"def f_{i}(x):\n    return x * {i} + {i % 7}\n\n" for i in range(n // 3))
+
+
+def _block(i: int, old: str, new: str) -> EditBlock:
+    return EditBlock(Format.SEARCH_REPLACE, "m.py", (i, i), hunks=(Hunk(old, new),), index=i)
+
+
+def test_near_misses_past_the_budget_are_refused_untried() -> None:
+    text = _file(6000)
+    lines = text.count("\n") + 1
+    # blocks found nowhere: each climbs every rung and searches for its closest region
+    blocks = [_block(i, f"class Missing{i}:\n    size = {i}\n", "pass\n") for i in range(400)]
+    # and one that would place, after them
+    blocks.append(_block(400, "def f_5(x):\n", "def f_5(z):\n"))
+    plan = plan_reply(ParsedReply(tuple(blocks)), _Files({"m.py": text}), PlanOptions(atomic=False))
+    tried = [o for o in plan.outcomes if not o.failure or not o.failure.details.get("not_tried")]
+    untried = plan.outcomes[len(tried) :]
+    # the failed blocks were tried until their files' lines passed the budget, no further
+    assert len(tried) == plan_module.FAILED_WORK_LINES // lines + 1
+    assert all(o.failure and o.failure.code is ErrorCode.TEXT_NOT_FOUND for o in tried)
+    assert untried and all(o.status is Status.FAILED for o in untried)
+    last = untried[-1].failure
+    assert last is not None and last.code is ErrorCode.CONTENT_TOO_LARGE
+    assert "not tried" in last.message and f"{len(tried):,} earlier blocks" in last.message
+    assert last.details["failed_blocks"] == len(tried)
+    assert not plan.files  # the block that would have placed was not tried either
+
+
+def test_a_reply_with_a_few_failures_is_tried_in_full() -> None:
+    text = _file(6000)
+    blocks = [_block(0, "class Missing:\n", "pass\n"), _block(1, "def f_5(x):\n", "def f_5(z):\n")]
+    plan = plan_reply(ParsedReply(tuple(blocks)), _Files({"m.py": text}), PlanOptions(atomic=False))
+    assert [o.status for o in plan.outcomes] == [Status.FAILED, Status.VALIDATED]
+    assert plan.files and "def f_5(z):" in (plan.files[0].new_text or "")

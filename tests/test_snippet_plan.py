@@ -1,0 +1,166 @@
+"""Chat-window snippets through the plan: which file they apply to (the prose, the
+caller's target, the one file that defines them) and whole-file blocks that are snippets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lsp_server.model import ErrorCode, MatchKind, Status
+from lsp_server.plan import PlanOptions, plan_reply
+from lsp_server.reply import parse_reply
+from lsp_server.workspace import DiskWorkspace
+from tests.resolve.snippet_samples import SAMPLES
+
+LANGS = sorted(SAMPLES)
+FENCE_TAGS = {"csharp": "csharp", "tsx": "tsx"}
+
+
+def _workspace(root: Path, files: dict[str, str]) -> DiskWorkspace:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return DiskWorkspace(root)
+
+
+def _plan(reply: str, ws: DiskWorkspace, target: str | None = None):
+    return plan_reply(parse_reply(reply), ws, PlanOptions(target=target))
+
+
+def _fenced(lang: str, code: str, prose: str = "Here is the updated code:") -> str:
+    return f"{prose}\n\n```{FENCE_TAGS.get(lang, lang)}\n{code}```\n\nLet me know!\n"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_pathless_snippet_applies_to_the_callers_target(tmp_path, lang):
+    s = SAMPLES[lang]
+    ws = _workspace(tmp_path, {s.path: s.file, "other/" + s.path: s.file})
+    plan = _plan(_fenced(lang, s.elided_class), ws, target=s.path)
+    assert plan.ok, plan.outcomes[0].failure
+    (outcome,) = plan.outcomes
+    assert outcome.match is MatchKind.SNIPPET and outcome.block.path == s.path
+    (change,) = plan.files
+    assert change.path == s.path and s.new_doc in (change.new_text or "")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_pathless_snippet_with_no_target_is_refused_listing_the_candidates(tmp_path, lang):
+    s = SAMPLES[lang]
+    ws = _workspace(tmp_path, {s.path: s.file, "other/" + s.path: s.file})
+    plan = _plan(_fenced(lang, s.elided_class), ws)
+    (outcome,) = plan.outcomes
+    assert outcome.status is Status.FAILED and not plan.files
+    assert outcome.failure.code is ErrorCode.TARGET_AMBIGUOUS
+    assert s.path in outcome.failure.message and "other/" + s.path in outcome.failure.message
+    assert sorted(outcome.failure.details["candidates"]) == sorted([s.path, "other/" + s.path])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_one_file_that_defines_the_snippet_is_inferred(tmp_path, lang):
+    s = SAMPLES[lang]
+    unrelated = "unrelated" + s.path[s.path.rindex(".") :]
+    ws = _workspace(tmp_path, {s.path: s.file, unrelated: ""})
+    plan = _plan(_fenced(lang, s.elided_class), ws)
+    assert plan.ok, plan.outcomes[0].failure
+    assert [c.path for c in plan.files] == [s.path]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_file_defining_the_snippet_is_target_not_found(tmp_path, lang):
+    s = SAMPLES[lang]
+    ws = _workspace(tmp_path, {"README.md": "# hi\n"})
+    (outcome,) = _plan(_fenced(lang, s.elided_class), ws).outcomes
+    assert outcome.failure.code is ErrorCode.TARGET_NOT_FOUND
+    assert "--file" in outcome.failure.message
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "Here's the updated `describe` method in `{path}`:",
+        "Replace the class in {path} with this:",
+        "Open the modified `{path}` file.\n\nThen change `describe`:",
+    ],
+    ids=["backticked", "bare", "paragraph-before"],
+)
+@pytest.mark.parametrize("lang", ["python", "go", "typescript"])
+def test_the_path_the_prose_names_wins_over_the_target(tmp_path, lang, prose):
+    s = SAMPLES[lang]
+    ws = _workspace(tmp_path, {s.path: s.file, "other/" + s.path: s.file})
+    reply = _fenced(lang, s.elided_class, prose.format(path=s.path))
+    plan = _plan(reply, ws, target="other/" + s.path)
+    assert plan.ok, plan.outcomes[0].failure
+    assert [c.path for c in plan.files] == [s.path]
+
+
+def test_a_prose_path_that_does_not_exist_falls_back_to_the_target(tmp_path):
+    s = SAMPLES["python"]
+    ws = _workspace(tmp_path, {s.path: s.file})
+    plan = _plan(_fenced("python", s.elided_class, "Put this in `missing.py`:"), ws, s.path)
+    assert plan.ok and [c.path for c in plan.files] == [s.path]
+
+
+def test_a_prose_path_that_does_not_exist_is_named_in_the_refusal(tmp_path):
+    ws = _workspace(tmp_path, {"a.py": "x = 1\n"})
+    reply = _fenced("python", "def brand_new():\n    pass\n", "Put this in `missing.py`:")
+    (outcome,) = _plan(reply, ws).outcomes
+    assert outcome.failure.code is ErrorCode.TARGET_NOT_FOUND
+    assert "missing.py" in outcome.failure.message
+
+
+@pytest.mark.parametrize("lang", ["python", "rust", "ruby", "java"])
+def test_a_path_in_a_first_line_comment_places_a_fragment_as_a_snippet(tmp_path, lang):
+    s = SAMPLES[lang]
+    marker = {"python": "#", "ruby": "#"}.get(lang, "//")
+    ws = _workspace(tmp_path, {s.path: s.file})
+    reply = _fenced(lang, f"{marker} {s.path}\n{s.elided_class}")
+    plan = _plan(reply, ws)
+    assert plan.ok, plan.outcomes[0].failure
+    (outcome,) = plan.outcomes
+    assert outcome.block.format.value == "whole-file" and outcome.match is MatchKind.SNIPPET
+    new = plan.files[0].new_text or ""
+    assert s.new_doc in new and "Circle" in new and s.path not in new
+
+
+def test_a_whole_file_block_that_is_one_function_of_the_file_keeps_the_rest(tmp_path):
+    file = (
+        "import os\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\n"
+        "def c():\n    return 3\n"
+    )
+    ws = _workspace(tmp_path, {"m.py": file})
+    plan = _plan("m.py\n```python\ndef b():\n    return 20\n```\n", ws)
+    assert plan.ok, plan.outcomes[0].failure
+    assert plan.files[0].new_text == file.replace("return 2\n", "return 20\n")
+
+
+def test_a_whole_file_rewrite_is_still_a_whole_file(tmp_path):
+    file = "import os\n\n\ndef a():\n    return 1\n\n\nprint(a())\n"
+    ws = _workspace(tmp_path, {"m.py": file})
+    new = "import sys\n\n\ndef a():\n    return 2\n\n\nprint(a())\n"
+    plan = _plan(f"m.py\n```python\n{new}```\n", ws)
+    assert plan.ok and plan.files[0].new_text == new
+    assert plan.outcomes[0].match is MatchKind.OVERWRITE
+
+
+def test_a_pathless_whole_file_named_in_the_prose_is_a_whole_file(tmp_path):
+    file = "def a():\n    return 1\n\n\nprint(a())\n"
+    ws = _workspace(tmp_path, {"m.py": file})
+    new = "def a():\n    return 2\n\n\nprint(a())\n"
+    plan = _plan(_fenced("python", new, "Here is the new `m.py`:"), ws)
+    assert plan.ok and plan.files[0].new_text == new
+
+
+def test_a_snippet_statement_that_cannot_be_placed_refuses_the_block(tmp_path):
+    ws = _workspace(tmp_path, {"m.py": "def a():\n    return 1\n\n\ndef b():\n    return 1\n"})
+    reply = _fenced("python", "def a():\n    return 2\n\nregister(a)\n", "In `m.py`:")
+    plan = _plan(reply, ws)
+    (outcome,) = plan.outcomes
+    assert outcome.failure.code is ErrorCode.TEXT_NOT_FOUND and not plan.files
+    assert "register(a)" in outcome.failure.message
+
+
+def test_a_snippet_for_a_missing_target_file_is_file_not_found(tmp_path):
+    ws = _workspace(tmp_path, {"a.py": "x = 1\n"})
+    (outcome,) = _plan(_fenced("python", "def f():\n    pass\n"), ws, "new.py").outcomes
+    assert outcome.failure.code is ErrorCode.FILE_NOT_FOUND
