@@ -27,7 +27,6 @@ import dataclasses
 import functools
 import importlib
 import re
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -69,7 +68,10 @@ class Gated:
         # the format's module loads only for a reply that may hold its blocks: a process
         # placing one SEARCH/REPLACE block never imports the diff or V4A parsers
         name = f"lsp_server.reply.{self.module}"
-        module = sys.modules.get(name) or importlib.import_module(name)
+        # import_module, not sys.modules: in the server two workers may parse at once, and
+        # a module another thread is still importing is in sys.modules half-made
+        # (import_module waits for it to finish)
+        module = importlib.import_module(name)
         find: FindBlocks = module.find_blocks
         return find
 
