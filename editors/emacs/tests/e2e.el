@@ -152,6 +152,25 @@
               (e2e-check "the target is the last file buffer used"
                          (equal (llm-patch-target) (llm-patch--uri (buffer-file-name target)))
                          (llm-patch-target)))
+            ;; ---- a pasted snippet without a path goes to the buffer last used
+            (let* ((app "def compute(x):\n    return x + 1\n")
+                   (app-buffer (progn (e2e-write "lib/copy.py" app)
+                                      (find-file-noselect (e2e-write "src/app.py" app))))
+                   (snippet (e2e-open-reply
+                             "notes/snippet.llm.md"
+                             (concat "Validate it:\n\n```python\ndef compute(x):\n"
+                                     "    if x < 0:\n        raise ValueError(x)\n"
+                                     "    return x + 1\n```\n"))))
+              (switch-to-buffer app-buffer)
+              (switch-to-buffer snippet)
+              (setq e2e-prompts nil)
+              (e2e-code-action snippet)
+              (e2e-check "a snippet lands in the buffer last used (the target)"
+                         (string-match-p "raise ValueError"
+                                         (with-current-buffer app-buffer (buffer-string)))
+                         (with-current-buffer app-buffer (buffer-string)))
+              (e2e-check "the other file defining it is left alone"
+                         (equal (e2e-file-text "lib/copy.py") app)))
             (ignore-errors (eglot-shutdown server))))
       (error (e2e-check "no error" nil err)))
   (delete-directory e2e-root t))
