@@ -147,14 +147,15 @@ async def _apply(
         if isinstance(ready, dict):
             return ready
         analysis, built, unsupported = ready
-        # the last look before sending: a file that is not open has no version to pin
-        stale = await ls.run_work(changed_on_disk, analysis.root, analysis.reads, content=True)
-        if stale:
-            return await _refuse_stale(ls, analysis, stale)
         risky = [] if options.confirm_unsaved else guards.at_risk(ls, analysis, built.files)
         lost = await ls.run_work(guards.unsaved, analysis.root, risky) if risky else []
         if lost:
             return await _refuse_unsaved(ls, analysis, lost)
+        # the last look at the disk before sending: a file that is not open has no version
+        # to pin, so the editor cannot check it
+        stale = await ls.run_work(changed_on_disk, analysis.root, analysis.reads, content=True)
+        if stale:
+            return await _refuse_stale(ls, analysis, stale)
         # nothing awaits between this look and the send: no change can slip in between
         moved = guards.moved_documents(ls, analysis, built.files)
         if not moved:
