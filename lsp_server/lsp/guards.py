@@ -12,7 +12,8 @@ changing them meanwhile. Three rules keep an edit from landing on text the plan 
 * **Unsynced buffers are stale.** A client names, in `dirty`, the documents it has with
   unsaved changes that it did not send the server (buffers it does not attach). The plan
   reads those from disk, which is not what the buffer holds: a block on one is refused
-  (`STALE_VERSION`), telling the user to save it or let the editor sync it.
+  (`STALE_VERSION`), telling the user to save it or let the editor sync it. That one is
+  enforced while planning, where the file is read (`editor_workspace.SessionWorkspace`).
 * **Unsaved work is not deleted or moved away.** Deleting or renaming a document open with
   unsaved changes goes straight to the disk in some editors (Neovim), bypassing the buffer
   and its undo; it is refused, naming the file, unless the caller says `confirmUnsaved`.
@@ -23,14 +24,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from lsp_server.lsp.analysis import Analysis
+from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.model import FileAction, FileChange, PlacementError
 from lsp_server.workspace import DiskWorkspace
-
-if TYPE_CHECKING:  # the session imports the engine's types; this module is imported by it
-    from lsp_server.lsp.analysis import Analysis
-    from lsp_server.lsp.session import LlmPatchServer
 
 
 def moved_documents(
