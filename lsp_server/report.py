@@ -233,11 +233,8 @@ def _summarize(report: Mapping[str, Any]) -> tuple[str, str, str]:
     already_note = f" ({already} already applied)" if already else ""
     where = edits_in_files(fresh, len(files))
     if applied:
-        names = ", ".join(_file_name(f) for f in files)
-        unsaved = report.get("unsaved") or []
-        unsaved_note = f"; not saved yet: {', '.join(unsaved)}" if unsaved else ""
         return (
-            f"applied {where}{already_note}{warning_note}: {names}{unsaved_note}.",
+            f"applied {where}{already_note}{warning_note}.",
             f"✓ {plural(fresh, 'edit')}",
             level,
         )
@@ -254,6 +251,17 @@ def _file_name(file: Mapping[str, Any]) -> str:
     if file.get("new_path"):
         return f"{file['path']} → {file['new_path']}"
     return str(file["path"])
+
+
+def applied_message(report: Mapping[str, Any]) -> str:
+    """What an editor shows after an apply it did not ask to report on (a code action's
+    command, whose result editors ignore): the summary, then which files changed and which
+    the editor holds unsaved — what the plugins' own commands show beside the summary.
+    `applied 2 edits in 2 files: a.py, b.py; not saved yet: a.py.`"""
+    names = ", ".join(_file_name(f) for f in report["files"])
+    unsaved = report.get("unsaved") or []
+    unsaved_note = f"; not saved yet: {', '.join(unsaved)}" if unsaved else ""
+    return f"{report['summary'].removesuffix('.')}: {names}{unsaved_note}."
 
 
 def _cell(text: str) -> str:

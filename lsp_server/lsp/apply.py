@@ -44,7 +44,7 @@ from lsp_server.model import (
     ParsedReply,
     Plan,
 )
-from lsp_server.report import edits_in_files, plural, report_json
+from lsp_server.report import applied_message, edits_in_files, plural, report_json
 
 logger = logging.getLogger("lsp_server")
 
@@ -349,7 +349,7 @@ async def _send(
     else:
         # what the commands' callers show from the report, for a code action's caller
         # too (editors ignore a command's result): which files changed, which are unsaved
-        ls.tell(types.MessageType.Info, f"LLM patch: {done['summary']}")
+        ls.tell(types.MessageType.Info, f"LLM patch: {applied_message(done)}")
     if analysis.source.uri is not None and analysis.source.whole_document:
         diagnostics.schedule(ls, analysis.source.uri, delay=0.05)
     return done

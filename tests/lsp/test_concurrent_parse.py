@@ -10,7 +10,7 @@ import sys
 import textwrap
 
 SCRIPT = textwrap.dedent(
-    '''
+    """
     import sys, threading
     sys.setswitchinterval(1e-6)  # switch threads as often as possible
     from lsp_server.reply import parse_reply
@@ -33,7 +33,7 @@ SCRIPT = textwrap.dedent(
     for t in threads:
         t.join()
     print(errors[0] if errors else "ok")
-    '''
+    """
 )
 
 

@@ -91,8 +91,12 @@ async def test_the_title_and_the_label_count_the_same_things(client: EditorClien
     report = await client.run_action(apply_action)
     assert report["ok"] is True, report["summary"]
     assert client.received[-1].label == "LLM patch: 3 edits in 3 files"
-    assert report["summary"].startswith("applied 3 edits in 3 files: ")
-    assert "mv.py → lib/mv.py" in report["summary"]
+    assert report["summary"] == "applied 3 edits in 3 files."
+    await client.wait_for(
+        lambda: any(m.type == types.MessageType.Info for m in client.messages), what="a message"
+    )
+    (info,) = [m.message for m in client.messages if m.type == types.MessageType.Info]
+    assert info.startswith("LLM patch: applied 3 edits in 3 files: a.py, b.py, mv.py → lib/mv.py")
 
 
 async def test_one_edit_is_singular_everywhere(client: EditorClient, ws: Path):
