@@ -100,7 +100,7 @@ def unsaved_message(documents: list[AtRisk]) -> str:
     parts = [f"{verbs[d.what]} {d.path}" for d in documents]
     names = ", ".join(dict.fromkeys(d.path for d in documents))
     return (
-        f"{names} {'is' if len(documents) == 1 else 'are'} open with unsaved changes, and "
+        f"{names} {'has' if len(documents) == 1 else 'have'} unsaved changes in the editor, and "
         f"{', '.join(parts)} acts on the file on disk, past the buffer and its undo: the "
         "unsaved work would be lost. Save or revert the buffer, then run the patch again "
         '(or apply with the option "confirmUnsaved": true to go ahead)'
