@@ -112,7 +112,7 @@ def main() -> None:
             print(
                 f"{name}: median {statistics.median(walls):.2f} s, "
                 f"min {min(walls):.2f} s, peak RSS {max(peaks):.0f} MB "
-                f"({args.rounds} rounds, {reply.stat().st_size / 1e6:.2f} MB reply)"
+                f"({args.rounds} rounds, {reply.stat().st_size:,} bytes of reply)"
             )
 
 

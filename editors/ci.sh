@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # All editor-integration checks, for .ci/run (and for a developer: `bash editors/ci.sh`).
 #
-#   VS Code  (editors/vscode): npm ci, tsc --noEmit, eslint, node --test, esbuild bundle,
-#            vsce package (-> editors/vscode/dist/llm-patch.vsix)
+#   VS Code  (editors/vscode): npm ci, tsc --noEmit, eslint, node --test (with a private
+#            TMPDIR that must be empty afterwards), esbuild bundle, the server's wheel
+#            (pip wheel: needs a Python with pip and the build backend from the index),
+#            vsce package (-> editors/vscode/dist/llm-patch.vsix, the wheel inside)
 #   Neovim   (editors/nvim):   installs Neovim 0.11 (PyPI) and 0.10 (Debian trixie, private
 #            root) and runs the plugin's unit tests and its end-to-end scripts (e2e, safety,
 #            tools) in each, against the real server.
@@ -71,7 +73,8 @@ if [ "${SKIP_VSCODE:-0}" != 1 ]; then
     const { execFileSync } = require("node:child_process");
     const list = execFileSync("python3", ["-m", "zipfile", "-l", "dist/llm-patch.vsix"]).toString().toLowerCase();
     for (const f of ["extension/dist/extension.js", "extension/package.json", "extension/readme.md",
-                     "extension/icon.png", "extension/server/llm_patch-"]) {
+                     "extension/icon.png", "extension/server/llm_patch-",
+                     "extension/syntaxes/llm-reply.tmlanguage.json", "extension/language-configuration.json"]) {
       if (!list.includes(f)) { console.error("vsix lacks " + f + "\n" + list); process.exit(1); }
     }
     if (list.includes("node_modules")) { console.error("vsix carries node_modules"); process.exit(1); }

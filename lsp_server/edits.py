@@ -15,6 +15,7 @@ edit never starts or ends between the "\\r" and "\\n" of one line ending.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -226,10 +227,34 @@ def _weakest(outcomes: Sequence[BlockOutcome]) -> BlockOutcome | None:
     return ranked[0] if ranked else None
 
 
+class _Reach:
+    """Each block's placements sorted by first line, with the furthest line any of them
+    reaches so far: whether one overlaps an edit is a bisect, not a scan (a replace_all
+    places a block at every occurrence, and a file can have thousands)."""
+
+    def __init__(self, outcomes: Sequence[BlockOutcome]):
+        self.tables: list[tuple[BlockOutcome, list[int], list[int]]] = []
+        for o in outcomes:
+            placements = sorted(o.placements, key=lambda p: p.start_line)
+            starts = [p.start_line for p in placements]
+            ends = (max(p.start_line + 1, p.end_line, p.new_end_line or 0) - 1 for p in placements)
+            self.tables.append((o, starts, list(itertools.accumulate(ends, max))))
+
+    def hits(self, lo: int, hi: int) -> list[BlockOutcome]:
+        """The blocks with a placement starting at or before `hi` and reaching `lo`."""
+        out = []
+        for o, starts, reach in self.tables:
+            k = bisect.bisect_right(starts, hi)
+            if k and reach[k - 1] >= lo:
+                out.append(o)
+        return out
+
+
 def _owner(
     edit_lines: tuple[int, int],
     outcomes: Sequence[BlockOutcome],
     core_line_of: Callable[[int], int],
+    reach: _Reach,
 ) -> BlockOutcome | None:
     """The block an edit belongs to: of those whose placement overlaps it, the least certain.
 
@@ -238,13 +263,7 @@ def _owner(
     confirmation is never lost to a neighbour's exact one.
     """
     lo, hi = edit_lines
-    lo, hi = core_line_of(lo), core_line_of(hi)
-    hits = [
-        o
-        for o in outcomes
-        for p in o.placements
-        if p.start_line <= hi and lo <= max(p.start_line + 1, p.end_line, p.new_end_line or 0) - 1
-    ]
+    hits = reach.hits(core_line_of(lo), core_line_of(hi))
     return _weakest(hits) if hits else _weakest(outcomes)
 
 
@@ -293,6 +312,7 @@ def build_workspace_edit(
         count += len(offsets)
         outcomes = [by_index[i] for i in change.blocks if i in by_index]
         core_line_of = LineMap(old, index.starts).core_line
+        reach = _Reach(outcomes)
         replaced = replaced_annotation(change)
         out: list = []
         for e in offsets:
@@ -303,7 +323,7 @@ def build_workspace_edit(
                 )
                 continue
             if use_annotations and outcomes:
-                owner = _owner((rng.start.line, rng.end.line), outcomes, core_line_of)
+                owner = _owner((rng.start.line, rng.end.line), outcomes, core_line_of, reach)
                 if owner is not None:
                     annotate([owner.block.index])
                     out.append(

@@ -48,7 +48,8 @@ def under(modules: list[str], prefix: str) -> list[str]:
             "notes.txt",
             "one\ntwo\n",
             "notes.txt\n```\n<<<<<<< SEARCH\none\n=======\nuno\n>>>>>>> REPLACE\n```\n",
-            {"search_replace", "whole_file"},
+            # a fence may also be a whole file or a chat window's snippet: both finders look
+            {"search_replace", "whole_file", "snippets"},
         ),
         (
             "notes.txt",

@@ -504,3 +504,25 @@ def test_large_repetitive_files_split_at_unique_lines_stay_exact(n, changes, enc
     edits = text_edits(old, new, encoding)
     assert _ref_apply(old, edits, encoding) == new
     assert sum(len(e.new_text) for e in edits) <= 40 * len(changes)
+
+
+def test_every_edit_of_a_block_placed_at_many_places_is_annotated_as_that_block():
+    # a replace_all reports a placement per occurrence; a fuzzy block between them keeps
+    # its own confirmation
+    old = "".join(f"a{i} = name\n" for i in range(3000))
+    new = old.replace("name", "title").replace("a1500 = title\n", "a1500 = TITLE\n")
+    every = tuple(Placement(i, i + 1, MatchKind.EXACT, 1.0, i + 1) for i in range(3000))
+    plan = Plan(
+        (
+            _outcome(0, "a.py", MatchKind.EXACT, every),
+            _outcome(1, "a.py", MatchKind.FUZZY, (Placement(1500, 1501, MatchKind.FUZZY),), 0.9),
+        ),
+        (FileChange("a.py", FileAction.MODIFY, old, new, version=1, blocks=(0, 1)),),
+    )
+    built = build_workspace_edit(plan, FULL, _uri)
+    (doc,) = built.edit.document_changes
+    notes = built.edit.change_annotations
+    owners = {e.range.start.line: notes[e.annotation_id].label for e in doc.edits}
+    assert len(owners) == 3000
+    assert "block 1" in owners.pop(1500)
+    assert all("block 0" in label for label in owners.values())

@@ -164,3 +164,40 @@ def test_a_snippet_for_a_missing_target_file_is_file_not_found(tmp_path):
     ws = _workspace(tmp_path, {"a.py": "x = 1\n"})
     (outcome,) = _plan(_fenced("python", "def f():\n    pass\n"), ws, "new.py").outcomes
     assert outcome.failure.code is ErrorCode.FILE_NOT_FOUND
+
+
+def test_a_mentioned_file_of_another_language_is_passed_over(tmp_path):
+    s = SAMPLES["python"]
+    ws = _workspace(tmp_path, {s.path: s.file, "requirements.txt": "flask\n"})
+    prose = f"Update `{s.path}` (and pin flask in `requirements.txt`):"
+    plan = _plan(_fenced("python", s.elided_class, prose), ws)
+    assert plan.ok, plan.outcomes[0].failure
+    assert [c.path for c in plan.files] == [s.path]
+
+
+def test_a_chat_reply_with_two_typescript_snippets_and_worded_elisions(tmp_path):
+    service = (
+        'import { db } from "./db";\n\nexport interface User {\n  id: string;\n}\n\n'
+        "export class UserService {\n  constructor(private readonly table = \"users\") {}\n\n"
+        "  async find(id: string): Promise<User | null> {\n    return db.get(this.table, id);\n"
+        "  }\n\n  async save(user: User): Promise<void> {\n    await db.put(this.table, user);\n"
+        "  }\n}\n"
+    )
+    ws = _workspace(tmp_path, {"src/userService.ts": service})
+    reply = (
+        "Here's your `UserService` with a new `deactivate` method:\n\n```typescript\n"
+        'import { db } from "./db";\nimport { logger } from "./logger";\n\n'
+        "export class UserService {\n  // ... existing constructor ...\n\n"
+        "  async find(id: string): Promise<User | null> {\n    if (!id) throw new Error();\n"
+        "    return db.get(this.table, id);\n  }\n\n  // ... save() unchanged ...\n\n"
+        "  async deactivate(id: string): Promise<void> {\n    logger.info(id);\n  }\n}\n```\n\n"
+        "And add a field to the interface:\n\n```ts\nexport interface User {\n  id: string;\n"
+        "  lastSeen?: Date;\n}\n```\n"
+    )
+    plan = _plan(reply, ws)
+    assert plan.ok, [o.failure for o in plan.outcomes]
+    new = plan.files[0].new_text or ""
+    assert 'import { logger } from "./logger";' in new and "lastSeen?: Date;" in new
+    assert "existing" not in new and "unchanged" not in new
+    assert new.index("deactivate") < new.index("async save")  # after `find`, its neighbour
+    assert "await db.put(this.table, user);" in new and "constructor(private" in new

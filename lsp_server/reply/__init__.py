@@ -67,11 +67,9 @@ class Gated:
     def find_blocks(self) -> FindBlocks:
         # the format's module loads only for a reply that may hold its blocks: a process
         # placing one SEARCH/REPLACE block never imports the diff or V4A parsers
-        name = f"lsp_server.reply.{self.module}"
-        # import_module, not sys.modules: in the server two workers may parse at once, and
-        # a module another thread is still importing is in sys.modules half-made
-        # (import_module waits for it to finish)
-        module = importlib.import_module(name)
+        # (import_module, never sys.modules: another thread may be importing it right now,
+        # and only the import system waits for that module to finish)
+        module = importlib.import_module(f"lsp_server.reply.{self.module}")
         find: FindBlocks = module.find_blocks
         return find
 

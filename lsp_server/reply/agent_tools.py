@@ -15,7 +15,8 @@ the tool's name (agents rename their tools, and envelopes often drop the name):
 * `{"file_path", "edits": [{"old_string", "new_string", "replace_all"?}, ...]}` - Claude
   Code's `MultiEdit`: the edits in order, each applied to what the previous left.
 * `{"file_path", "content"}` - Claude Code's `Write` and Gemini CLI's `write_file`: the whole
-  file, created or overwritten. `{"path", "content"}` is Cline's `write_to_file`.
+  file, created or overwritten (merged around a placeholder line that leaves code out, see
+  `write_action`). `{"path", "content"}` is Cline's `write_to_file`.
 * `{"type": "apply_patch_call", "operation": {"type": "create_file" | "update_file" |
   "delete_file", "path", "diff"}}` (or the operation alone) - OpenAI's apply_patch tool:
   `diff` is a V4A body read by `apply_patch.operation_block`.
@@ -29,12 +30,14 @@ edit without its old text) raises MalformedCall and is reported as MALFORMED_BLO
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from typing import Any
 
 from lsp_server.model import Action, EditBlock, Format, Hunk
 from lsp_server.reply import apply_patch
 from lsp_server.reply.common import normalise_newlines
+from lsp_server.resolve.placeholders import is_placeholder_line
 
 # the keys agents name a file by, in the order they are tried
 FILE_KEYS = ("file_path", "path", "filePath", "absolute_path", "file")
@@ -43,6 +46,9 @@ _OPERATIONS = {
     "update_file": Action.MODIFY,
     "delete_file": Action.DELETE,
 }
+# what a whole-file write's arguments hold (Cline adds its progress notes)
+_WRITE_KEYS = frozenset({*FILE_KEYS, "content", "task_progress", "requires_approval"})
+_EDIT_KEYS = frozenset({"old_string", "new_string", "oldString", "newString"})
 _ALIASES = {
     "oldString": "old_string",
     "newString": "new_string",
@@ -116,9 +122,11 @@ def is_agent_call(args: dict[str, Any]) -> bool:
         return False
     if "old_string" in args or "new_string" in args:
         return True
-    if isinstance(args.get("edits"), list):
+    if _is_multi_edit(args):
         return True
-    return isinstance(args.get("content"), str)
+    # a path and a content alone: the weakest shape, so nothing else may be beside them
+    # (`{"path": "/users", "content": "...", "method": "GET"}` is data, not a write)
+    return isinstance(args.get("content"), str) and set(args) <= _WRITE_KEYS
 
 
 def agent_format(text: str) -> Format | None:
@@ -147,7 +155,7 @@ def agent_blocks(args: dict[str, Any], span: tuple[int, int]) -> list[EditBlock]
     if not is_agent_call(args):
         return []
     args = _canonical(args)
-    if isinstance(args.get("edits"), list):
+    if _is_multi_edit(args):
         return [_multi_edit(args, span)]
     if "old_string" in args or "new_string" in args:
         return [_edit(args, span)]
@@ -172,12 +180,16 @@ def patch_text(args: dict[str, Any]) -> str | None:
 def _count(args: dict[str, Any], fmt: Format, path: str, where: str) -> tuple[bool, int | None]:
     """`replace_all` (a boolean) and `expected_replacements` (a positive whole number)."""
     every = args.get("replace_all", False)
+    if isinstance(every, str) and every.strip().lower() in ("true", "false"):
+        every = every.strip().lower() == "true"  # a boolean some models write as a string
     if not isinstance(every, bool):
         raise MalformedCall(
             fmt, path, f"{where}`replace_all` must be true or false", {"field": "replace_all"}
         )
     expected = args.get("expected_replacements")
     if isinstance(expected, float) and expected.is_integer():
+        expected = int(expected)
+    if isinstance(expected, str) and expected.strip().isdigit():
         expected = int(expected)
     if expected is not None and (
         isinstance(expected, bool) or not isinstance(expected, int) or expected < 1
@@ -218,12 +230,30 @@ def _edit(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
     return EditBlock(fmt, path, span, hunks=(_hunk(args, fmt, path),))
 
 
+def _edits(args: dict[str, Any]) -> Any:
+    """`edits`, also when it was written as a JSON string (as some transcripts store it)."""
+    edits = args.get("edits")
+    if isinstance(edits, str) and edits.lstrip().startswith("["):
+        try:
+            return json.loads(edits, strict=False)
+        except (ValueError, RecursionError):
+            return edits
+    return edits
+
+
+def _is_multi_edit(args: dict[str, Any]) -> bool:
+    """`edits` holding at least one replacement of the Edit shape (other tools name lists
+    of other things `edits`: ranges, line numbers)."""
+    edits = _edits(args)
+    return isinstance(edits, list) and any(
+        isinstance(e, dict) and not _EDIT_KEYS.isdisjoint(e) for e in edits
+    )
+
+
 def _multi_edit(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
     fmt = Format.CLAUDE_CODE
     path = path_arg(args, fmt, *FILE_KEYS)
-    edits = args["edits"]
-    if not edits:
-        raise MalformedCall(fmt, path, "`edits` is empty", {"field": "edits"})
+    edits = _edits(args)
     hunks = []
     for k, edit in enumerate(edits):
         if not isinstance(edit, dict):
@@ -242,7 +272,19 @@ def _write(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
     fmt = Format.CLAUDE_CODE if isinstance(args.get("file_path"), str) else Format.CLINE
     path = path_arg(args, fmt, *FILE_KEYS)
     content = text_arg(args["content"], fmt, path, "content") or ""
-    return EditBlock(fmt, path, span, action=Action.OVERWRITE, content=content)
+    return EditBlock(fmt, path, span, action=write_action(content, path), content=content)
+
+
+def write_action(content: str, path: str) -> Action:
+    """A whole file is written as it stands (OVERWRITE), unless it leaves code out with a
+    placeholder line (`// ... existing code ...`, `# rest unchanged`): the tool would write
+    the placeholder and lose the code it stands for; here the file is merged around it
+    (LAZY, which never writes a placeholder and refuses a file that is not there). A bare
+    `...` line is code in Python (a stub's body), so it alone does not count."""
+    for line in content.split("\n"):
+        if is_placeholder_line(line, path) and line.strip().strip(".…"):
+            return Action.LAZY
+    return Action.OVERWRITE
 
 
 # --- OpenAI apply_patch -------------------------------------------------------------------
@@ -250,9 +292,10 @@ def _write(args: dict[str, Any], span: tuple[int, int]) -> EditBlock:
 
 def _operation(args: dict[str, Any]) -> dict[str, Any] | None:
     """The operation of an `apply_patch_call` item, or an operation given alone."""
-    if args.get("type") == "apply_patch_call" and isinstance(args.get("operation"), dict):
+    kind = args.get("type")
+    if kind == "apply_patch_call" and isinstance(args.get("operation"), dict):
         return args["operation"]
-    if args.get("type") in _OPERATIONS and _has_file(args):
+    if isinstance(kind, str) and kind in _OPERATIONS and _has_file(args):
         return args
     return None
 

@@ -576,11 +576,14 @@ def operation_block(
         op, stop = _parse_update(lines, -1, path, patch)
     rest = _next_nonblank(lines, stop, len(lines))
     if op.error is None and rest < len(lines):
-        op.error = _malformed(
-            f"line {rest + 1}: {lines[rest].strip()!r} starts another file "
-            f"operation; one {action.value} operation holds one file's changes",
-            rest + 1,
+        found = lines[rest].strip()
+        why = (
+            f"{found!r} starts another file operation; one {action.value} operation holds "
+            "one file's changes"
+            if _is_op_boundary(lines[rest])
+            else f"expected a line starting with '+' (every line of an added file), found {found!r}"
         )
+        op.error = _malformed(f"line {rest + 1}: {why}", rest + 1)
     if op.error is not None:
         failure = dataclasses.replace(op.error, message=f"{path}: diff {op.error.message}")
         return EditBlock(fmt, path, span, action, error=failure)

@@ -88,10 +88,13 @@ _EDITOR_COMMANDS = frozenset({"str_replace", "create", "insert", "view", "undo_e
 # where an envelope keeps a call's arguments (a JSON string, for OpenAI's `arguments`)
 _WRAPPER_ARGS = ("arguments", "input", "parameters", "args", "params", "tool_input")
 # where a transcript keeps calls: OpenAI chat `tool_calls` / `function` / `choices` /
-# `message`, Responses `output`, Anthropic `content` / `tool_use`, Gemini `functionCall` /
-# `parts` / `candidates`, Bedrock `toolUse`
+# `message`, Responses `output` (and a streamed event's `item` / `response`), Anthropic
+# `content` / `tool_use`, Gemini `functionCall` / `parts` / `candidates`, Bedrock
+# `toolUse`, the AI SDK's `toolCalls`
 _CONTAINERS = (
     "tool_calls",
+    "toolCalls",
+    "tool_call",
     "function",
     "function_call",
     "functionCall",
@@ -99,6 +102,8 @@ _CONTAINERS = (
     "toolUse",
     "content",
     "output",
+    "item",
+    "response",
     "messages",
     "message",
     "choices",

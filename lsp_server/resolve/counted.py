@@ -2,12 +2,11 @@
 (`Hunk.every`, Claude Code's `replace_all`) or at exactly `Hunk.expected` places (Gemini
 CLI's `expected_replacements`).
 
-Only exact occurrences count when there are several. The looser rungs of the ladder exist
-to find the one place a slightly misquoted block meant; a loose rung that matches many
-places is a guess about each of them, so a count above one is never made up from loose
-matches, and neither is "every place" (however many that is) read from loose matches.
-Only when exactly one place is asked for (`expected` 1) and the old text is nowhere exactly
-does the ordinary ladder place it, loosely if it must, as it would any block.
+Only exact occurrences count. The looser rungs of the ladder exist to find the one place a
+slightly misquoted block meant; a loose rung that matches many places is a guess about
+each of them. So `every` and a count above one take exact occurrences only; when exactly
+one place is asked for (`expected` 1) and the old text is nowhere exactly, the ordinary
+ladder places it, loosely if it must, as it would any block.
 
 Occurrences are found the way the hunk's format quotes a file: inside lines for the tool
 calls (`inline`: the old text may be part of a line, like `str.replace`), whole lines

@@ -236,14 +236,16 @@ def test_unusable_arguments_are_malformed(tmp_path):
         edit("app.py", "import os", "x", replace_all="yes"),
         {"file_path": "app.py", "old_string": "import os"},
         {"file_path": "app.py", "edits": [{"old_string": "", "new_string": "x"}]},
-        {"file_path": "app.py", "edits": []},
-        {"file_path": "app.py", "edits": ["import os"]},
+        {"file_path": "app.py", "edits": [{"old_string": "import os", "new_string": "x"}, "y"]},
     ]
     for args in cases:
         (block,) = parse_reply(fenced(args)).blocks
         assert block.format is Format.CLAUDE_CODE, args
         assert block.error is not None and block.error.code is ErrorCode.MALFORMED_BLOCK, args
         assert block.path == "app.py"
+    # `edits` of another tool's kind (ranges, line numbers) is not a MultiEdit
+    for edits in ([], [{"range": [1, 2], "text": "x"}], ["import os"]):
+        assert parse_reply(fenced({"file_path": "app.py", "edits": edits})).blocks == ()
 
 
 def test_a_json_file_introduced_by_its_path_is_that_file_not_calls(tmp_path):
@@ -269,3 +271,36 @@ def test_the_same_shape_in_camel_case(tmp_path):
     placed = place(tmp_path, {"app.py": APP}, reply)
     assert placed.plan.ok
     assert placed.texts["app.py"] == APP.replace("data", "body").replace("import os", "import io")
+
+
+def test_values_written_as_strings():
+    edits = json.dumps(
+        [{"old_string": "import os", "new_string": "import io", "replace_all": "true"}]
+    )
+    blocks = parse_reply(
+        fenced(
+            [{"file_path": "app.py", "edits": edits}, edit("app.py", "a", "b", replace_all="False")]
+        )
+    ).blocks
+    assert [b.error for b in blocks] == [None, None]
+    assert [(h.old, h.every) for b in blocks for h in b.hunks] == [
+        ("import os", True),
+        ("a", False),
+    ]
+
+
+def test_a_write_that_leaves_code_out_is_merged_around_its_placeholder(tmp_path):
+    content = (
+        "import os\nimport sys\n\n\n# ... existing code ...\n\n\n"
+        'def save(path, data):\n    open(path, "w").write(data)\n    return len(data) + 1\n'
+    )
+    placed = place(tmp_path, {"app.py": APP}, fenced({"file_path": "app.py", "content": content}))
+    assert placed.plan.ok
+    text = placed.texts["app.py"]
+    assert "existing code" not in text
+    assert text == APP.replace("import os\n", "import os\nimport sys\n").replace(
+        "return len(data)", "return len(data) + 1"
+    )
+    # a stub's `...` body is code: written as it stands
+    (block,) = parse_reply(fenced({"file_path": "s.py", "content": "def f():\n    ...\n"})).blocks
+    assert block.action is Action.OVERWRITE

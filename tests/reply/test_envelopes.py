@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lsp_server.model import Action, ErrorCode, Format
 from lsp_server.reply import parse_reply
@@ -60,6 +62,12 @@ ENVELOPES = {
             {"content": {"parts": [{"functionCall": {"name": "replace", "args": ARGS}}]}}
         ]
     },
+    "Responses stream event": {
+        "type": "response.output_item.done",
+        "item": {"type": "function_call", "name": "edit", "arguments": TEXT},
+    },
+    "AI SDK toolCalls": {"toolCalls": [{"toolName": "edit", "args": ARGS}]},
+    "MCP tools/call": {"method": "tools/call", "params": {"name": "edit_file", "arguments": ARGS}},
     "Bedrock toolUse": {"toolUse": {"toolUseId": "t1", "name": "Edit", "input": ARGS}},
     "transcript list": [
         {"role": "user", "content": "fix x"},
@@ -140,6 +148,15 @@ def test_one_message_with_calls_of_every_agent(tmp_path):
     assert placed.texts == {"a.py": "x = 4\ny = 1\n", "c.txt": "c", "d.txt": "d\n"}
 
 
+def test_a_path_and_a_content_among_other_fields_are_data():
+    data = [{"path": "/users", "content": "application/json", "method": "GET"}]
+    assert parse_reply(fenced(data)).blocks == ()
+    (block,) = parse_reply(
+        fenced({"path": "a.txt", "content": "x", "task_progress": "- [x] a"})
+    ).blocks
+    assert (block.format, block.action) == (Format.CLINE, Action.OVERWRITE)
+
+
 def test_an_arguments_string_that_is_not_json_is_not_a_call():
     assert parse_reply(fenced({"name": "Edit", "arguments": "{file_path: a.py}"})).blocks == ()
 
@@ -168,3 +185,38 @@ def test_open_model_chat_template_tags(line, tmp_path):
     assert (block.format, block.path) == (Format.CLAUDE_CODE, "a.py")
     placed = place(tmp_path, {"a.py": "x = 1\n"}, reply)
     assert placed.plan.ok and placed.texts["a.py"] == "x = 2\n"
+
+
+KEYS = [
+    "file_path", "path", "filePath", "old_string", "new_string", "replace_all", "edits",
+    "content", "expected_replacements", "type", "operation", "diff", "input", "arguments",
+    "name", "tool_calls", "function", "output", "command", "patch", "parts", "functionCall",
+]  # fmt: skip
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.sampled_from(["a.py", "", "x = 1", "apply_patch_call", "update_file", "create_file",
+                     "delete_file", "@@\n-x = 1\n+x = 2\n", "+y\n", "*** Begin Patch\n"]),
+)  # fmt: skip
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(KEYS), inner, max_size=5),
+        st.dictionaries(st.sampled_from(KEYS), inner, max_size=5).map(json.dumps),
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(VALUES)
+def test_any_shape_of_arguments_parses_without_raising(value):
+    # whatever mix of the agents' keys, a reply is parsed, and every block either carries
+    # its refusal or is a well-formed edit of one file
+    for text in (fenced(value), json.dumps(value)):
+        for block in parse_reply(f"Calls:\n{text}\n").blocks:
+            assert block.error is not None or block.path
+            if block.error is None and block.action is Action.MODIFY:
+                assert block.hunks

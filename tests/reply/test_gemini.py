@@ -153,6 +153,10 @@ def test_unusable_counts_are_malformed():
         fenced(replace("config.py", "DEBUG", "X", expected_replacements=2.0))
     ).blocks
     assert block.error is None and block.hunks[0].expected == 2
+    (block,) = parse_reply(
+        fenced(replace("config.py", "DEBUG", "X", expected_replacements="3"))
+    ).blocks
+    assert block.error is None and block.hunks[0].expected == 3
 
 
 def test_broken_json_is_malformed_under_gemini(tmp_path):

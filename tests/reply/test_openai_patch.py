@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from lsp_server.model import Action, ErrorCode, Format, OnExists
 from lsp_server.reply import parse_reply
+from lsp_server.reply.apply_patch import find_blocks as apply_patch_blocks
+from lsp_server.reply.apply_patch import operation_block
 from tests.reply.agent_replies import fenced, place
 
 SERVER = """import http
@@ -215,3 +220,32 @@ def test_codex_apply_patch_strings_in_calls(tmp_path):
         assert placed.texts["server.py"] == SERVER.replace('"hello"', '"hello, world"')
     # a shell call that is no patch is no edit
     assert parse_reply(fenced({"name": "shell", "arguments": {"command": ["ls"]}})).blocks == ()
+
+
+BODY_LINES = st.lists(
+    st.sampled_from(
+        ["@@", "@@ def index():", " keep", "-old", "+new", "", "*** End of File", "stray", "+"]
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(BODY_LINES, st.sampled_from([Action.MODIFY, Action.CREATE]))
+def test_an_operation_body_reads_as_the_same_operation_inside_a_patch(lines, action):
+    # one grammar: the body alone gives what the same body gives inside `*** Begin Patch`
+    body = "\n".join(lines)
+    alone = operation_block(Format.OPENAI_PATCH, action, "a.py", body, (1, 1))
+    header = "*** Update File: a.py" if action is Action.MODIFY else "*** Add File: a.py"
+    patch = "\n".join(["*** Begin Patch", header, *lines, "*** End Patch"])
+    inside = apply_patch_blocks(patch.split("\n"))
+    if alone.error is None:
+        (block,) = inside
+        assert block.error is None
+        assert (block.action, block.hunks, block.content) == (
+            alone.action,
+            alone.hunks,
+            alone.content,
+        )
+    else:
+        assert any(b.error is not None for b in inside)

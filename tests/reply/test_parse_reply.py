@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -204,3 +206,43 @@ def test_a_reply_with_no_markers_imports_no_format_module():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "['lsp_server.reply.common']"
+
+
+_THREADED = r"""
+import threading
+from lsp_server.reply import parse_reply
+
+REPLY = (
+    "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n\n"
+    "```python\ndef f():\n    return 1\n```\n"
+    "--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-a\n+b\n"
+    "*** Begin Patch\n*** Update File: c.py\n@@\n-a\n+b\n*** End Patch\n"
+)
+barrier = threading.Barrier(8)
+errors = []
+
+def parse():
+    barrier.wait()
+    try:
+        parse_reply(REPLY)
+    except Exception as exc:  # the race this test is about raised AttributeError
+        errors.append(repr(exc))
+
+threads = [threading.Thread(target=parse) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(errors)
+"""
+
+
+def test_threads_parsing_at_once_in_a_fresh_process_all_see_whole_modules() -> None:
+    # the server parses on worker threads: a format module imported on first use by one
+    # thread must not be seen half-initialised by another (AttributeError: find_blocks)
+    for _ in range(4):
+        done = subprocess.run(
+            [sys.executable, "-c", _THREADED], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "[]", done.stdout

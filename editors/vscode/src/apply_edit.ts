@@ -73,6 +73,23 @@ export async function fileState(uri: string): Promise<FileState> {
   return onDisk === undefined ? ABSENT : { exists: true, text: decoder.decode(onDisk) };
 }
 
+/**
+ * A file's state right after VS Code applied an edit to it: the edited document as VS Code
+ * holds it (asked for, not looked up, so a document the edit has just opened is seen too).
+ */
+async function landedState(uri: string, edited: boolean): Promise<FileState> {
+  const state = await fileState(uri);
+  const parsed = vscode.Uri.parse(uri);
+  if (!edited || !state.exists || parsed.scheme !== "file") {
+    return state;
+  }
+  try {
+    return { exists: true, text: (await vscode.workspace.openTextDocument(parsed)).getText() };
+  } catch {
+    return state;
+  }
+}
+
 function openState(uri: string): OpenDocument | undefined {
   const doc = openDocument(uri);
   return doc ? { dirty: doc.isDirty } : undefined;
@@ -129,19 +146,18 @@ export class PatchJournal {
     if (!result.applied) {
       return result;
     }
-    const after = await Promise.all(uris.map(fileState));
+    const edited = new Set(touches.filter((t) => t.op === "edit").map((t) => t.uri));
+    const after = await Promise.all(uris.map((uri) => landedState(uri, edited.has(uri))));
     const journal: Journal = {
       entries: uris.map((uri, i) => ({ uri, before: before[i], after: after[i] })),
       moves: touches.flatMap((t) => (t.op === "rename" ? [{ from: t.uri, to: t.newUri }] : [])),
     };
-    if (uris.length > 0 && changedEntries(journal).length === 0) {
+    const previewed = Object.values(params.edit.changeAnnotations ?? {}).some((a) => a.needsConfirmation);
+    if (previewed && uris.length > 0 && changedEntries(journal).length === 0) {
       // VS Code says applied, yet no file is different: every change was left out in the
       // refactor preview. Saying so keeps the report from claiming edits that are not there.
-      const previewed = Object.values(params.edit.changeAnnotations ?? {}).some((a) => a.needsConfirmation);
-      return {
-        applied: false,
-        failureReason: previewed ? "no file changed: every change was left out in the preview" : "no file changed",
-      };
+      // (Without the preview VS Code applies all or nothing: `applied` is the whole truth.)
+      return { applied: false, failureReason: "no file changed: every change was left out in the preview" };
     }
     this.seq += 1;
     this.last = { journal, seq: this.seq };
@@ -179,10 +195,10 @@ export class PatchJournal {
     const encoder = new TextEncoder();
     for (const op of plan.ops) {
       if (op.kind === "replace") {
-        const uri = vscode.Uri.parse(op.uri);
-        const doc = await vscode.workspace.openTextDocument(uri);
+        // The range is of the text as it is now, which a move back only relocates.
+        const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(op.from ?? op.uri));
         const whole = new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length));
-        edit.replace(uri, whole, op.text);
+        edit.replace(vscode.Uri.parse(op.uri), whole, op.text);
       } else if (op.kind === "create") {
         edit.createFile(vscode.Uri.parse(op.uri), { contents: encoder.encode(op.text) });
       } else if (op.kind === "delete") {

@@ -117,7 +117,7 @@ export class ReplyCommands {
     const outcome = await this.host.journal.undo();
     switch (outcome.kind) {
       case "nothing":
-        void vscode.window.showInformationMessage("LLM Patch: no patch to undo (none was applied in this window yet).");
+        void vscode.window.showInformationMessage("LLM Patch: no patch to undo (none was applied in this window since it opened or since the last undo).");
         return false;
       case "changed":
         void vscode.window.showErrorMessage(

@@ -45,11 +45,9 @@ import {
 } from "./report";
 import { commandArguments, serverSettings, SYNCED_SCHEMES, type ApplyOptions, type ReplySource } from "./settings";
 
-
 export const CLIENT_ID = "llmPatch";
 export const CLIENT_NAME = "LLM Patch";
 export const REPORT_SCHEME = "llm-patch-report";
-
 const PYTHON_EXTENSION_ID = "ms-python.python";
 /** Server commands whose result is a report; they also run from code actions and lenses. */
 const REPORT_COMMANDS = new Set(["llmPatch.apply", "llmPatch.applyBlock", "llmPatch.check"]);
@@ -163,7 +161,6 @@ export class LlmPatchExtension {
         }
       }),
       vscode.window.onDidChangeActiveTextEditor((editor) => this.recent.note(editor?.document.uri.toString())),
-      vscode.workspace.onDidCloseTextDocument((doc) => this.recent.closed(doc.uri.toString())),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         // the server was started read-only (mode restricted) and without the workspace's
         // Python: start it again with the full settings
@@ -411,6 +408,9 @@ export class LlmPatchExtension {
             const values = await next(params, token);
             return Array.isArray(values) ? this.restrictConfiguration(params.items, values) : values;
           },
+          // A settings change pushes the user's values (mode included) with the notification;
+          // untrusted, push nothing, so the server asks, and gets the answer above.
+          didChangeConfiguration: (sections, next) => next(vscode.workspace.isTrusted ? sections : undefined),
         },
       },
     };

@@ -28,13 +28,6 @@ export class RecentEditors {
     this.uris = [uri, ...this.uris.filter((u) => u !== uri)].slice(0, this.limit);
   }
 
-  /** A document was closed: an untitled one is gone for good, so it is no target any more. */
-  closed(uri: string): void {
-    if (uri.startsWith("untitled:")) {
-      this.uris = this.uris.filter((u) => u !== uri);
-    }
-  }
-
   /** Every remembered editor, most recent first. */
   all(): readonly string[] {
     return this.uris;

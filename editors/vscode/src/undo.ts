@@ -28,7 +28,8 @@ export interface Journal {
 }
 
 export type UndoOp =
-  | { kind: "replace"; uri: string; text: string }
+  /** `from`: where the text is before the undo, when a move back comes first (else `uri`). */
+  | { kind: "replace"; uri: string; text: string; from?: string }
   | { kind: "create"; uri: string; text: string }
   | { kind: "delete"; uri: string }
   | { kind: "rename"; from: string; to: string };
@@ -70,7 +71,7 @@ export function planUndo(journal: Journal, now: (uri: string) => FileState): Und
     if (source.before.exists && !source.after.exists && !target.before.exists && target.after.exists) {
       ops.push({ kind: "rename", from: to, to: from });
       if (target.after.text !== source.before.text) {
-        ops.push({ kind: "replace", uri: from, text: source.before.text });
+        ops.push({ kind: "replace", uri: from, text: source.before.text, from: to });
       }
       done.add(from);
       done.add(to);

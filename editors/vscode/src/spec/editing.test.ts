@@ -172,6 +172,9 @@ describe("the server's edits, before VS Code applies them", () => {
       async () => ({ applied: true }),
     );
     assert.deepEqual(result, { applied: false, failureReason: "no file changed: every change was left out in the preview" });
+    // without the preview VS Code applies all or nothing: its answer stands
+    const plain = await serverEdit([lineEdit("/w/a.py", null, "COUNT = 3\n")], {}, async () => ({ applied: true }));
+    assert.deepEqual(plain, { applied: true });
   });
 });
 
@@ -206,6 +209,24 @@ describe("Undo Last Patch", () => {
     // the journal is spent: a second undo has nothing to do
     assert.equal(await run("llmPatch.undoLastPatch"), false);
     assert.match(state.messages.at(-1)?.text ?? "", /no patch to undo/);
+  });
+
+  it("a file moved and edited by the patch is moved back, then its text restored", async () => {
+    await activate();
+    const moved = await serverEdit([
+      { kind: "rename", oldUri: uri("/w/m.py"), newUri: uri("/w/n.py") },
+      lineEdit("/w/n.py", null, "moved = 2\n"),
+    ]);
+    assert.equal(moved.applied, true);
+    assert.equal(vscode.openFile("/w/n.py").getText(), "moved = 2\n");
+    assert.equal(await run("llmPatch.undoLastPatch"), true, JSON.stringify(state.messages.at(-1)));
+    assert.deepEqual(
+      state.appliedEdits[0].ops.map((op) => (op.kind === "rename" ? `rename ${op.from.path} → ${op.to.path}` : `${op.kind} ${op.uri.path}`)),
+      ["rename /w/n.py → /w/m.py", "replace /w/m.py"],
+    );
+    assert.equal(vscode.openFile("/w/m.py").getText(), "moved = 1\n");
+    assert.equal(state.disk.has("/w/n.py"), false);
+    assert.equal(state.messages.at(-1)?.text, "LLM Patch: undid the last patch in 1 file: m.py (moved back from n.py).");
   });
 
   it("refuses, naming the file, when a file changed since the patch; nothing is applied", async () => {
@@ -378,6 +399,12 @@ describe("Restricted Mode (untrusted workspace)", () => {
       async () => [{ mode: "unrestricted", atomic: true }, "unrestricted", { eol: "\n" }],
     );
     assert.deepEqual(answer, [{ mode: "restricted", atomic: true }, "restricted", { eol: "\n" }]);
+    // a settings change does not push the user's `mode`: the server is told to ask instead
+    const pushed: unknown[] = [];
+    await client().clientOptions.middleware.workspace.didChangeConfiguration(["llmPatch"], async (s: unknown) => {
+      pushed.push(s);
+    });
+    assert.deepEqual(pushed, [undefined]);
   });
 
   it("never runs the workspace's Python, and restarts with writing allowed once trusted", async () => {
@@ -401,5 +428,10 @@ describe("Restricted Mode (untrusted workspace)", () => {
     }
     assert.equal(control.instances.length, 2);
     assert.equal(client().clientOptions.initializationOptions().llmPatch.mode, "unrestricted");
+    const pushed: unknown[] = [];
+    await client().clientOptions.middleware.workspace.didChangeConfiguration(["llmPatch"], async (s: unknown) => {
+      pushed.push(s);
+    });
+    assert.deepEqual(pushed, [["llmPatch"]], "trusted: settings are pushed as usual");
   });
 });

@@ -19,15 +19,6 @@ describe("RecentEditors", () => {
     assert.equal(recent.latest("file:///w/a.py"), "file:///w/reply.llm.md");
   });
 
-  it("forgets a closed untitled document but not a closed file", () => {
-    const recent = new RecentEditors(schemes);
-    recent.note("file:///w/a.py");
-    recent.note("untitled:Untitled-1");
-    recent.closed("untitled:Untitled-1");
-    recent.closed("file:///w/a.py");
-    assert.equal(recent.latest(), "file:///w/a.py");
-  });
-
   it("holds at most `limit` editors", () => {
     const recent = new RecentEditors(schemes, 2);
     recent.note("file:///1");

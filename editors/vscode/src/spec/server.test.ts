@@ -28,6 +28,7 @@ import {
 import { discoverServer } from "../discovery";
 import { nodeProbes } from "../probes";
 import { notification, parseReport } from "../report";
+import { discardedWork, touchedFiles, unsyncedEdits } from "../workspace_edit";
 import { tempDir } from "./tmp";
 
 const repoRoot = path.resolve(__dirname, "..", "..", "..", "..");
@@ -327,6 +328,58 @@ describe("against the real server", async () => {
     assert.equal(report.level, "error");
     assert.match(notification(report), /nothing was applied\. #1 src\/app\.py \(reply lines 11-20\): TEXT_NOT_FOUND/);
     assert.equal(session!.edits.length, before, "atomic: nothing sent");
+  });
+});
+
+describe("the real server's resource operations, as the extension reads them", async () => {
+  const command = await serverCommand();
+  const skip = command ? false : "no llm-patch server (set LLM_PATCH_SERVER or create .venv)";
+  let session: Session | undefined;
+  let root = "";
+
+  before(async () => {
+    if (command) {
+      root = workspace();
+      writeFileSync(path.join(root, "old.py"), "gone = True\n");
+      writeFileSync(path.join(root, "m.py"), "moved = 1\n");
+      session = await startSession(command, root, {});
+    }
+  });
+  after(() => stopSession(session));
+
+  it("a delete, a move and a disk-planned edit are what the applyEdit middleware guards", { skip }, async () => {
+    const patch = [
+      "*** Begin Patch",
+      "*** Delete File: old.py",
+      "*** Update File: m.py",
+      "*** Move to: n.py",
+      "@@",
+      "-moved = 1",
+      "+moved = 2",
+      "*** Update File: src/app.py",
+      "@@",
+      "-import math",
+      "+import math  # used by area",
+      "*** End Patch",
+      "",
+    ].join("\n");
+    await session!.conn.sendRequest("workspace/executeCommand", { command: "llmPatch.apply", arguments: [{ text: patch }] });
+    assert.equal(session!.edits.length, 1, session!.stderr.join(""));
+    const touches = touchedFiles(session!.edits[0].edit);
+    const uri = (p: string) => pathToFileURL(path.join(root, p)).toString();
+    const rel = (u: string) => u.slice(pathToFileURL(root).toString().length + 1);
+    const ops = touches.map((t) => `${t.op} ${rel(t.uri)}${t.op === "rename" ? ` → ${rel(t.newUri)}` : ""}`);
+    assert.ok(ops.includes("delete old.py"), ops.join("; "));
+    assert.ok(ops.includes("rename m.py → n.py"), ops.join("; "));
+    assert.ok(ops.includes("edit src/app.py"), ops.join("; "));
+    // those files open with unsaved changes in VS Code: the delete and the move ask first,
+    // and the edits planned from disk (the server was not shown the buffers) are refused
+    const dirty = (u: string) => ({ dirty: [uri("old.py"), uri("m.py"), uri("src/app.py")].includes(u) });
+    assert.deepEqual(
+      discardedWork(touches, dirty).map((d) => [rel(d.uri), d.what]),
+      [["old.py", "delete"], ["m.py", "move"]],
+    );
+    assert.deepEqual(unsyncedEdits(touches, dirty).map(rel), ["m.py", "src/app.py"]);
   });
 });
 

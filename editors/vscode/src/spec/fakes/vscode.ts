@@ -41,7 +41,6 @@ export const state = {
   savedAll: 0,
   openDialogAnswer: undefined as Uri[] | undefined,
   editorListeners: [] as ((editor: { document: FakeTextDocument } | undefined) => void)[],
-  closeListeners: [] as ((doc: FakeTextDocument) => void)[],
   trustListeners: [] as (() => void)[],
 };
 
@@ -69,7 +68,6 @@ export function reset(): void {
   state.savedAll = 0;
   state.openDialogAnswer = undefined;
   state.editorListeners = [];
-  state.closeListeners = [];
   state.trustListeners = [];
 }
 
@@ -399,7 +397,11 @@ export const workspace = {
   async openTextDocument(arg: Uri | { content?: string; language?: string }): Promise<FakeTextDocument> {
     let doc: FakeTextDocument;
     if (arg instanceof Uri && arg.scheme === "file") {
-      return findDocument(arg) ?? openFile(arg.fsPath);
+      const open = findDocument(arg);
+      if (!open && !state.disk.has(arg.fsPath)) {
+        throw new Error(`cannot open ${arg.toString()}: the file does not exist`); // as VS Code
+      }
+      return open ?? openFile(arg.fsPath);
     } else if (arg instanceof Uri) {
       const provider = state.contentProviders.get(arg.scheme);
       doc = new FakeTextDocument(arg, provider ? provider.provideTextDocumentContent(arg) : "", "markdown");
@@ -419,10 +421,6 @@ export const workspace = {
   },
   onDidGrantWorkspaceTrust(listener: () => void): Disposable {
     state.trustListeners.push(listener);
-    return new Disposable();
-  },
-  onDidCloseTextDocument(listener: (doc: FakeTextDocument) => void): Disposable {
-    state.closeListeners.push(listener);
     return new Disposable();
   },
   /** The one workspace folder is /w. */
