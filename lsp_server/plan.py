@@ -39,6 +39,7 @@ from lsp_server.model import (
     Target,
     WarningType,
 )
+from lsp_server.report import percent
 from lsp_server.resolve import lazy_merge, placeholders
 from lsp_server.resolve.hunks import apply_hunks, rebuild
 from lsp_server.workspace import SnapshotSource, refuse_protected
@@ -713,7 +714,7 @@ def _warnings(
                 PlanWarning(
                     WarningType.FUZZY_MATCH,
                     f"block {o.block.index} matched {o.block.path} approximately "
-                    f"(similarity {o.score or 0:.0%}); check the result",
+                    f"(similarity {percent(o.score or 0)}); check the result",
                     o.block.path,
                     o.block.index,
                 )

@@ -255,4 +255,4 @@ def test_the_report_counts_a_set_aside_sample_apart_from_the_blocks(tmp_path):
     text = render_human(report, color=False)
     assert "(code sample, not applied) skipped" in text
     last = text.rstrip().splitlines()[-1]
-    assert last == "1 of 1 blocks placed, 1 file(s) changed, 1 code sample(s) set aside"
+    assert last == "1 of 1 blocks placed, 1 file changed, 1 code sample set aside"
