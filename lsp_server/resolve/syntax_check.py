@@ -237,14 +237,24 @@ def _changes(old: str, new: str) -> list[tuple[int, int, int, int]] | None:
     new_end = new_end + (old_end - (len(old) - tail))
     if old_end - start <= _SPLIT_CHARS and new_end - start <= _SPLIT_CHARS:
         return [(start, old_end, start, new_end)]
-    a = old[start:old_end].splitlines(keepends=True)
-    b = new[start:new_end].splitlines(keepends=True)
+    a = _lines(old[start:old_end])
+    b = _lines(new[start:new_end])
     ops = local_opcodes(a, b, _MAX_REGIONS)
     if ops is None or len(ops) > _MAX_REGIONS:
         return None
     a_at = list(itertools.accumulate(map(len, a), initial=start))
     b_at = list(itertools.accumulate(map(len, b), initial=start))
     return [(a_at[i1], a_at[i2], b_at[j1], b_at[j2]) for _tag, i1, i2, j1, j2 in ops]
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of `text`, each with its "\n": split at "\n" only (`splitlines` also
+    splits at form feeds and other separators, which are not line starts here)."""
+    parts = text.split("\n")
+    out = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
 
 
 def _line_end(text: str, at: int) -> int:

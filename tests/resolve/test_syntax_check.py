@@ -83,7 +83,8 @@ _SNIPPETS = {
         "x = 1", "    y = 2", "        return z", "def f(a, b):", "class K:", "else:",
         "@decorator", "(", ")", "[", "]", "{", "}", '"""', "'''", '"', "'", "# comment",
         "#", "value = call(1,", "    2)", "\\", "if x:", "    pass", "", "print('(')",
-        'doc = """one line"""', "z = {'k': [1, (2, 3)]}", "elif y:", "except:",
+        'doc = """one line"""', "z = {'k': [1, (2, 3)]}", "elif y:", "except:", "\x0c",
+        "w = 1 \x0c v = 2",
     ],
     "typescript": [
         "let x = 1;", "  y = 2;", "function f(a: number) {", "}", "{", "(", ")", "[", "]",
@@ -222,6 +223,15 @@ def test_an_edit_next_to_an_error_already_there_is_not_blamed() -> None:
     # and an edit that adds a second error next to it is flagged
     plan = _plan("near.py", text, "def f_26(items):\n", "def f_26(items:\n")
     assert [w for w in plan.warnings if w.type is WarningType.SYNTAX_BROKEN]
+
+
+def test_crlf_files_are_read_as_their_lines() -> None:
+    old = _source("python", 3, 60, slice(0, 2)).replace("\n", "\r\n")
+    new = old.replace("    out = []\r\n", "    out = list()\r\n", 1)
+    assert new != old and not _oracle(old, new, "python")
+    assert syntax_check.regional_clean(old, new, "python")
+    broken = old.replace("    out = []\r\n", "    out = [\r\n", 1)
+    assert _verdict(old, broken, "python") and _oracle(old, broken, "python")
 
 
 def test_a_string_opened_before_the_edit_is_a_doubt_not_a_verdict() -> None:
