@@ -617,14 +617,15 @@ def _with_context(block: EditBlock, failure: Failure) -> Failure:
     return Failure(failure.code, f"{where}{path}: {failure.message}", details)
 
 
-# The file lines the loose blocks of one reply (those that failed, or placed only
-# approximately) may be searched for in; each counts the lines of its file. Such a block
-# went down the whole ladder and scored windows all over its file, the most costly path
-# there is, and a placed one leaves a new version of the file to index for the next
+# The file lines the loose blocks of one reply (those that failed, placed only
+# approximately, or were found already applied) may be searched for in; each counts the
+# lines of its file. Such a block went down the whole ladder and scored windows all over
+# its file, the most costly path there is (an already applied one first failed to find
+# its old text), and a placed one leaves a new version of the file to index for the next
 # block: a reply of thousands of near-miss blocks (written for another version of the
 # file, or garbage) would take minutes. Past this, the rest of the reply is refused
 # untried, saying why.
-LOOSE_WORK_LINES = 1_000_000
+LOOSE_WORK_LINES = 2_000_000
 
 
 def _lines_tried(state: _State, block: EditBlock) -> int:
@@ -639,9 +640,10 @@ def _lines_tried(state: _State, block: EditBlock) -> int:
 def _not_tried(loose: int, spent: int) -> Failure:
     return PlacementError.of(
         ErrorCode.CONTENT_TOO_LARGE,
-        f"not tried: {loose:,} earlier blocks of this reply failed or matched only "
-        f"approximately, searched for in {spent:,} file lines in all (the limit for one "
-        f"reply is {LOOSE_WORK_LINES:,}); fix those blocks, then apply the reply again",
+        f"not tried: {loose:,} earlier blocks of this reply failed, matched only "
+        f"approximately or were already applied, searched for in {spent:,} file lines in "
+        f"all (the limit for one reply is {LOOSE_WORK_LINES:,}); fix those blocks, then "
+        "apply the reply again",
         not_tried=True,
         loose_blocks=loose,
         loose_lines=spent,
@@ -659,7 +661,7 @@ def plan_reply(
         return Plan((), (), failure=reply.failure)
     state = _State(source, options)
     outcomes: list[BlockOutcome] = []
-    loose = spent = 0  # blocks failed or fuzzy so far, and the file lines they searched
+    loose = spent = 0  # loose blocks so far (see LOOSE_WORK_LINES), and their files' lines
     for block in reply.blocks:
         if cancelled is not None and cancelled():
             raise Cancelled()
@@ -675,7 +677,8 @@ def plan_reply(
             outcomes.append(
                 BlockOutcome(block, Status.FAILED, failure=_with_context(block, err.failure))
             )
-        if not outcomes[-1].placed or outcomes[-1].match is MatchKind.FUZZY:
+        done = outcomes[-1]
+        if not done.placed or done.match is MatchKind.FUZZY or done.already_applied:
             loose += 1
             spent += _lines_tried(state, block)
     ok = all(o.placed for o in outcomes)
