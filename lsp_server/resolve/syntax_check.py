@@ -38,6 +38,7 @@ from typing import Any
 from lsp_server.linediff import local_opcodes
 from lsp_server.model import PlacementError
 from lsp_server.resolve import syntax
+from lsp_server.resolve.cache import TextCache
 
 # A changed span longer than this many characters is split into the lines that really
 # differ, so that blocks spread over a file give one small window each.
@@ -158,13 +159,29 @@ def new_errors(old: str, new: str, key: str, language: str) -> list[dict[str, An
     incremental re-parse), or when the regional proof (`regional_clean`) does not hold.
     Raises PlacementError when the grammar cannot be loaded.
     """
-    if syntax.cached(language, key) is None and regional_clean(old, new, language):
+    if syntax.cached(language, key) is None and _cleared(old, new, language):
         return None
     after = syntax.syntax_errors(new, key, language)
     if not after:
         return None
     before = syntax.syntax_errors(old, key + "\x00old", language, base=key)
     return after if len(after) > len(before) else None
+
+
+# Edits the regional check cleared, by new text: (language, old text). The server plans
+# one reply again and again (live diagnostics, code actions, the apply command), and
+# asking again costs a hash and a compare of the texts, not a scan and parses.
+_CLEARED: TextCache[tuple[str, str]] = TextCache(max_entries=32)
+
+
+def _cleared(old: str, new: str, language: str) -> bool:
+    """`regional_clean`, remembered for the texts it cleared."""
+    if _CLEARED.get(new) == (language, old):
+        return True
+    if not regional_clean(old, new, language):
+        return False
+    _CLEARED.put(new, (language, old))
+    return True
 
 
 def regional_clean(old: str, new: str, language: str) -> bool:

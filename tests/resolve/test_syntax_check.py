@@ -268,3 +268,24 @@ def test_common_prefix_and_suffix_match_a_character_walk(
         while tail < limit and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
             tail += 1
         assert syntax.common_suffix(a, b, limit) == tail
+
+
+def test_an_edit_cleared_once_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server plans one reply many times: the second verdict is remembered."""
+    old = _source("python", 5, 80, slice(0, 2))
+    new = old.replace("    out = []\n", "    out = list()\n", 1)
+    syntax.forget_all()
+    assert syntax_check.new_errors(old, new, "k.py", "python") is None
+    calls: list[tuple[str, str, str]] = []
+    real = syntax_check.regional_clean
+
+    def counted(a: str, b: str, language: str) -> bool:
+        calls.append((a, b, language))
+        return real(a, b, language)
+
+    monkeypatch.setattr(syntax_check, "regional_clean", counted)
+    assert syntax_check.new_errors(old, new, "k.py", "python") is None
+    assert not calls
+    broken = new.replace("    out = list()\n", "    out = list(\n", 1)
+    assert syntax_check.new_errors(old, broken, "k.py", "python") is not None
+    assert calls  # a different text is checked afresh
