@@ -254,23 +254,24 @@ def _changes(old: str, new: str) -> list[tuple[int, int, int, int]] | None:
     new_end = new_end + (old_end - (len(old) - tail))
     if old_end - start <= _SPLIT_CHARS and new_end - start <= _SPLIT_CHARS:
         return [(start, old_end, start, new_end)]
-    a = _lines(old[start:old_end])
-    b = _lines(new[start:new_end])
+    # split at "\n" only (`splitlines` also splits at form feeds and other separators,
+    # which are not line starts here); both chunks end a line, so both end in an empty
+    # piece, and an offset past it is clamped to the chunk's end
+    a = old[start:old_end].split("\n")
+    b = new[start:new_end].split("\n")
     ops = local_opcodes(a, b, _MAX_REGIONS)
     if ops is None or len(ops) > _MAX_REGIONS:
         return None
-    a_at = list(itertools.accumulate(map(len, a), initial=start))
-    b_at = list(itertools.accumulate(map(len, b), initial=start))
+    a_at = _starts(a, start, old_end)
+    b_at = _starts(b, start, new_end)
     return [(a_at[i1], a_at[i2], b_at[j1], b_at[j2]) for _tag, i1, i2, j1, j2 in ops]
 
 
-def _lines(text: str) -> list[str]:
-    """The lines of `text`, each with its "\n": split at "\n" only (`splitlines` also
-    splits at form feeds and other separators, which are not line starts here)."""
-    parts = text.split("\n")
-    out = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
+def _starts(pieces: list[str], start: int, end: int) -> list[int]:
+    """Where each piece of a text split at "\n" starts (and, last, where the text ends),
+    offset by `start`, at most `end`: running sums in C."""
+    out = list(itertools.accumulate(map((1).__add__, map(len, pieces)), initial=start))
+    out[-1] = min(out[-1], end)
     return out
 
 
