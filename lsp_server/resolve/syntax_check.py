@@ -254,25 +254,27 @@ def _changes(old: str, new: str) -> list[tuple[int, int, int, int]] | None:
     new_end = new_end + (old_end - (len(old) - tail))
     if old_end - start <= _SPLIT_CHARS and new_end - start <= _SPLIT_CHARS:
         return [(start, old_end, start, new_end)]
-    # split at "\n" only (`splitlines` also splits at form feeds and other separators,
-    # which are not line starts here); both chunks end a line, so both end in an empty
-    # piece, and an offset past it is clamped to the chunk's end
-    a = old[start:old_end].split("\n")
-    b = new[start:new_end].split("\n")
+    a, a_at = _pieces(old[start:old_end], start)
+    b, b_at = _pieces(new[start:new_end], start)
     ops = local_opcodes(a, b, _MAX_REGIONS)
     if ops is None or len(ops) > _MAX_REGIONS:
         return None
-    a_at = _starts(a, start, old_end)
-    b_at = _starts(b, start, new_end)
     return [(a_at[i1], a_at[i2], b_at[j1], b_at[j2]) for _tag, i1, i2, j1, j2 in ops]
 
 
-def _starts(pieces: list[str], start: int, end: int) -> list[int]:
-    """Where each piece of a text split at "\n" starts (and, last, where the text ends),
-    offset by `start`, at most `end`: running sums in C."""
-    out = list(itertools.accumulate(map((1).__add__, map(len, pieces)), initial=start))
-    out[-1] = min(out[-1], end)
-    return out
+def _pieces(text: str, start: int) -> tuple[list[str], list[int]]:
+    """`text` split at "\n" only (`splitlines` also splits at form feeds and other
+    separators, which are not line starts here), and where each piece starts, offset by
+    `start` (and, last, where the text ends): running sums in C, no per-line work.
+
+    The last piece has no "\n" after it while every other one has: it is marked with a
+    "\n" of its own, which no other piece can hold, so that it never passes for an equal
+    line of the other text (`"x"` at the end of one text and `"x\n"` in the other)."""
+    pieces = text.split("\n")
+    at = list(itertools.accumulate(map((1).__add__, map(len, pieces)), initial=start))
+    at[-1] = start + len(text)
+    pieces[-1] += "\n"
+    return pieces, at
 
 
 def _line_end(text: str, at: int) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -159,6 +160,18 @@ def test_the_check_agrees_with_parsing_whole_files(language: str, data: st.DataO
 
 
 @pytest.mark.parametrize("language", ["python", "typescript", "go"])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_edits_spread_over_a_file_agree_too(language: str, data: st.DataObject) -> None:
+    """The same property with every edit taken through the path for edits spread over a
+    big file (changed lines found by a line diff), which small files rarely reach."""
+    old, new = data.draw(_cases(language))
+    with mock.patch.object(syntax_check, "_SPLIT_CHARS", 0):
+        if syntax_check.regional_clean(old, new, language):
+            assert not _oracle(old, new, language)
+
+
+@pytest.mark.parametrize("language", ["python", "typescript", "go"])
 def test_the_regional_check_decides_ordinary_edits_alone(language: str) -> None:
     """Not vacuous: an edit that keeps the code valid, deep in a file, is cleared without
     a whole-file parse (the property above would hold if it never decided anything)."""
@@ -223,6 +236,17 @@ def test_an_edit_next_to_an_error_already_there_is_not_blamed() -> None:
     # and an edit that adds a second error next to it is flagged
     plan = _plan("near.py", text, "def f_26(items):\n", "def f_26(items:\n")
     assert [w for w in plan.warnings if w.type is WarningType.SYNTAX_BROKEN]
+
+
+def test_a_last_line_without_newline_is_not_an_equal_line() -> None:
+    """Found by the property above: appending "\n(" to a file must not read as the file's
+    last (empty, unterminated) line kept and "(" added after it."""
+    old = "x = 1\n\ndef f():\n    return 1\n\n\n"
+    new = old + "\n("
+    for split in (4096, 0):
+        with mock.patch.object(syntax_check, "_SPLIT_CHARS", split):
+            assert not syntax_check.regional_clean(old, new, "python")
+    assert _verdict(old, new, "python") and _oracle(old, new, "python")
 
 
 def test_crlf_files_are_read_as_their_lines() -> None:
