@@ -734,12 +734,15 @@ def _with_context(block: EditBlock, failure: Failure) -> Failure:
     return Failure(failure.code, f"{where}{path}: {failure.message}", details)
 
 
-# The file lines the failed blocks of one reply may be tried on (each failed block counts
-# the lines of its file). A block that fails has climbed every rung and searched its
-# file for the closest region, the most costly path there is; a reply of thousands of
-# near-miss blocks (a reply for another version of the file, or garbage) would take
-# minutes. Past this, the rest of the reply is refused untried, saying why.
-FAILED_WORK_LINES = 500_000
+# The file lines the loose blocks of one reply (those that failed, placed only
+# approximately, or were found already applied) may be searched for in; each counts the
+# lines of its file. Such a block went down the whole ladder and scored windows all over
+# its file, the most costly path there is (an already applied one first failed to find
+# its old text), and a placed one leaves a new version of the file to index for the next
+# block: a reply of thousands of near-miss blocks (written for another version of the
+# file, or garbage) would take minutes. Past this, the rest of the reply is refused
+# untried, saying why.
+LOOSE_WORK_LINES = 2_000_000
 
 
 def _lines_tried(state: _State, block: EditBlock) -> int:
@@ -751,16 +754,17 @@ def _lines_tried(state: _State, block: EditBlock) -> int:
     return 1 + (text.count("\n") if text is not None else 0)
 
 
-def _not_tried(failed: int, spent: int) -> Failure:
+def _not_tried(loose: int, spent: int) -> Failure:
     return PlacementError.of(
         ErrorCode.CONTENT_TOO_LARGE,
-        f"not tried: {failed:,} earlier blocks of this reply failed, searched for in "
-        f"{spent:,} file lines in all (the limit for one reply is {FAILED_WORK_LINES:,}); "
-        "fix or remove the failed blocks, then apply the reply again",
+        f"not tried: {loose:,} earlier blocks of this reply failed, matched only "
+        f"approximately or were already applied, searched for in {spent:,} file lines in "
+        f"all (the limit for one reply is {LOOSE_WORK_LINES:,}); fix those blocks, then "
+        "apply the reply again",
         not_tried=True,
-        failed_blocks=failed,
-        failed_lines=spent,
-        limit=FAILED_WORK_LINES,
+        loose_blocks=loose,
+        loose_lines=spent,
+        limit=LOOSE_WORK_LINES,
     ).failure
 
 
@@ -774,12 +778,12 @@ def plan_reply(
         return Plan((), (), failure=reply.failure)
     state = _State(source, options)
     outcomes: list[BlockOutcome] = []
-    failed = spent = 0  # blocks refused so far, and the file lines they were tried on
+    loose = spent = 0  # loose blocks so far (see LOOSE_WORK_LINES), and their files' lines
     for block in reply.blocks:
         if cancelled is not None and cancelled():
             raise Cancelled()
-        if spent > FAILED_WORK_LINES:
-            err = _not_tried(failed, spent)
+        if spent > LOOSE_WORK_LINES:
+            err = _not_tried(loose, spent)
             outcomes.append(BlockOutcome(block, Status.FAILED, failure=_with_context(block, err)))
             continue
         cp = state.checkpoint()
@@ -790,7 +794,9 @@ def plan_reply(
             outcomes.append(
                 BlockOutcome(block, Status.FAILED, failure=_with_context(block, err.failure))
             )
-            failed += 1
+        done = outcomes[-1]
+        if not done.placed or done.match is MatchKind.FUZZY or done.already_applied:
+            loose += 1
             spent += _lines_tried(state, block)
     outcomes, samples = _set_aside_code_samples(outcomes, options)
     ok = all(o.placed for o in outcomes)
