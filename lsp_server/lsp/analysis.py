@@ -198,7 +198,18 @@ def _failure_spans(code: ErrorCode, details: dict) -> list[tuple[int, int, str]]
         end = int(closest.get("end_line") or closest["line"])
         spans.append((closest["line"], end, f"closest match ({how})"))
     lines = details.get("lines")
-    if code in (ErrorCode.TEXT_AMBIGUOUS, ErrorCode.TARGET_AMBIGUOUS) and isinstance(lines, list):
+    what = _PLACES.get(code)
+    if what is not None and isinstance(lines, list):
         length = int(details.get("length") or 1)
-        spans.extend((n, n + length - 1, "matches here") for n in lines[:10] if isinstance(n, int))
+        spans.extend((n, n + length - 1, what) for n in lines[:10] if isinstance(n, int))
     return spans
+
+
+# the failures whose `lines` are the places the block's text was found (the first line of
+# each), and what each place is: the competing matches of an ambiguous block, the
+# occurrences a counted replacement found when it asked for another number of them
+_PLACES = {
+    ErrorCode.TEXT_AMBIGUOUS: "matches here",
+    ErrorCode.TARGET_AMBIGUOUS: "matches here",
+    ErrorCode.COUNT_MISMATCH: "occurs here",
+}

@@ -17,6 +17,11 @@ the tool's name (agents rename their tools, and envelopes often drop the name):
 * `{"file_path", "content"}` - Claude Code's `Write` and Gemini CLI's `write_file`: the whole
   file, created or overwritten (merged around a placeholder line that leaves code out, see
   `write_action`). `{"path", "content"}` is Cline's `write_to_file`.
+* `{"path", "diff"}` whose `diff` holds a SEARCH marker line - Cline's `replace_in_file`
+  (markers `------- SEARCH` / `=======` / `+++++++ REPLACE`, or aider's spelling) and Roo
+  Code's `apply_diff` (the same call; a block opening with Roo's `:start_line:` header
+  makes it Roo's): every block of the diff is a hunk of one block for the file, read by
+  `search_replace.blocks_from_body` exactly as the same diff in the agents' XML is.
 * `{"type": "apply_patch_call", "operation": {"type": "create_file" | "update_file" |
   "delete_file", "path", "diff"}}` (or the operation alone) - OpenAI's apply_patch tool:
   `diff` is a V4A body read by `apply_patch.operation_block`.
@@ -37,6 +42,7 @@ from typing import Any
 from lsp_server.model import Action, EditBlock, Format, Hunk
 from lsp_server.reply import apply_patch
 from lsp_server.reply.common import normalise_newlines
+from lsp_server.reply.search_replace import CLINE_SYNTAX, SEARCH, blocks_from_body, scan, sections
 from lsp_server.resolve.placeholders import is_placeholder_line
 
 # the keys agents name a file by, in the order they are tried
@@ -122,7 +128,7 @@ def is_agent_call(args: dict[str, Any]) -> bool:
         return False
     if "old_string" in args or "new_string" in args:
         return True
-    if _is_multi_edit(args):
+    if _is_multi_edit(args) or _search_replace_diff(args) is not None:
         return True
     # a path and a content alone: the weakest shape, so nothing else may be beside them
     # (`{"path": "/users", "content": "...", "method": "GET"}` is data, not a write)
@@ -140,6 +146,8 @@ def agent_format(text: str) -> Format | None:
         return Format.CLAUDE_CODE
     if '"file_path"' in text and '"content"' in text:
         return Format.CLAUDE_CODE
+    if '"diff"' in text and CLINE_SYNTAX.start.search(text):
+        return Format.CLINE
     return None
 
 
@@ -155,6 +163,9 @@ def agent_blocks(args: dict[str, Any], span: tuple[int, int]) -> list[EditBlock]
     if not is_agent_call(args):
         return []
     args = _canonical(args)
+    diff = _search_replace_diff(args)
+    if diff is not None:
+        return [_replace_in_file(args, diff, span)]
     if _is_multi_edit(args):
         return [_multi_edit(args, span)]
     if "old_string" in args or "new_string" in args:
@@ -285,6 +296,31 @@ def write_action(content: str, path: str) -> Action:
         if is_placeholder_line(line, path) and line.strip().strip(".…"):
             return Action.LAZY
     return Action.OVERWRITE
+
+
+# --- Cline and Roo Code -------------------------------------------------------------------
+
+
+def _search_replace_diff(args: dict[str, Any]) -> list[str] | None:
+    """The lines of a `diff` argument holding a SEARCH marker line (`------- SEARCH`,
+    `<<<<<<< SEARCH`), else None: a `diff` of another kind (a unified diff, a V4A body) is
+    not this call."""
+    diff = args.get("diff")
+    if not isinstance(diff, str) or "SEARCH" not in diff:
+        return None
+    lines = normalise_newlines(diff).split("\n")
+    return lines if any(CLINE_SYNTAX.kind(line) == SEARCH for line in lines) else None
+
+
+def _replace_in_file(args: dict[str, Any], lines: list[str], span: tuple[int, int]) -> EditBlock:
+    """Cline's `replace_in_file` or Roo Code's `apply_diff` with JSON arguments. The two
+    are one shape; a well-formed block opening with Roo's header (`:start_line:`) says the
+    diff is Roo's, which also reads a bare `-------` after `<<<<<<< SEARCH` as the header's
+    end and refuses an empty SEARCH (as Roo does), where Cline's replaces the whole file."""
+    roo = any(raw.expected is None and sections(raw).roo for raw in scan(lines, CLINE_SYNTAX))
+    fmt = Format.ROO if roo else Format.CLINE
+    path = path_arg(args, fmt, *FILE_KEYS)
+    return blocks_from_body("\n".join(lines), path, span, fmt)
 
 
 # --- OpenAI apply_patch -------------------------------------------------------------------

@@ -19,14 +19,15 @@ What each call becomes:
   a CREATE that overwrites, or an insert after `insert_line`; `view` / `undo_edit` are
   not edits and are ignored;
 * `{"operation": "..._structure", ...}` - a STRUCTURAL block for the structure resolver;
-* Claude Code, Gemini CLI, OpenAI apply_patch and Cline calls - see `agent_tools`.
+* Claude Code, Gemini CLI, OpenAI apply_patch, Cline and Roo Code calls - see `agent_tools`.
 
 JSON that is none of these is prose, not an edit, and so is a fence that a JSON file's path
 introduces (that file's content). A ```json fence that does not parse but plainly meant to
 be a call (it shows a key such as `"patches"`, `"old_str"`, `"old_string"` or
-`"apply_patch_call"`) is MALFORMED_BLOCK with the position of the JSON error. Strings may
-hold raw line breaks (models write multi-line strings that way, and JSON proper would refuse
-them) and keep "\\n" line endings ("\\r\\n" in JSON strings is normalised).
+`"apply_patch_call"`, or a `"diff"` with a SEARCH marker) is MALFORMED_BLOCK with the
+position of the JSON error. Strings may hold raw line breaks (models write multi-line strings
+that way, and JSON proper would refuse them) and keep "\\n" line endings ("\\r\\n" in JSON
+strings is normalised).
 """
 
 from __future__ import annotations
@@ -165,7 +166,8 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
         ):
             continue  # a JSON file's content, introduced by its path: whole_file reads it
         if err is not None and not values:
-            if language.startswith("json") and any(h in body for h in _HINTS):
+            meant = any(h in body for h in _HINTS) or agent_format(body) is not None
+            if language.startswith("json") and meant:
                 out.append(_json_error(body, err, fence.start + 1, span))
             continue
         blocks = [b for v in values for b in _blocks(v, span)]

@@ -100,6 +100,7 @@ def place_counted(
             expected_count=want,
             found=count,
             lines=lines,
+            length=max(1, len(text_lines(hunk.old))),  # the lines each occurrence runs over
         )
     if not count:
         return None

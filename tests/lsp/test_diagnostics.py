@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from lsprotocol import types
@@ -86,6 +87,35 @@ async def test_closing_a_reply_clears_its_diagnostics(client: EditorClient, ws: 
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=chat))
     )
     await client.wait_for(lambda: len(client.diagnostics.get(chat, [1])) == 0, what="cleared")
+
+
+async def test_a_count_mismatch_shows_every_occurrence_found_as_related(
+    client: EditorClient, ws: Path
+):
+    client.write(
+        "cfg.py",
+        "retries = 3\ntimeout = 30\n\nretries = 3\ntimeout = 30\n\nname = 'x'\n"
+        "retries = 3\ntimeout = 30\n",
+    )
+    call = {
+        "file_path": "cfg.py",
+        "old_string": "retries = 3\ntimeout = 30\n",
+        "new_string": "retries = 5\ntimeout = 60\n",
+        "expected_replacements": 2,
+    }
+    reply = "Raise both limits:\n\n```json\n" + json.dumps(call) + "\n```\n"
+    chat = client.open("limits.llm.md", reply, language_id="markdown")
+    await client.wait_for(lambda: client.diagnostics.get(chat), what="a diagnostic")
+    (diag,) = client.diagnostics[chat]
+    assert diag.code == "COUNT_MISMATCH" and diag.severity == types.DiagnosticSeverity.Error
+    assert diag.range.start.line == 2  # the fence, the reply's third line
+    related = diag.related_information
+    assert [r.location.uri for r in related] == [client.uri("cfg.py")] * 3
+    # each occurrence, both of its lines (0-based 0-1, 3-4, 7-8), to the end of the second
+    ranges = [r.location.range for r in related]
+    assert [(r.start.line, r.start.character) for r in ranges] == [(0, 0), (3, 0), (7, 0)]
+    assert [(r.end.line, r.end.character) for r in ranges] == [(1, 12), (4, 12), (8, 12)]
+    assert [r.message for r in related] == [f"cfg.py:{n}: occurs here" for n in (1, 4, 8)]
 
 
 def test_diagnostics_sit_on_the_block_lines_of_the_selection():

@@ -4,7 +4,11 @@ markers (`------- SEARCH` / `=======` / `+++++++ REPLACE`, any run of three or m
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lsp_server.model import Action, ErrorCode, Format
 from lsp_server.reply import parse_reply
@@ -428,6 +432,224 @@ def test_a_tag_named_in_prose_is_not_a_call():
         "<write_to_file> is only for whole files.\n"
     )
     assert parse_reply(reply).failure.code is ErrorCode.NO_EDIT_BLOCKS
+
+
+# --- the same calls with JSON arguments: {"path", "diff"} -------------------------------------
+
+
+def call(path: str, diff: str, **extra: object) -> dict:
+    return {"path": path, "diff": diff, **extra}
+
+
+def cline_diff(*pairs: tuple[str, str], legacy: bool = False) -> str:
+    start, end = (
+        ("<<<<<<< SEARCH", ">>>>>>> REPLACE") if legacy else ("------- SEARCH", "+++++++ REPLACE")
+    )
+    return "\n".join(f"{start}\n{old}=======\n{new}{end}\n" for old, new in pairs)
+
+
+def test_json_calls_in_a_transcript_with_prose_and_other_formats():
+    first = call(
+        "src/app.py",
+        cline_diff(
+            (
+                "def load(path):\n",
+                'def load(path):\n    if not os.path.exists(path):\n        return ""\n',
+            ),
+            ('    print(load("a.txt"))\n', '    print(load("a.txt") or "(empty)")\n'),
+        ),
+        task_progress="- [x] loader\n- [ ] util",
+    )
+    second = call(
+        "src/util.ts", cline_diff(("  return a - b;\n", "  return b - a;\n"), legacy=True)
+    )
+    transcript = {
+        "role": "assistant",
+        "tool_calls": [
+            {
+                "type": "function",
+                "function": {"name": "replace_in_file", "arguments": json.dumps(first)},
+            },
+            {
+                "type": "function",
+                "function": {"name": "replace_in_file", "arguments": json.dumps(second)},
+            },
+        ],
+    }
+    reply = (
+        "I'll guard the loader and flip the subtraction.\n\n```json\n"
+        + json.dumps(transcript, indent=2)
+        + "\n```\n\nThen the import, as a plain SEARCH/REPLACE block:\n\nsrc/app.py\n```python\n"
+        "<<<<<<< SEARCH\nimport os\n=======\nimport os\nimport sys\n>>>>>>> REPLACE\n```\n\n"
+        "And one more call, bare in the text:\n\n"
+        + json.dumps(
+            {
+                "tool": "replace_in_file",
+                "parameters": call(
+                    "src/util.ts", cline_diff(("  return a + b;\n", "  return b + a;\n"))
+                ),
+            }
+        )
+        + "\n\nDone.\n"
+    )
+    placed = place(reply, {"src/app.py": APP, "src/util.ts": UTIL})
+    assert placed.plan.ok, placed.codes()
+    assert placed.formats() == [Format.CLINE, Format.CLINE, Format.SEARCH_REPLACE, Format.CLINE]
+    assert placed.files["src/app.py"] == APP.replace(
+        "import os\n", "import os\nimport sys\n"
+    ).replace(
+        "def load(path):\n",
+        'def load(path):\n    if not os.path.exists(path):\n        return ""\n',
+    ).replace('print(load("a.txt"))', 'print(load("a.txt") or "(empty)")')
+    assert placed.files["src/util.ts"] == UTIL.replace("a - b", "b - a").replace("a + b", "b + a")
+
+
+def test_a_json_diff_reads_like_the_same_diff_in_xml():
+    diff = cline_diff(("import os\n", "import re\n"), ("def main():\n", "def main(argv):\n"))
+    xml = f"<replace_in_file>\n<path>src/app.py</path>\n<diff>\n{diff}</diff>\n</replace_in_file>\n"
+    (from_xml,) = parse_reply(xml).blocks
+    (from_json,) = parse_reply(json.dumps(call("src/app.py", diff))).blocks
+    assert from_json.format is from_xml.format is Format.CLINE
+    assert from_json.hunks == from_xml.hunks and len(from_json.hunks) == 2
+    assert from_json.action is from_xml.action
+
+
+def test_a_json_diff_with_one_empty_search_replaces_the_whole_file():
+    placed = place(
+        json.dumps(call("src/app.py", cline_diff(("", "print('hi')\n")))), {"src/app.py": APP}
+    )
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["src/app.py"] == "print('hi')\n"
+
+
+def test_roo_apply_diff_with_json_arguments_reads_its_header_hints_and_numbers():
+    twice = "def a():\n    x = 0\n    return x\n\ndef b():\n    x = 0\n    return x\n"
+    body = "    x = 0\n    return x\n"
+    for line, changed in ((2, "a"), (6, "b")):
+        diff = (
+            f"<<<<<<< SEARCH\n:start_line:{line}\n-------\n{body}=======\n"
+            "    x = 1\n    return x\n>>>>>>> REPLACE\n"
+        )
+        reply = "Using apply_diff:\n\n" + json.dumps(
+            {"name": "apply_diff", "input": call("m.py", diff)}
+        )
+        placed = place(reply, {"m.py": twice})
+        assert placed.plan.ok, placed.codes()
+        assert placed.formats() == [Format.ROO]
+        first, second = placed.files["m.py"].split("def b():")
+        assert ("x = 1" in first) is (changed == "a") and ("x = 1" in second) is (changed == "b")
+    # line numbers copied from Roo's reader are stripped; a later block's bare `-------` ends
+    # an empty header, as in Roo's own parser
+    numbered = (
+        "<<<<<<< SEARCH\n:start_line:5\n-------\n5 | def b():\n6 |     x = 0\n=======\n"
+        "def b():\n    x = 2\n>>>>>>> REPLACE\n\n<<<<<<< SEARCH\n-------\ndef a():\n=======\n"
+        "def first():\n>>>>>>> REPLACE\n"
+    )
+    placed = place(json.dumps(call("m.py", numbered)), {"m.py": twice})
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["m.py"] == twice.replace("def a():", "def first():").replace(
+        "def b():\n    x = 0", "def b():\n    x = 2"
+    )
+    # Roo refuses an empty SEARCH; so does its JSON call
+    empty = "<<<<<<< SEARCH\n:start_line:1\n-------\n=======\nx = 1\n>>>>>>> REPLACE\n"
+    (outcome,) = place(json.dumps(call("m.py", empty)), {"m.py": twice}).outcomes
+    assert outcome.block.format is Format.ROO
+    assert outcome.failure.code is ErrorCode.MALFORMED_BLOCK
+
+
+def test_a_json_diff_that_is_not_search_replace_is_not_this_call():
+    unified = "--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-import os\n+import re\n"
+    for args in (
+        call("src/app.py", unified),
+        call("src/app.py", "SEARCH for the loader and REPLACE it"),
+        {"path": "src/app.py", "diff": ["------- SEARCH"]},
+    ):
+        assert not [b for b in parse_reply(json.dumps(args)).blocks if b.format is Format.CLINE]
+
+
+def test_json_diff_not_found_and_ambiguous_leave_the_file():
+    missing = call("src/app.py", cline_diff(("def save(path):\n", "def save(path, data):\n")))
+    placed = place(json.dumps(missing), {"src/app.py": APP})
+    assert placed.codes() == [ErrorCode.TEXT_NOT_FOUND]
+    assert placed.files["src/app.py"] == APP
+    twice = "x = 1\ny = 2\nx = 1\n"
+    placed = place(json.dumps(call("t.py", cline_diff(("x = 1\n", "x = 5\n")))), {"t.py": twice})
+    assert placed.codes() == [ErrorCode.TEXT_AMBIGUOUS]
+    assert placed.files["t.py"] == twice
+    # one block of two not found: the call changes nothing (its hunks are one edit)
+    half = call("src/app.py", cline_diff(("import os\n", "import re\n"), ("nope\n", "yes\n")))
+    placed = place(json.dumps(half), {"src/app.py": APP})
+    assert placed.codes() == [ErrorCode.TEXT_NOT_FOUND]
+    assert placed.files["src/app.py"] == APP
+
+
+@pytest.mark.parametrize(
+    ("args", "words", "details"),
+    [
+        (
+            call("src/app.py", "------- SEARCH\nimport os\n+++++++ REPLACE\n"),
+            "expected `=======` before line 3 of the diff",
+            {"diff_line": 3},
+        ),
+        (
+            call("src/app.py", "------- SEARCH\nimport os\n"),
+            "the diff ends before `=======`",
+            {"incomplete": True},
+        ),
+        (
+            call("src/app.py", cline_diff(("import os\n", "import re\n<<<<<<< HEAD\n"))),
+            "line 5 of the diff",
+            {"diff_line": 5, "text": "<<<<<<< HEAD"},
+        ),
+        (
+            call(" ", cline_diff(("import os\n", "import re\n"))),
+            "has no `file_path`",
+            {"missing": "file_path"},
+        ),
+    ],
+)
+def test_malformed_json_diffs_are_refused_naming_the_line(args, words, details):
+    placed = place("The edit:\n\n```json\n" + json.dumps(args) + "\n```\n", {"src/app.py": APP})
+    (outcome,) = placed.outcomes
+    assert outcome.failure.code is ErrorCode.MALFORMED_BLOCK
+    assert outcome.block.format is Format.CLINE
+    assert words in outcome.failure.message
+    assert details.items() <= outcome.failure.details.items()
+    assert placed.files["src/app.py"] == APP
+
+
+def test_broken_json_holding_a_cline_diff_is_malformed_with_its_position():
+    reply = (
+        'Here:\n\n```json\n{"path": "src/app.py", "diff": "------- SEARCH\\nimport os\\n'
+        '=======\\nimport re\\n+++++++ REPLACE\\n",}\n```\n'
+    )
+    (outcome,) = place(reply, {"src/app.py": APP}).outcomes
+    assert outcome.failure.code is ErrorCode.MALFORMED_BLOCK
+    assert outcome.block.format is Format.CLINE and outcome.block.path == "src/app.py"
+    assert outcome.failure.details["line"] == 4
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text("abc =()+-:", max_size=10), min_size=1, max_size=12, unique=True),
+    st.data(),
+)
+def test_a_json_diff_splices_the_file(body, data):
+    """Oracle: the file's lines with the chosen range swapped for the new lines (which hold
+    no marker characters: a new line shaped like a marker is refused, tested above)."""
+    lines = [f"L{k}: {text}".rstrip() for k, text in enumerate(body)]
+    start = data.draw(st.integers(0, len(lines) - 1))
+    stop = data.draw(st.integers(start + 1, len(lines)))
+    new = data.draw(st.lists(st.text("xyz ().:", max_size=8).map(str.rstrip), max_size=4))
+    legacy = data.draw(st.booleans())
+    joined = lambda xs: "".join(x + "\n" for x in xs)  # noqa: E731
+    diff = cline_diff((joined(lines[start:stop]), joined(new)), legacy=legacy)
+    placed = place(
+        json.dumps({"name": "replace_in_file", "arguments": call("f.txt", diff)}),
+        {"f.txt": joined(lines)},
+    )
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["f.txt"] == joined(lines[:start] + new + lines[stop:])
 
 
 # --- the public reader, for the JSON arguments ------------------------------------------------
