@@ -365,11 +365,16 @@ def sections(raw: RawBlock, roo: bool = False) -> Sections:
     Roo's; with `roo` (the block came in Roo's `apply_diff`) a lone `-------` opening the
     SEARCH text is the separator even without line numbers. In a Roo block, escaped marker
     lines are unescaped and copied line numbers stripped (see above)."""
-    old, k, start = list(raw.original), 0, None
+    old, k, start, numbered = list(raw.original), 0, None, True
     while k < len(old) and (m := _HINT.fullmatch(old[k].strip())):
         if m.group(1) == "start" and m.group(2):
             start = int(m.group(2))
+        numbered = numbered and m.group(2) is not None
         k += 1
+    if k and not (roo or numbered or (k < len(old) and _SEPARATOR.fullmatch(old[k].strip()))):
+        # a numberless `:end_line:` with no `-------` after it, outside Roo's own call, says
+        # nothing a file line could not say: it is the SEARCH text's first line
+        k, start = 0, None
     roo = roo or k > 0
     if roo and k < len(old) and _SEPARATOR.fullmatch(old[k].strip()):
         k += 1

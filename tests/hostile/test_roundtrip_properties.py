@@ -11,7 +11,8 @@ What a format cannot say is left out of its examples, by the format's own rules,
 ours: a reply is "\\n"-only, so a CRLF file must already have a line ending for new lines to
 take it; SEARCH/REPLACE and V4A lines always end in "\\n", so they keep the file's final
 newline as it is; lines that are another format's markers (`*** Begin Patch`,
-`<<<<<<< SEARCH`, V4A `*** ` headers) are kept out of the content.
+`<<<<<<< SEARCH`, Cline's `------- SEARCH`, V4A `*** ` headers, a conflict's `<<<<<<<`)
+are kept out of the content: llm-patch never writes one into a file.
 """
 
 from __future__ import annotations
@@ -85,6 +86,10 @@ _MARKERS = [
     re.compile(r"<{4,9} *(SEARCH>?|EDIT)"),
     re.compile(r"={4,9}( *REPLACE)?"),
     re.compile(r">{4,9} *(REPLACE|EDIT +END)"),
+    # Cline's spellings, and git's conflict markers: never written into a file (issue 13)
+    re.compile(r"(-{3,}|<{3,}) *SEARCH>?"),
+    re.compile(r"(\+{3,}|>{3,}) *REPLACE>?"),
+    re.compile(r"(<{7}|>{7}|\|{7})([ \t].*)?"),
 ]
 
 

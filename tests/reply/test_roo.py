@@ -397,3 +397,15 @@ def test_a_diff_with_roos_header_given_as_clines_is_read_as_roos():
     block = blocks_from_body(body, "m.py", (1, 1), Format.CLINE)
     assert block.format is Format.ROO and block.error is None
     assert (block.hunks[0].old, block.hunks[0].line_hint) == (BODY_A, 8)
+
+
+def test_a_numberless_hint_with_no_separator_in_a_plain_block_is_the_files_text() -> None:
+    # found by the round-trip property: a file line `:end_line:` is text to search for, not
+    # Roo's header, when nothing else says Roo (no number, no `-------`, no apply_diff)
+    files = {"notes.txt": ":end_line:\nkeep\n"}
+    reply = "notes.txt\n<<<<<<< SEARCH\n:end_line:\n=======\n:start:\n>>>>>>> REPLACE\n"
+    placed = place(reply, files)
+    assert placed.plan.ok, [o.failure for o in placed.plan.outcomes]
+    assert placed.files["notes.txt"] == ":start:\nkeep\n"
+    (block,) = parse_reply(reply).blocks
+    assert block.format is Format.SEARCH_REPLACE and block.hunks[0].line_hint is None
