@@ -12,6 +12,8 @@
 * **one block by file size** (`run_sizes`) — the plan as shipped (with its SYNTAX_BROKEN
   check) of a one-block reply, the exact case of the ladder's workloads, against one file
   of 1,000 / 10,000 / 100,000 lines, cold, beside the same plan without the check.
+* **near misses** (`python -m benchmarks.bench_plan`) — a 1 MB reply of 12,000 one-line
+  blocks that each miss a 5,000-line file by one character: parse and plan, once.
 
 Each plan is checked: every block placed and every file exactly as expected.
 """
@@ -27,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.timing import sample, summary
-from benchmarks.workloads import LANGUAGES, Reply, generate, make_cases, make_reply
+from benchmarks.workloads import (
+    LANGUAGES,
+    Reply,
+    generate,
+    make_cases,
+    make_reply,
+    near_miss_reply,
+)
 from lsp_server.model import Plan, Snapshot, WarningType
 from lsp_server.plan import PlanOptions, plan_reply
 from lsp_server.reply import parse_reply
@@ -172,3 +181,34 @@ def bench_one_block(language: str, size: int, repeat: int, log: Log) -> dict[str
 def run_sizes(sizes: list[int], repeat: int, log: Log) -> list[dict[str, Any]]:
     """`bench_one_block` for every language and size, sizes interleaved per language."""
     return [bench_one_block(lang, n, repeat, log) for n in sizes for lang in LANGUAGES]
+
+
+def bench_near_misses(log: Log, n_blocks: int = 12_000) -> dict[str, Any]:
+    """Parse and plan a reply of `n_blocks` near-miss blocks once (cold): how long a user
+    waits before hearing that the reply does not fit the file."""
+    reply = near_miss_reply(n_blocks)
+    cache.clear_all()
+    t0 = time.perf_counter()
+    parsed = parse_reply(reply.text)
+    t1 = time.perf_counter()
+    plan = plan_reply(parsed, MemorySource(reply.files))
+    t2 = time.perf_counter()
+    untried = sum(1 for o in plan.outcomes if o.failure and o.failure.details.get("not_tried"))
+    row = {
+        "blocks": len(parsed.blocks),
+        "reply_bytes": len(reply.text.encode()),
+        "parse_ms": round((t1 - t0) * 1000, 1),
+        "plan_ms": round((t2 - t1) * 1000, 1),
+        "placed": sum(o.placed for o in plan.outcomes),
+        "not_tried": untried,
+    }
+    log(
+        f"near misses: {row['blocks']:,} blocks, {row['reply_bytes']:,} bytes  parse "
+        f"{row['parse_ms']:.0f} ms  plan {row['plan_ms']:.0f} ms  placed {row['placed']}"
+        f"  refused untried {untried:,}"
+    )
+    return row
+
+
+if __name__ == "__main__":
+    bench_near_misses(print)

@@ -13,6 +13,16 @@ The settings take turns and the order flips every round, so a busy moment of the
 machine does not fall on one of them only. Collection is paused during the imports either
 way (`lsp_server.boot.begin`); only the cache differs. Bytecode is written and read as an
 installed package does (`PYTHONDONTWRITEBYTECODE` is unset for the children).
+
+`--cli` measures instead where a command-line run's time goes, stage by stage, each a new
+process timed until it exits (wall clock, and its CPU time), interleaved round by round:
+the interpreter alone (`python -c pass`), `llm-patch --help` (the command line's own
+imports), `llm-patch check` of one block on a one-line text file (the engine, no grammar),
+the same on a Python file (tree-sitter and the grammar for the syntax check), and
+`llm-patch apply` of it (the workspace lock, the intent journal, the writes and their
+fsyncs). `--trees A,B` runs each stage for each of the given checkouts (each first on
+PYTHONPATH), interleaved, to compare two versions of the code on the same machine at the
+same time.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -108,12 +119,89 @@ def run(rounds: int, log=print) -> dict[str, Any]:
     return out
 
 
+CLI_STAGES = (
+    ("python -c pass", "pass"),
+    ("llm-patch --help", "help"),
+    ("llm-patch check, .txt", "check-txt"),
+    ("llm-patch check, .py", "check-py"),
+    ("llm-patch apply, .py", "apply-py"),
+)
+
+
+def _cli_command(stage: str) -> list[str]:
+    if stage == "pass":
+        return [sys.executable, "-c", "pass"]
+    cli = [sys.executable, "-m", "lsp_server.cli"]
+    if stage == "help":
+        return [*cli, "--help"]
+    command = "apply" if stage == "apply-py" else "check"
+    reply = "reply-txt.md" if stage == "check-txt" else "reply.md"
+    return [*cli, command, reply, "--root", "."]
+
+
+def cli_stages(rounds: int, trees: list[str] | None = None, log=print) -> dict[str, Any]:
+    """Where a command-line run's time goes: see the module docstring (`--cli`). `trees`:
+    source folders (checkouts) to compare, each child run with it first on PYTHONPATH,
+    interleaved with the others stage by stage; None for the code this runs from."""
+    versions = trees or [""]
+    samples: dict[tuple[str, str], list[tuple[float, float]]] = {
+        (tree, stage): [] for tree in versions for _, stage in CLI_STAGES
+    }
+    with tempfile.TemporaryDirectory(prefix="llm-patch-cli-") as tmp:
+        root = Path(tmp)
+        (root / "reply.md").write_text(REPLY)
+        (root / "reply-txt.md").write_text(REPLY.replace("a.py", "a.txt").replace("python", ""))
+        (root / "a.txt").write_text("x = 1\n")
+        for r in range(-2, rounds):  # two rounds of warm-up: bytecode, page cache
+            stages = [stage for _, stage in CLI_STAGES]
+            for stage in stages if r % 2 == 0 else stages[::-1]:
+                for tree in versions if r % 2 == 0 else versions[::-1]:
+                    env = _env("off")
+                    if tree:
+                        env["PYTHONPATH"] = str(Path(tree).resolve())
+                    wall, cpu = _cli_run(root, stage, env)
+                    if r >= 0:
+                        samples[(tree, stage)].append((wall, cpu))
+    out: dict[str, Any] = {"rounds": rounds, "load_average": load_average(), "rows": []}
+    for name, stage in CLI_STAGES:
+        for tree in versions:
+            wall = summary([w for w, _ in samples[(tree, stage)]])
+            cpu = summary([c for _, c in samples[(tree, stage)]])
+            out["rows"].append({"what": name, "tree": tree, "wall": wall, "cpu": cpu})
+            label = f"{name} [{tree}]" if tree else name
+            log(f"{label:40s} wall {wall['median_ms']:6.1f} ms   CPU {cpu['median_ms']:6.1f} ms")
+    return out
+
+
+def _cli_run(root: Path, stage: str, env: dict[str, str]) -> tuple[float, float]:
+    """One stage as a new process: its wall clock and CPU time in ms."""
+    (root / "a.py").write_text("x = 1\n")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run(_cli_command(stage), cwd=root, env=env, capture_output=True)
+    wall = (time.perf_counter() - t0) * 1000.0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{stage} failed: {done.stderr.decode()[-2000:]}")
+    if stage == "apply-py" and (root / "a.py").read_text() != "x = 2\n":
+        raise RuntimeError("llm-patch apply did not write the expected file")
+    return wall, (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1e3
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_startup", description=__doc__)
     parser.add_argument("--rounds", type=int, default=10, help="starts per setting (default 10)")
     parser.add_argument("--out", help="also write the results as JSON to this file")
+    parser.add_argument(
+        "--cli", action="store_true", help="the command line's stages instead (see above)"
+    )
+    parser.add_argument(
+        "--trees",
+        help="with --cli: comma-separated source folders (checkouts) to compare, interleaved",
+    )
     args = parser.parse_args(argv)
-    result = run(args.rounds)
+    trees = args.trees.split(",") if args.trees else None
+    result = cli_stages(args.rounds, trees) if args.cli else run(args.rounds)
     print(f"load average after: {result['load_average']}")
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

@@ -619,3 +619,19 @@ def _slot_case(w: Workload, rung: str, k: int) -> Case:
         new = _edited(old, mark)
         region = new
     return Case(rung, _join(quoted), _join(new), s, e, tuple(region))
+
+
+def near_miss_reply(n_blocks: int = 12_000, file_lines: int = 5000, seed: int = 1) -> Reply:
+    """`n_blocks` one-line SEARCH/REPLACE blocks against one Python file, each SEARCH a file
+    line with one character changed (a reply for another version of the file, or garbage):
+    some place approximately, most are refused. About 1 MB for 12,000 blocks."""
+    w = generate("python", file_lines, seed=seed)
+    rng = random.Random(seed)
+    lines = [x for x in w.lines if x.strip()]
+    out: list[str] = []
+    for _ in range(n_blocks):
+        line = rng.choice(lines)
+        at = rng.randrange(len(line))
+        near = line[:at] + rng.choice("xyz") + line[at + 1 :]
+        out += ["m.py", "<<<<<<< SEARCH", near, "=======", "x = 1", ">>>>>>> REPLACE"]
+    return Reply("\n".join(out) + "\n", {"m.py": w.text}, {}, ())

@@ -118,4 +118,50 @@ if [ "${SKIP_NVIM:-0}" != 1 ]; then
   done
 fi
 
+# ---- Emacs (eglot) — begin ------------------------------------------------------------------
+# editors/emacs: byte-compiles the eglot recipe and runs its headless end-to-end test
+# (emacs --batch) against the real server. Emacs, eglot and markdown-mode come from the
+# distribution (Debian: emacs-nox, elpa-eglot, elpa-markdown-mode), installed with apt-get
+# when missing and this runs as root; without them the block is skipped with a message.
+# SKIP_EMACS=1 leaves it out.
+if [ "${SKIP_EMACS:-0}" != 1 ]; then
+  step "emacs: eglot recipe"
+  has_eglot() { command -v emacs >/dev/null && emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1; }
+  if ! has_eglot && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    emacs_pkgs=(emacs-nox elpa-eglot elpa-markdown-mode)
+    export DEBIAN_FRONTEND=noninteractive
+    timeout 300 apt-get install -y -qq --no-install-recommends "${emacs_pkgs[@]}" >/dev/null 2>&1 ||
+      { timeout 120 apt-get update -qq >/dev/null 2>&1 &&
+        timeout 300 apt-get install -y -qq --no-install-recommends "${emacs_pkgs[@]}" >/dev/null 2>&1; } ||
+      true
+  fi
+  if ! has_eglot; then
+    echo "emacs: skipped (no Emacs with eglot, and apt-get could not install emacs-nox + elpa-eglot)"
+  elif [ -z "${LLM_PATCH_SERVER:-}" ]; then
+    echo "editors/ci.sh: no llm-patch server for the Emacs test (set LLM_PATCH_SERVER)" >&2
+    exit 1
+  else
+    emacs_work="$(mktemp -d)"  # the byte-compiled copy, the test's HOME and its output
+    cp "$EDITORS/emacs/llm-patch.el" "$emacs_work/"
+    emacs_ok=1
+    (cd "$emacs_work" && emacs --batch --eval "(setq byte-compile-error-on-warn t)" \
+      -f batch-byte-compile llm-patch.el) >"$emacs_work/compile" 2>&1 || emacs_ok=0
+    if [ "$emacs_ok" = 1 ]; then
+      step "emacs: $(emacs --version | head -n1) e2e.el"
+      mkdir -p "$emacs_work/home"
+      (cd "$EDITORS" && HOME="$emacs_work/home" timeout 120 \
+        emacs --batch -l "$EDITORS/emacs/tests/e2e.el") >"$emacs_work/out" 2>&1 || emacs_ok=0
+      grep -aE '^(FAIL|[0-9]+ passed, [0-9]+ failed$)' "$emacs_work/out" || true
+    fi
+    if [ "$emacs_ok" != 1 ]; then
+      cat "$emacs_work"/compile "$emacs_work"/out 2>/dev/null || true
+      rm -rf "$emacs_work"
+      echo "editors/ci.sh: the Emacs recipe failed (byte-compile or emacs/tests/e2e.el)" >&2
+      exit 1
+    fi
+    rm -rf "$emacs_work"
+  fi
+fi
+# ---- Emacs (eglot) — end --------------------------------------------------------------------
+
 step "editors: all checks passed in $((SECONDS - started))s"

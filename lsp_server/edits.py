@@ -24,6 +24,7 @@ from lsprotocol import types
 from lsp_server.linediff import diff_offsets
 from lsp_server.lines import LineMap, lsp_line_starts, split_lsp_lines, strip_ending
 from lsp_server.model import MATCH_STRENGTH, BlockOutcome, FileAction, FileChange, MatchKind, Plan
+from lsp_server.report import percent
 
 UTF8 = "utf-8"
 UTF16 = "utf-16"
@@ -203,7 +204,7 @@ def _annotation(
     block = outcome.block
     match = outcome.match.value if outcome.match else "placed"
     if outcome.match is MatchKind.FUZZY and outcome.score is not None:
-        match = f"fuzzy {outcome.score:.0%}"
+        match = f"fuzzy {percent(outcome.score)}"
     target = block.path or "?"
     if block.move_to:
         target = f"{target} → {block.move_to}"

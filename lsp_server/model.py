@@ -49,6 +49,7 @@ class WarningType(StrEnum):
     FUZZY_MATCH = "FUZZY_MATCH"
     HUNK_SKIPPED = "HUNK_SKIPPED"
     OVERWRITES_FILE = "OVERWRITES_FILE"
+    CODE_SAMPLE = "CODE_SAMPLE"  # a pathless code block set aside beside the reply's edits
 
 
 class Format(StrEnum):
@@ -136,7 +137,8 @@ class Status(StrEnum):
     APPLIED = "applied"  # placed and written / sent to the editor
     VALIDATED = "validated"  # placed, nothing written (dry run, check, or atomic refusal)
     FAILED = "failed"
-    SKIPPED = "skipped"  # placed, but not applied because another block failed
+    SKIPPED = "skipped"  # placed, but not applied because another block failed; or a
+    # code sample beside the reply's edits that names no file the workspace has (CODE_SAMPLE)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from lsp_server.model import (
     Target,
     WarningType,
 )
+from lsp_server.report import percent
 from lsp_server.resolve import lazy_merge, placeholders
 from lsp_server.resolve.hunks import apply_hunks, rebuild
 from lsp_server.workspace import SnapshotSource, refuse_protected
@@ -713,7 +714,7 @@ def _warnings(
                 PlanWarning(
                     WarningType.FUZZY_MATCH,
                     f"block {o.block.index} matched {o.block.path} approximately "
-                    f"(similarity {o.score or 0:.0%}); check the result",
+                    f"(similarity {percent(o.score or 0)}); check the result",
                     o.block.path,
                     o.block.index,
                 )
@@ -733,12 +734,15 @@ def _with_context(block: EditBlock, failure: Failure) -> Failure:
     return Failure(failure.code, f"{where}{path}: {failure.message}", details)
 
 
-# The file lines the failed blocks of one reply may be tried on (each failed block counts
-# the lines of its file). A block that fails has climbed every rung and searched its
-# file for the closest region, the most costly path there is; a reply of thousands of
-# near-miss blocks (a reply for another version of the file, or garbage) would take
-# minutes. Past this, the rest of the reply is refused untried, saying why.
-FAILED_WORK_LINES = 500_000
+# The file lines the loose blocks of one reply (those that failed, placed only
+# approximately, or were found already applied) may be searched for in; each counts the
+# lines of its file. Such a block went down the whole ladder and scored windows all over
+# its file, the most costly path there is (an already applied one first failed to find
+# its old text), and a placed one leaves a new version of the file to index for the next
+# block: a reply of thousands of near-miss blocks (written for another version of the
+# file, or garbage) would take minutes. Past this, the rest of the reply is refused
+# untried, saying why.
+LOOSE_WORK_LINES = 2_000_000
 
 
 def _lines_tried(state: _State, block: EditBlock) -> int:
@@ -750,16 +754,17 @@ def _lines_tried(state: _State, block: EditBlock) -> int:
     return 1 + (text.count("\n") if text is not None else 0)
 
 
-def _not_tried(failed: int, spent: int) -> Failure:
+def _not_tried(loose: int, spent: int) -> Failure:
     return PlacementError.of(
         ErrorCode.CONTENT_TOO_LARGE,
-        f"not tried: {failed:,} earlier blocks of this reply failed, searched for in "
-        f"{spent:,} file lines in all (the limit for one reply is {FAILED_WORK_LINES:,}); "
-        "fix or remove the failed blocks, then apply the reply again",
+        f"not tried: {loose:,} earlier blocks of this reply failed, matched only "
+        f"approximately or were already applied, searched for in {spent:,} file lines in "
+        f"all (the limit for one reply is {LOOSE_WORK_LINES:,}); fix those blocks, then "
+        "apply the reply again",
         not_tried=True,
-        failed_blocks=failed,
-        failed_lines=spent,
-        limit=FAILED_WORK_LINES,
+        loose_blocks=loose,
+        loose_lines=spent,
+        limit=LOOSE_WORK_LINES,
     ).failure
 
 
@@ -773,12 +778,12 @@ def plan_reply(
         return Plan((), (), failure=reply.failure)
     state = _State(source, options)
     outcomes: list[BlockOutcome] = []
-    failed = spent = 0  # blocks refused so far, and the file lines they were tried on
+    loose = spent = 0  # loose blocks so far (see LOOSE_WORK_LINES), and their files' lines
     for block in reply.blocks:
         if cancelled is not None and cancelled():
             raise Cancelled()
-        if spent > FAILED_WORK_LINES:
-            err = _not_tried(failed, spent)
+        if spent > LOOSE_WORK_LINES:
+            err = _not_tried(loose, spent)
             outcomes.append(BlockOutcome(block, Status.FAILED, failure=_with_context(block, err)))
             continue
         cp = state.checkpoint()
@@ -789,16 +794,57 @@ def plan_reply(
             outcomes.append(
                 BlockOutcome(block, Status.FAILED, failure=_with_context(block, err.failure))
             )
-            failed += 1
+        done = outcomes[-1]
+        if not done.placed or done.match is MatchKind.FUZZY or done.already_applied:
+            loose += 1
             spent += _lines_tried(state, block)
+    outcomes, samples = _set_aside_code_samples(outcomes, options)
     ok = all(o.placed for o in outcomes)
-    warnings = _warnings(state, outcomes, options)
+    warnings = _warnings(state, outcomes, options) + samples
     if not ok and options.atomic:
         outcomes = [
             o if not o.placed else dataclasses.replace(o, status=Status.SKIPPED) for o in outcomes
         ]
         return Plan(tuple(outcomes), (), tuple(warnings))
     return Plan(tuple(outcomes), tuple(_changes(state)), tuple(warnings))
+
+
+def _set_aside_code_samples(
+    outcomes: list[BlockOutcome], options: PlanOptions
+) -> tuple[list[BlockOutcome], list[PlanWarning]]:
+    """A reply that edits with markers (SEARCH/REPLACE, a diff, a tool call...) often also
+    shows code to read: a usage example, a test to write. Such a fence is a snippet that
+    names no file; when no path, no caller's target and no workspace file with one of its
+    definitions points anywhere, it is set aside with a CODE_SAMPLE warning instead of
+    refusing the reply's real edits. A snippet alone in its reply, or one with a file in
+    sight (mentioned, targeted, or several namesakes), is still placed or refused."""
+    if options.target is not None or all(o.block.format is Format.SNIPPET for o in outcomes):
+        return outcomes, []
+    kept: list[BlockOutcome] = []
+    warnings: list[PlanWarning] = []
+    for o in outcomes:
+        f = o.failure
+        if (
+            o.block.format is Format.SNIPPET
+            and f is not None
+            and f.code is ErrorCode.TARGET_NOT_FOUND
+            and not f.details.get("mentioned")
+            and not f.details.get("candidates")
+        ):
+            lo, hi = o.block.reply_lines
+            warnings.append(
+                PlanWarning(
+                    WarningType.CODE_SAMPLE,
+                    f"block {o.block.index} (reply lines {lo}-{hi}) is code that names no file "
+                    "and defines nothing the workspace has: read as an example, not applied "
+                    "(name its file before the fence to apply it)",
+                    None,
+                    o.block.index,
+                )
+            )
+            o = dataclasses.replace(o, status=Status.SKIPPED, failure=None)
+        kept.append(o)
+    return kept, warnings
 
 
 def _changes(state: _State) -> list[FileChange]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lsp_server.linediff import unified_diff
@@ -52,6 +52,7 @@ def report_json(
     applied: bool,
     failures: Mapping[str, Failure] | None = None,
     error: Failure | None = None,
+    unsaved: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The report of a plan, rendered.
 
@@ -60,7 +61,8 @@ def report_json(
     `failures` maps a file path to why that file did not change (the editor refused the
     edit, the document did not change, the client cannot create files) and turns the
     blocks that made that file into failures; `error` is why the whole run failed after
-    planning (a write that was rolled back)."""
+    planning (a write that was rolled back); `unsaved` the changed files an editor holds
+    modified but not yet saved (an editor applies edits to its buffers)."""
     blocks = []
     for o in plan.outcomes:
         status = o.status
@@ -108,6 +110,8 @@ def report_json(
     if error is not None:
         out["ok"] = False
         out["error"] = error.to_json()
+    if unsaved is not None:
+        out["unsaved"] = list(unsaved)
     out.update(render(out))
     return out
 
@@ -153,6 +157,18 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def percent(share: float) -> str:
+    """A similarity as a whole percentage, rounded down: "100%" only for an exact match
+    (0.996 rounded to nearest would read 100% for text that differs)."""
+    return f"{min(100, int(share * 100 + 1e-9))}%"
+
+
+def edits_in_files(edits: int, files: int) -> str:
+    """ "3 edits in 2 files": edits are the reply's blocks, files the paths they change (a
+    move counts once). Every title, label and summary counts the same things."""
+    return f"{plural(edits, 'edit')} in {plural(files, 'file')}"
+
+
 def _placed(block: Mapping[str, Any]) -> bool:
     return block["status"] in (Status.APPLIED, Status.VALIDATED)
 
@@ -177,7 +193,12 @@ def _summarize(report: Mapping[str, Any]) -> tuple[str, str, str]:
     or an apply the editor has not accepted yet) says "validated"."""
     blocks, warnings, files = report["blocks"], report["warnings"], report["files"]
     placed = sum(1 for b in blocks if _placed(b))
-    applied = sum(1 for b in blocks if b["status"] == Status.APPLIED)
+    # a block already applied changed nothing: it is counted apart, never as "applied"
+    applied = sum(
+        1 for b in blocks if b["status"] == Status.APPLIED and not b.get("already_applied")
+    )
+    fresh = sum(1 for b in blocks if _placed(b) and not b.get("already_applied"))
+    already = placed - fresh
     failed = [b for b in blocks if b["status"] == Status.FAILED]
     warning_note = f" ({plural(len(warnings), 'warning')})" if warnings else ""
     error = report.get("error")
@@ -202,24 +223,45 @@ def _summarize(report: Mapping[str, Any]) -> tuple[str, str, str]:
         return why or "the edit was not applied", "✗ not applied", "error"
 
     level = "warning" if warnings else "info"
-    if not files and blocks and all(b.get("already_applied") for b in blocks):
-        return (
-            f"nothing to change: {plural(placed, 'edit')} already applied{warning_note}.",
-            "✓ nothing to change",
-            level,
+    if not files:
+        why = (
+            f"{plural(placed, 'edit')} already applied"
+            if already == placed
+            else f"{plural(placed, 'edit')} placed, and no file differs"
         )
-    file_note = f" in {plural(len(files), 'file')}" if files else ""
+        return f"nothing to change: {why}{warning_note}.", "✓ nothing to change", level
+    already_note = f" ({already} already applied)" if already else ""
+    where = edits_in_files(fresh, len(files))
     if applied:
         return (
-            f"applied {plural(placed, 'edit')}{file_note}{warning_note}.",
-            f"✓ {plural(placed, 'edit')}",
+            f"applied {where}{already_note}{warning_note}.",
+            f"✓ {plural(fresh, 'edit')}",
             level,
         )
     return (
-        f"all {plural(placed, 'edit')} can be placed{file_note}{warning_note}.",
-        f"✓ {plural(placed, 'edit')} ready",
+        f"all {plural(fresh, 'edit')} can be placed in {plural(len(files), 'file')}"
+        f"{already_note}{warning_note}.",
+        f"✓ {plural(fresh, 'edit')} ready",
         level,
     )
+
+
+def _file_name(file: Mapping[str, Any]) -> str:
+    """A changed file as a person names it: a move is one file, `old → new`."""
+    if file.get("new_path"):
+        return f"{file['path']} → {file['new_path']}"
+    return str(file["path"])
+
+
+def applied_message(report: Mapping[str, Any]) -> str:
+    """What an editor shows after an apply it did not ask to report on (a code action's
+    command, whose result editors ignore): the summary, then which files changed and which
+    the editor holds unsaved — what the plugins' own commands show beside the summary.
+    `applied 2 edits in 2 files: a.py, b.py; not saved yet: a.py.`"""
+    names = ", ".join(_file_name(f) for f in report["files"])
+    unsaved = report.get("unsaved") or []
+    unsaved_note = f"; not saved yet: {', '.join(unsaved)}" if unsaved else ""
+    return f"{report['summary'].removesuffix('.')}: {names}{unsaved_note}."
 
 
 def _cell(text: str) -> str:
@@ -234,11 +276,13 @@ def fence_for(text: str) -> str:
 
 
 def _match_cell(block: Mapping[str, Any]) -> str:
+    if block.get("already_applied"):
+        return "already applied"  # nothing was matched or changed: no rung to name
+    if not block.get("match") and block.get("status") == "skipped":
+        return "code sample, not applied"  # set aside (CODE_SAMPLE): nothing was placed
     how = block.get("match") or ""
     if block.get("score") is not None:
-        how += f" {block['score']:.0%}"
-    if block.get("already_applied"):
-        how += ", already applied"
+        how += f" {percent(block['score'])}"
     return how
 
 
@@ -317,11 +361,7 @@ def render_human(report: dict[str, Any], *, color: bool) -> str:
             )
             out.extend("    " + line for line in b["error"]["message"].splitlines())
             continue
-        how = b["match"] or ""
-        if b.get("already_applied"):
-            how += ", already applied"
-        if b.get("score") is not None:
-            how += f" {b['score']:.0%}"
+        how = _match_cell(b)
         mark = "✓" if b["status"] in ("applied", "validated") else "·"
         out.append(
             c(
@@ -343,8 +383,11 @@ def render_human(report: dict[str, Any], *, color: bool) -> str:
                 out.append(c(_CYAN, line))
             else:
                 out.append(line)
-    n_ok = sum(1 for b in report["blocks"] if "error" not in b)
-    n = len(report["blocks"])
+    # a code sample set aside (CODE_SAMPLE) is neither placed nor failed
+    samples = sum(1 for b in report["blocks"] if b["status"] == "skipped" and not b["match"])
+    n_ok = sum(1 for b in report["blocks"] if "error" not in b) - samples
+    n = len(report["blocks"]) - samples
     files = len(report["files"])
-    out.append(c(_BOLD, f"{n_ok} of {n} blocks placed, {files} file(s) changed"))
+    aside = f", {plural(samples, 'code sample')} set aside" if samples else ""
+    out.append(c(_BOLD, f"{n_ok} of {n} blocks placed, {plural(files, 'file')} changed{aside}"))
     return "\n".join(out) + "\n"

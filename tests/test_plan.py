@@ -229,10 +229,12 @@ def test_lazy_whole_file_rules(ws, tmp_path):
     (tmp_path / "u.py").write_text(
         "import os\n\n\ndef one():\n    return 1\n\n\ndef two():\n    return 2\n"
     )
+    # a block that is only part of the file is a snippet: nothing else of the file goes
     plan = plan_reply(reply(lazy("u.py", "def helper():\n    return 42\n")), ws)
-    assert plan.outcomes[0].failure.code is ErrorCode.TEXT_NOT_FOUND
+    assert plan.ok and plan.outcomes[0].match is MatchKind.SNIPPET
+    assert plan.files[0].new_text.endswith("return 2\n\n\ndef helper():\n    return 42\n")
     plan = plan_reply(reply(lazy("u.py", "def two():\n    return 3\n")), ws)
-    assert plan.ok and plan.outcomes[0].match is MatchKind.ELISION
+    assert plan.ok and plan.outcomes[0].match is MatchKind.SNIPPET
     assert plan.files[0].new_text.endswith("def two():\n    return 3\n")
     assert plan.files[0].new_text.startswith("import os\n")
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.model import ErrorCode, MatchKind, Status
+from lsp_server.model import ErrorCode, MatchKind, Status, WarningType
 from lsp_server.plan import PlanOptions, plan_reply
 from lsp_server.reply import parse_reply
+from lsp_server.report import render_human, report_json
 from lsp_server.workspace import DiskWorkspace
 from tests.resolve.snippet_samples import SAMPLES
 
@@ -164,3 +165,94 @@ def test_a_snippet_for_a_missing_target_file_is_file_not_found(tmp_path):
     ws = _workspace(tmp_path, {"a.py": "x = 1\n"})
     (outcome,) = _plan(_fenced("python", "def f():\n    pass\n"), ws, "new.py").outcomes
     assert outcome.failure.code is ErrorCode.FILE_NOT_FOUND
+
+
+def test_a_mentioned_file_of_another_language_is_passed_over(tmp_path):
+    s = SAMPLES["python"]
+    ws = _workspace(tmp_path, {s.path: s.file, "requirements.txt": "flask\n"})
+    prose = f"Update `{s.path}` (and pin flask in `requirements.txt`):"
+    plan = _plan(_fenced("python", s.elided_class, prose), ws)
+    assert plan.ok, plan.outcomes[0].failure
+    assert [c.path for c in plan.files] == [s.path]
+
+
+def test_a_chat_reply_with_two_typescript_snippets_and_worded_elisions(tmp_path):
+    service = (
+        'import { db } from "./db";\n\nexport interface User {\n  id: string;\n}\n\n'
+        "export class UserService {\n  constructor(private readonly table = \"users\") {}\n\n"
+        "  async find(id: string): Promise<User | null> {\n    return db.get(this.table, id);\n"
+        "  }\n\n  async save(user: User): Promise<void> {\n    await db.put(this.table, user);\n"
+        "  }\n}\n"
+    )
+    ws = _workspace(tmp_path, {"src/userService.ts": service})
+    reply = (
+        "Here's your `UserService` with a new `deactivate` method:\n\n```typescript\n"
+        'import { db } from "./db";\nimport { logger } from "./logger";\n\n'
+        "export class UserService {\n  // ... existing constructor ...\n\n"
+        "  async find(id: string): Promise<User | null> {\n    if (!id) throw new Error();\n"
+        "    return db.get(this.table, id);\n  }\n\n  // ... save() unchanged ...\n\n"
+        "  async deactivate(id: string): Promise<void> {\n    logger.info(id);\n  }\n}\n```\n\n"
+        "And add a field to the interface:\n\n```ts\nexport interface User {\n  id: string;\n"
+        "  lastSeen?: Date;\n}\n```\n"
+    )
+    plan = _plan(reply, ws)
+    assert plan.ok, [o.failure for o in plan.outcomes]
+    new = plan.files[0].new_text or ""
+    assert 'import { logger } from "./logger";' in new and "lastSeen?: Date;" in new
+    assert "existing" not in new and "unchanged" not in new
+    assert new.index("deactivate") < new.index("async save")  # after `find`, its neighbour
+    assert "await db.put(this.table, user);" in new and "constructor(private" in new
+
+
+# --- a code sample beside the reply's marker edits ----------------------------------------
+
+_EDIT_AND_SAMPLE = (
+    "Rename the constant:\n\napp.py\n```python\n<<<<<<< SEARCH\nLIMIT = 1\n=======\n"
+    "LIMIT = 2\n>>>>>>> REPLACE\n```\n\nYou could then test it like this:\n\n"
+    "```python\ndef test_limit():\n    assert LIMIT == 2\n```\n"
+)
+
+
+def test_a_code_sample_beside_marker_edits_is_set_aside_with_a_warning(tmp_path):
+    ws = _workspace(tmp_path, {"app.py": "LIMIT = 1\n\n\ndef run():\n    return LIMIT\n"})
+    plan = _plan(_EDIT_AND_SAMPLE, ws)
+    assert plan.ok, [o.failure for o in plan.outcomes]
+    edit, sample = plan.outcomes
+    assert edit.status is Status.VALIDATED
+    assert sample.status is Status.SKIPPED and sample.failure is None
+    (change,) = plan.files
+    assert change.new_text == "LIMIT = 2\n\n\ndef run():\n    return LIMIT\n"
+    (warning,) = [w for w in plan.warnings if w.type is WarningType.CODE_SAMPLE]
+    assert warning.block == sample.block.index and "not applied" in warning.message
+
+
+def test_the_same_sample_alone_is_refused(tmp_path):
+    ws = _workspace(tmp_path, {"app.py": "LIMIT = 1\n"})
+    reply = "```python\ndef test_limit():\n    assert LIMIT == 2\n```\n"
+    (outcome,) = _plan(reply, ws).outcomes
+    assert outcome.failure is not None and outcome.failure.code is ErrorCode.TARGET_NOT_FOUND
+
+
+def test_a_sample_whose_prose_names_a_file_is_still_refused_beside_edits(tmp_path):
+    ws = _workspace(tmp_path, {"app.py": "LIMIT = 1\n"})
+    reply = _EDIT_AND_SAMPLE.replace("test it like this", "add this to `tests/test_app.py`")
+    plan = _plan(reply, ws)
+    assert not plan.ok and not plan.files
+    assert plan.outcomes[1].failure.code is ErrorCode.TARGET_NOT_FOUND
+
+
+def test_with_a_target_the_sample_beside_edits_goes_to_the_target(tmp_path):
+    ws = _workspace(tmp_path, {"app.py": "LIMIT = 1\n"})
+    plan = _plan(_EDIT_AND_SAMPLE, ws, target="app.py")
+    assert plan.ok and plan.outcomes[1].match is MatchKind.SNIPPET
+    (change,) = plan.files
+    assert "def test_limit():" in change.new_text and change.new_text.startswith("LIMIT = 2\n")
+
+
+def test_the_report_counts_a_set_aside_sample_apart_from_the_blocks(tmp_path):
+    ws = _workspace(tmp_path, {"app.py": "LIMIT = 1\n"})
+    report = report_json(_plan(_EDIT_AND_SAMPLE, ws), applied=False)
+    text = render_human(report, color=False)
+    assert "(code sample, not applied) skipped" in text
+    last = text.rstrip().splitlines()[-1]
+    assert last == "1 of 1 blocks placed, 1 file changed, 1 code sample set aside"

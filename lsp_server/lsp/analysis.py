@@ -31,6 +31,7 @@ from lsp_server.lsp.editor_workspace import (
     target_path,
 )
 from lsp_server.model import EditBlock, ErrorCode, ParsedReply, PlacementError, Plan
+from lsp_server.report import percent
 from lsp_server.workspace import DiskWorkspace
 
 K = TypeVar("K")
@@ -192,7 +193,7 @@ def _failure_spans(code: ErrorCode, details: dict) -> list[tuple[int, int, str]]
         how = (
             "differs only in whitespace"
             if closest.get("whitespace_only")
-            else (f"similarity {sim:.0%}" if isinstance(sim, int | float) else "closest")
+            else (f"similarity {percent(sim)}" if isinstance(sim, int | float) else "closest")
         )
         end = int(closest.get("end_line") or closest["line"])
         spans.append((closest["line"], end, f"closest match ({how})"))

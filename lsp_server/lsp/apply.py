@@ -33,7 +33,7 @@ from lsp_server.lsp import diagnostics, guards
 from lsp_server.lsp.analysis import Analysis, ReplySource
 from lsp_server.lsp.editor_workspace import changed_on_disk
 from lsp_server.lsp.progress import Progress
-from lsp_server.lsp.session import LlmPatchServer, RequestFailed
+from lsp_server.lsp.session import QUIET, LlmPatchServer, RequestFailed
 from lsp_server.model import (
     BlockOutcome,
     Cancelled,
@@ -44,7 +44,7 @@ from lsp_server.model import (
     ParsedReply,
     Plan,
 )
-from lsp_server.report import report_json
+from lsp_server.report import applied_message, edits_in_files, plural, report_json
 
 logger = logging.getLogger("lsp_server")
 
@@ -77,8 +77,10 @@ class ApplyOptions:
     target: str | None = None
     # documents the client has unsaved changes in that it did not send (see `guards`)
     dirty: tuple[str, ...] = ()
-    # delete / move / replace documents open with unsaved changes anyway (see `guards`)
+    # delete / move documents open with unsaved changes anyway (see `guards`)
     confirm_unsaved: bool = False
+    # the caller shows the report itself: no `window/showMessage` about the outcome
+    quiet: bool = False
 
 
 def require_write(ls: LlmPatchServer) -> None:
@@ -112,6 +114,7 @@ async def apply(
     the editor really applied it; the report says what happened to every block."""
     started = time.monotonic()
     ls.stats.patches += 1
+    QUIET.set(options.quiet)  # this request's task only
     try:
         # one apply at a time: each is planned against the text the one before left, so
         # concurrent applies never race to the same document version
@@ -144,14 +147,15 @@ async def _apply(
         if isinstance(ready, dict):
             return ready
         analysis, built, unsupported = ready
-        # the last look before sending: a file that is not open has no version to pin
-        stale = await ls.run_work(changed_on_disk, analysis.root, analysis.reads, content=True)
-        if stale:
-            return await _refuse_stale(ls, analysis, stale)
         risky = [] if options.confirm_unsaved else guards.at_risk(ls, analysis, built.files)
         lost = await ls.run_work(guards.unsaved, analysis.root, risky) if risky else []
         if lost:
             return await _refuse_unsaved(ls, analysis, lost)
+        # the last look at the disk before sending: a file that is not open has no version
+        # to pin, so the editor cannot check it
+        stale = await ls.run_work(changed_on_disk, analysis.root, analysis.reads, content=True)
+        if stale:
+            return await _refuse_stale(ls, analysis, stale)
         # nothing awaits between this look and the send: no change can slip in between
         moved = guards.moved_documents(ls, analysis, built.files)
         if not moved:
@@ -289,8 +293,9 @@ async def _send(
 ) -> dict[str, Any]:
     """Send the edit, then report what the editor really did with it."""
     plan = analysis.plan
-    n_files = len(built.files)
-    label = f"LLM patch: {built.text_edit_count} edits in {n_files} file{'s' * (n_files != 1)}"
+    # the same count as the code action's title: blocks (edits) and files (a move is one)
+    changing = {i for change in built.files for i in change.blocks}
+    label = f"LLM patch: {edits_in_files(len(changing), len(built.files))}"
     before = {c.path: c.version for c in built.files}
     logger.debug("sending workspace/applyEdit: %s", label)
     try:
@@ -323,22 +328,28 @@ async def _send(
     ls.stats.conflicts += len(stale)
     if not stale:
         ls.stats.applied += 1
-    done = await report(ls, plan, applied=True, failures={**stale, **unsupported})
+    landed = [c for c in built.files if c.path not in stale]
+    unsaved = await ls.run_work(guards.not_saved, analysis.root, landed)
+    done = await report(ls, plan, applied=True, failures={**stale, **unsupported}, unsaved=unsaved)
     if stale:
         paths = ", ".join(sorted(stale))
         ls.tell(
             types.MessageType.Error,
             f"LLM patch: the editor reported success, but the planned change is not in "
-            f"{paths}: the document changed before the edit reached it. Check it (undo "
-            "restores it) and run the patch again",
+            f"{paths}: the document changed before the edit reached it, which skipped it or "
+            "put it elsewhere. Check the document (undo restores it) and run it again",
         )
     elif not plan.ok:
         placed = sum(1 for o in plan.outcomes if o.placed)
         ls.tell(
             types.MessageType.Warning,
-            f"LLM patch: applied {placed} of {len(plan.outcomes)} edits; "
+            f"LLM patch: applied {placed} of {plural(len(plan.outcomes), 'edit')}; "
             "the others failed (see the diagnostics on the reply)",
         )
+    else:
+        # what the commands' callers show from the report, for a code action's caller
+        # too (editors ignore a command's result): which files changed, which are unsaved
+        ls.tell(types.MessageType.Info, f"LLM patch: {applied_message(done)}")
     if analysis.source.uri is not None and analysis.source.whole_document:
         diagnostics.schedule(ls, analysis.source.uri, delay=0.05)
     return done
@@ -447,10 +458,15 @@ async def _poll(
 def _refusal_message(failed: list[BlockOutcome], total: int) -> str:
     first = failed[0]
     code = first.failure.code if first.failure else "?"
+    why = first.failure.message.split("\n", 1)[0] if first.failure else ""
+    advice = (
+        "Nothing was changed."
+        if code is ErrorCode.STALE_VERSION  # the reply is fine: the editor's state is not
+        else "Nothing was changed; fix the reply, or apply only the edits that place."
+    )
     return (
-        f"LLM patch not applied: {len(failed)} of {total} edits failed "
-        f"(block {first.block.index}, {first.block.path or '?'}: {code}). Nothing was changed; "
-        "fix the reply, or apply only the edits that place."
+        f"LLM patch not applied: {len(failed)} of {plural(total, 'edit')} failed "
+        f"(block {first.block.index}, {first.block.path or '?'}: {code}: {why}). {advice}"
     )
 
 

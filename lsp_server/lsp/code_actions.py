@@ -20,10 +20,11 @@ from pygls.workspace import TextDocument
 
 from lsp_server.edits import PositionIndex
 from lsp_server.lsp import commands
-from lsp_server.lsp.analysis import ReplySource, block_paths
+from lsp_server.lsp.analysis import ReplySource
 from lsp_server.lsp.diagnostics import SOURCE, ensure_analysis
 from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.model import BlockOutcome, Cancelled, ParsedReply, Plan
+from lsp_server.report import edits_in_files, percent, plural
 
 KIND_APPLY = "refactor.rewrite.llmPatch"
 KIND_CHECK = "refactor.llmPatch.check"
@@ -96,8 +97,9 @@ def _apply_actions(
     ls: LlmPatchServer, target: dict[str, Any], parsed: ParsedReply, plan: Plan | None
 ) -> list[types.CodeAction]:
     n = len(parsed.blocks)
-    files = len({p for b in parsed.blocks for p in block_paths(b)}) or 1
-    title = f"Apply LLM patch ({n} edit{'s' * (n != 1)} in {files} file{'s' * (files != 1)})"
+    # a move is one file (its path), as in the label of the edit the apply sends
+    files = len({b.path for b in parsed.blocks if b.path}) or 1
+    title = f"Apply LLM patch ({edits_in_files(n, files)})"
     out = [
         types.CodeAction(
             title=title,
@@ -109,7 +111,7 @@ def _apply_actions(
     if ls.edit_capabilities().change_annotations:
         out.append(
             types.CodeAction(
-                title=f"Preview LLM patch ({n} edit{'s' * (n != 1)})",
+                title=f"Preview LLM patch ({plural(n, 'edit')})",
                 kind=KIND_APPLY,
                 command=types.Command(
                     title="Preview LLM patch",
@@ -194,7 +196,7 @@ def quick_fixes(
         if not ls.settings.restricted and isinstance(threshold, int | float):
             title = (
                 f"Apply block {index} at line {closest.get('line')} "
-                f"({closest.get('similarity'):.0%} similar, confirm first)"
+                f"({percent(closest.get('similarity'))} similar, confirm first)"
             )
             out.append(
                 types.CodeAction(

@@ -196,11 +196,15 @@ def _parse_options(raw: Any) -> apply.ApplyOptions:
     confirm_unsaved = raw.get("confirmUnsaved", False)
     if not isinstance(confirm_unsaved, bool):
         raise JsonRpcInvalidParams("options.confirmUnsaved must be true or false")
+    quiet = raw.get("quiet", False)
+    if not isinstance(quiet, bool):
+        raise JsonRpcInvalidParams("options.quiet must be true or false")
     return apply.ApplyOptions(
         partial=partial,
         preview=preview,
         fuzzy_threshold=threshold,
         confirm_unsaved=confirm_unsaved,
+        quiet=quiet,
     )
 
 

@@ -12,7 +12,8 @@ changing them meanwhile. Three rules keep an edit from landing on text the plan 
 * **Unsynced buffers are stale.** A client names, in `dirty`, the documents it has with
   unsaved changes that it did not send the server (buffers it does not attach). The plan
   reads those from disk, which is not what the buffer holds: a block on one is refused
-  (`STALE_VERSION`), telling the user to save it or let the editor sync it.
+  (`STALE_VERSION`), telling the user to save it or let the editor sync it. That one is
+  enforced while planning, where the file is read (`editor_workspace.SessionWorkspace`).
 * **Unsaved work is not deleted or moved away.** Deleting or renaming a document open with
   unsaved changes goes straight to the disk in some editors (Neovim), bypassing the buffer
   and its undo; it is refused, naming the file, unless the caller says `confirmUnsaved`.
@@ -23,14 +24,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from lsp_server.lsp.analysis import Analysis
+from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.model import FileAction, FileChange, PlacementError
 from lsp_server.workspace import DiskWorkspace
-
-if TYPE_CHECKING:  # the session imports the engine's types; this module is imported by it
-    from lsp_server.lsp.analysis import Analysis
-    from lsp_server.lsp.session import LlmPatchServer
 
 
 def moved_documents(
@@ -102,8 +100,27 @@ def unsaved_message(documents: list[AtRisk]) -> str:
     parts = [f"{verbs[d.what]} {d.path}" for d in documents]
     names = ", ".join(dict.fromkeys(d.path for d in documents))
     return (
-        f"{names} {'is' if len(documents) == 1 else 'are'} open with unsaved changes, and "
+        f"{names} {'has' if len(documents) == 1 else 'have'} unsaved changes in the editor, and "
         f"{', '.join(parts)} acts on the file on disk, past the buffer and its undo: the "
         "unsaved work would be lost. Save or revert the buffer, then run the patch again "
         '(or apply with the option "confirmUnsaved": true to go ahead)'
     )
+
+
+def not_saved(root: Path, files: Iterable[FileChange]) -> list[str]:
+    """The files an applied edit changed whose new text is not on disk yet: the editor holds
+    them modified, unsaved (runs in a worker: it reads them). A move is named by where the
+    file went; a deleted file has nothing to save."""
+    disk = DiskWorkspace(root)
+    out: list[str] = []
+    for change in files:
+        if change.action is FileAction.DELETE:
+            continue
+        path = change.new_path or change.path
+        try:
+            saved = disk.snapshot(path).text
+        except PlacementError:
+            saved = None
+        if saved != change.new_text:
+            out.append(path)
+    return out

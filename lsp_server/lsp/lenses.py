@@ -12,6 +12,7 @@ from lsp_server.lsp import commands
 from lsp_server.lsp.diagnostics import ensure_analysis
 from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.model import BlockOutcome, MatchKind
+from lsp_server.report import percent
 
 OPTIONS = types.CodeLensOptions(resolve_provider=False)
 
@@ -54,7 +55,7 @@ def lens_title(outcome: BlockOutcome) -> str:
         where = f"{where}:{outcome.placements[0].start_line + 1}"
     how = outcome.match.value if outcome.match else "placed"
     if outcome.match is MatchKind.FUZZY and outcome.score is not None:
-        how = f"fuzzy {outcome.score:.0%}"
+        how = f"fuzzy {percent(outcome.score)}"
     if outcome.already_applied:
-        how = f"{how}, already applied"
+        how = "already applied"
     return f"✓ {where} ({how})"

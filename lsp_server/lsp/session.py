@@ -23,6 +23,7 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -46,6 +47,11 @@ from lsp_server.model import ErrorCode, ParsedReply, PlacementError
 from lsp_server.workspace import MAX_FILE_BYTES, read_regular
 
 logger = logging.getLogger("lsp_server")
+
+# Set by a command whose caller shows the report itself (the `quiet` option): the outcome
+# is logged but not also sent as `window/showMessage`, so the user reads it once. A context
+# variable, so it holds for the request's task only.
+QUIET: ContextVar[bool] = ContextVar("llm_patch_quiet", default=False)
 
 # Worker threads for plans, reads and diffs. Plans hold the GIL most of the time, so more
 # threads than this would only queue; a few keep one slow plan from delaying the others.
@@ -151,10 +157,11 @@ class LlmPatchServer(LanguageServer):
         return EditCapabilities.from_client(caps, self.encoding)
 
     def tell(self, kind: types.MessageType, message: str) -> None:
-        """Show the user a message (and log it)."""
+        """Show the user a message (and log it); only log it for a `quiet` command."""
         log = {types.MessageType.Error: logging.ERROR, types.MessageType.Warning: logging.WARNING}
         logger.log(log.get(kind, logging.INFO), "%s", message)
-        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        if not QUIET.get():
+            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         logger.error("internal error (%s): %s", getattr(source, "__name__", source), error)

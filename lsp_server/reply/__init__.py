@@ -18,6 +18,10 @@ How a finder is listed in `FINDERS`, and what it may rely on:
   has no block of that format, whatever else it holds (a property test holds every gate to
   this, against the finder run on every reply). A format whose markers change updates
   its `needs` with them; when in doubt, list the finder ungated.
+* A `Gated` entry may also name a `view`: how its finder reads the lines (no-break spaces
+  where they are syntax, list-item fences dedented), one line for one so that line
+  numbers hold: `common.prefix_spaces` for a format with a prefix column (diff, V4A),
+  `common.indent_spaces` for one whose leading blanks are never content (JSON).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from lsp_server.reply.common import (
     dedent_indented_fences,
     edit_marker,
     indent_spaces,
+    prefix_spaces,
     read_web_spaces,
 )
 
@@ -67,11 +72,17 @@ class Gated:
     def find_blocks(self) -> FindBlocks:
         # the format's module loads only for a reply that may hold its blocks: a process
         # placing one SEARCH/REPLACE block never imports the diff or V4A parsers
-        # (import_module, never sys.modules: another thread may be importing it right now,
-        # and only the import system waits for that module to finish)
-        module = importlib.import_module(f"lsp_server.reply.{self.module}")
-        find: FindBlocks = module.find_blocks
+        find = _LOADED.get(self.module)
+        if find is None:
+            # import_module, not a look in sys.modules: another thread (the server parses
+            # off its event loop) may be importing the module, and only the import system
+            # waits for it to finish
+            find = importlib.import_module(f"lsp_server.reply.{self.module}").find_blocks
+            _LOADED[self.module] = find
         return find
+
+
+_LOADED: dict[str, FindBlocks] = {}  # each format's find_blocks, once its module has loaded
 
 
 def _opens_block(head: list[str]) -> bool:
@@ -105,7 +116,7 @@ FINDERS: tuple[FindBlocks | Gated, ...] = (
         ),
     ),
     # the line that opens every V4A patch
-    Gated("apply_patch", ("*** Begin Patch",), indent_spaces),
+    Gated("apply_patch", ("*** Begin Patch",), prefix_spaces),
     # a block opens with `<<<<<<< SEARCH` (5 to 9 `<`; Cline's 3 or more `<` or `-`), an EDIT
     # block with `<<<< EDIT` (4 to 9)
     Gated("search_replace", (re.compile("(?:<<<|---) *SEARCH"),), _dedent_blocks),
@@ -125,13 +136,10 @@ FINDERS: tuple[FindBlocks | Gated, ...] = (
         ),
         indent_spaces,
     ),
-    # its header; the body's indentation as whole_file's
-    Gated("structural", (re.compile(r"(?i)target[_ -]?(?:node|path)"),), indent_spaces),
+    Gated("structural", (re.compile(r"(?i)target[_ -]?(?:node|path)"),)),  # its header
     # a git header, or `--- a` over `+++ b`
-    Gated("unified_diff", ("diff --git ", "+++ "), indent_spaces),
-    # a fenced file is written as it stands, so its indentation is read here (a no-break
-    # space in it is a page's rendering of a space; see common.read_web_spaces)
-    Gated("whole_file", _FENCED, indent_spaces),
+    Gated("unified_diff", ("diff --git ", "+++ "), prefix_spaces),
+    Gated("whole_file", _FENCED),
     # a chat window's code block of whole definitions, with no path of its own
     Gated("snippets", _FENCED, indent_spaces),
 )

@@ -398,12 +398,14 @@ def read_web_spaces(text: str) -> str:
     structure and are never written to a file. Every other line is left as it is here: an
     NBSP in a line's text may be meant (a string literal, French prose) and is kept.
 
-    In a line's leading indentation an NBSP is a space, read where the format reads it: a
+    In a line's leading blanks an NBSP is a space only where it is syntax, not content: a
     list item's indentation removed from a fence body (`dedent_indented_fences`) matches it
-    as a space; a diff's or V4A patch's prefix column, JSON between tokens and a fenced
-    whole file or structural body see it as a space (`indent_spaces`); the old and new text
-    of SEARCH/REPLACE and EDIT blocks keep it for the placement, which reads it with the
-    file at hand (resolve/reply_chars: a space, unless the file itself indents with it).
+    as a space; a diff's or V4A patch's prefix column reads it as the ` ` prefix
+    (`prefix_spaces`); JSON reads it as whitespace between tokens (`indent_spaces`). In
+    the text a block carries (old and new lines, a whole file, a structural body) it is
+    kept: the placement reads the old text's indentation with the file at hand
+    (resolve/reply_chars: a space, unless the file itself indents with it), and text
+    written as it stands is written as the reply has it.
 
     One line in, one line out, and one character for one: line numbers and columns stay."""
     if NBSP not in text:
@@ -420,10 +422,9 @@ _LEADING_BLANKS = re.compile(r"[ \t\u00a0]+")
 
 
 def indent_spaces(lines: list[str]) -> list[str]:
-    """`lines` with every NBSP in a line's leading blanks read as a space: for the finders
-    whose syntax lives in that column (a unified diff's or V4A patch's ` ` / `-` / `+`
-    prefix sits among the list item's and the code's indentation; JSON allows no NBSP
-    between its tokens). `lines` itself when it holds no NBSP."""
+    """`lines` with every NBSP in a line's leading blanks read as a space, for a format in
+    which leading blanks are never content: JSON allows no NBSP between its tokens, and a
+    snippet is re-indented to the file's style. `lines` itself when it holds no NBSP."""
     if isinstance(lines, ReplyLines):
         if NBSP not in lines.text:
             return lines
@@ -439,6 +440,40 @@ def _indent_spaces(lines: list[str]) -> list[str]:
             if out is lines:
                 out = list(lines)
             out[k] = m.group().replace(NBSP, " ") + line[m.end() :]
+    return out
+
+
+def prefix_spaces(lines: list[str]) -> list[str]:
+    """`lines` with an NBSP read as a space where a unified diff or V4A patch keeps its
+    syntax: a line's first column (the ` ` / `-` / `+` prefix) and, in the body of a fence
+    indented under a list item, the list item's indentation before it. An NBSP after that
+    is the line's content, left for the placement to read with the file at hand (a file
+    may itself start a line with one). `lines` itself when it holds no NBSP."""
+    if isinstance(lines, ReplyLines):
+        if NBSP not in lines.text:
+            return lines
+        # fence lines were read by `read_web_spaces` already: no line changes its kind
+        return lines.derived("prefix_spaces", lambda: _prefix_spaces(lines), same_fences=True)
+    return _prefix_spaces(lines)
+
+
+def _prefix_spaces(lines: list[str]) -> list[str]:
+    width = [1] * len(lines)  # how many leading characters are syntax, not content
+    for f in find_fences(lines):
+        m = fence_open(lines[f.start])
+        indent = m.group("indent") if m else ""
+        stop = f.end if f.end is not None else len(lines)
+        body = range(f.start + 1, stop)
+        if indent and all(not lines[k].strip() or _indented_by(lines[k], indent) for k in body):
+            for k in body:
+                width[k] = len(indent) + 1
+    out = lines
+    for k, line in enumerate(lines):
+        head = line[: width[k]]
+        if NBSP in head:
+            if out is lines:
+                out = list(lines)
+            out[k] = head.replace(NBSP, " ") + line[width[k] :]
     return out
 
 

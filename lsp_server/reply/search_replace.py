@@ -21,6 +21,13 @@ missing divider cannot swallow the blocks after it. Nor do we write a new-text s
 a line shaped like a block, conflict or divider marker (`+++++++ REPLACE`, `<<<<<<< HEAD`):
 such a block is MALFORMED_BLOCK naming the line (see `added_marker`).
 
+Cline and Roo Code write the same blocks with their own spellings (Cline: `------- SEARCH` /
+`=======` / `+++++++ REPLACE`, any run of three or more, and `<<<` / `>>>` runs; Roo: a
+`:start_line:N` / `-------` header after `<<<<<<< SEARCH`, line numbers copied from its file
+reader). Written bare, they are found here too (format `cline` or `roo`); inside the agents'
+tool calls, `tool_xml` (XML) and `agent_tools` (JSON) hand the diff text to
+`blocks_from_body`, which reads every block of it into one EditBlock.
+
 `scan` returns the raw result (texts, line numbers, what went wrong) so tests can render it
 in other tools' terms; `find_blocks` turns it into EditBlocks.
 """
@@ -87,10 +94,12 @@ SEARCH_REPLACE = Syntax(
 # run), and the `<<<<<<<` / `>>>>>>>` spellings it also accepts, any length from three. Inside
 # an agent's tool call (see `tool_xml`) every block is read this way; outside one, only a
 # block that opens with a `-` run, or an aider-shaped block that only reads whole this way.
+# (The look-behinds only matter to a search: a run is tried from its start alone, so a long
+# run that fails at its end costs its length once, not its length squared.)
 CLINE_SYNTAX = Syntax(
-    re.compile(r"(?:-{3,}|<{3,}) *SEARCH>?"),
+    re.compile(r"(?<![-<])(?:-{3,}|<{3,}) *SEARCH>?"),
     re.compile(r"={3,}"),
-    re.compile(r"(?:\+{3,}|>{3,}) *REPLACE>?"),
+    re.compile(r"(?<![+>])(?:\+{3,}|>{3,}) *REPLACE>?"),
     (SEARCH, DIVIDER, REPLACE),
     leads="-<=+>",
 )
@@ -314,7 +323,7 @@ def added_marker(raw: RawBlock, updated: Sequence[str] | None = None) -> MarkerL
 # the number may be missing (a model that writes the header without one): still a header
 _HINT = re.compile(r":(start|end)_line:[ \t]*(\d{1,9})?")
 _SEPARATOR = re.compile(r"-{3,}")
-_NUMBERED = re.compile(r"[ \t]*(\d{1,9})[ \t]*\|(?!\|) ?")
+_NUMBERED = re.compile(r"(?<![ \t\d])[ \t]*(\d{1,9})[ \t]*\|(?!\|) ?")
 _ESCAPED = ("<<<<<<<", "=======", ">>>>>>>", "-------", ":start_line:", ":end_line:")
 
 
@@ -366,6 +375,14 @@ def sections(raw: RawBlock, roo: bool = False) -> Sections:
         k += 1
     if not roo:
         return Sections(tuple(old), raw.updated)
+    if any(_HINT.fullmatch(line.strip()) for line in raw.updated):
+        # Roo refuses it too: a hint header in the new text is a header misplaced, not text
+        return Sections(
+            tuple(old[k:]),
+            raw.updated,
+            error="a `:start_line:` / `:end_line:` line in the REPLACE section; line hints go "
+            "right after `<<<<<<< SEARCH` (escape the line as `\\:start_line:` if it is text)",
+        )
     old, new = _unescaped(old[k:]), _unescaped(raw.updated)
     numbers = _numbers(old)
     first = numbers[0] if numbers else None
@@ -558,7 +575,9 @@ def blocks_from_parts(
 ) -> EditBlock:
     """`blocks_from_body` for a call holding several SEARCH/REPLACE texts for one file (Roo's
     `<file>` with several `<diff>`s): their blocks are the hunks of one EditBlock, in order,
-    and their line hints all count in the file before the call."""
+    and their line hints all count in the file before the call. A diff whose blocks carry
+    Roo's `:start_line:` header is read as Roo's (`fmt` becomes Format.ROO), as the same
+    block outside a call is."""
 
     def refuse(error: Failure) -> EditBlock:
         return EditBlock(fmt, path, reply_lines, error=error)
@@ -582,6 +601,10 @@ def blocks_from_parts(
                 {"path": path},
             )
         )
+    if fmt is not Format.ROO and any(
+        sections(raw).roo for raws, _, _ in scanned for raw in raws if raw.expected is None
+    ):
+        fmt = Format.ROO  # a diff whose blocks carry Roo's header is Roo's, whoever sent it
     for raws, origin, start_line in scanned:
         for raw in raws:
             if raw.expected is not None:

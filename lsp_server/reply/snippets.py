@@ -209,7 +209,7 @@ def _mentions(line: str) -> list[str]:
     for m in _TOKEN.finditer(line):
         if any(a <= m.start() < b for a, b in taken) or "://" in m.group(0):
             continue
-        text = m.group(0).rstrip(".:!?*_")
+        text = m.group(0).strip("*_~").rstrip(".:!?*_")  # **bold**, _emphasis_
         if "." in text and text[0].isalpha() and looks_like_file_path(text):
             found.append((m.start(), text))
     return [text for _, text in sorted(found)]

@@ -22,7 +22,8 @@ What each call becomes:
   numbers);
 * `write_to_file` `{path, content}` (Cline's; Roo's when it carries `<line_count>`): the
   whole file, created or overwritten. A content wrapped whole in one Markdown fence is
-  unwrapped (some models add one);
+  unwrapped (some models add one); one that leaves code out with a placeholder line
+  (`// ... existing code ...`) is merged into the file around it, never written with it;
 * Roo's `insert_content` `{path, line, content}`: the content before line `line` (1-based),
   or at the end of the file for line 0;
 * `<function=NAME>` / `<invoke name="NAME">` with `<parameter=command>` (or
@@ -33,15 +34,17 @@ What each call becomes:
   closed parameter, and a parameter left open makes it incomplete.
 
 A call is an opening tag at the start of a line (indentation allowed) with nothing after it
-on the line but another tag: a tag named in a sentence is prose. Tool and parameter values
-are the reply's text as it stands, except:
+on the line but another tag, or an opening tag after text on its line with a tag next (`Let
+me fix it:<replace_in_file>`): a tag named in a sentence or a code span is prose. Tool and
+parameter values are the reply's text as it stands, except:
 * a value's first line break (after the opening tag) and its last (before the closing tag's
   line) are layout, not content;
 * XML entities (`&lt;` `&gt;` `&amp;` `&quot;` `&apos;`, numeric ones) are decoded only when
   the call is plainly entity-escaped: its values hold `&lt;` or `&gt;`, no raw `<` or `>`
   (SEARCH/REPLACE marker lines aside), and no `&` that does not begin an entity. Cline and
   Roo send raw text, where `&lt;` is the file's own text (an HTML page, an escaping helper)
-  and is kept; a model that escaped its call escapes every `<` it sends.
+  and is kept; a model that escaped its call escapes every `<` it sends. A value wrapped
+  in one CDATA section is unwrapped, and says the call is raw.
 
 A call that is plainly meant but cannot be used (no closing tag, no `<path>`, a diff with no
 block, an `insert` without its line) is MALFORMED_BLOCK naming the call and the reason. Text
@@ -57,7 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk, HunkKind
-from lsp_server.reply.agent_tools import MalformedCall
+from lsp_server.reply.agent_tools import MalformedCall, write_action
 from lsp_server.reply.common import (
     SECTION,
     VERBATIM,
@@ -82,7 +85,11 @@ _PARAMETER = re.compile(
 _PARAMETER_END = "</parameter>"
 _ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
-_NUMBER = re.compile(r"\s*(\d{1,9})\s*")
+_NUMBER = re.compile(r"\d{1,9}")
+_CDATA_OPEN, _CDATA_CLOSE = "<![CDATA[", "]]>"
+_NEXT_TAG = re.compile(r"(?<![ \t\n])[ \t\n]*<")
+_LAYOUT_HEAD = re.compile(r"(?<![ \t])[ \t]*\n")
+_LAYOUT_TAIL = re.compile(r"\n[ \t]*\Z")
 
 
 class _Refused(Exception):
@@ -123,6 +130,21 @@ class _Value:
 
     raw: str
     offset: int
+    cdata: bool = False  # the value was a CDATA section: its text is raw, never escaped
+
+    @classmethod
+    def of(cls, text: str, begin: int, end: int) -> _Value:
+        """text[begin:end], unwrapped when it is one CDATA section (`<![CDATA[` … `]]>`, with
+        only blanks around them): the wrapper goes, the line breaks stay, so lines keep
+        their numbers."""
+        raw = text[begin:end]
+        head = raw.lstrip()
+        if head.startswith(_CDATA_OPEN) and raw.rstrip().endswith(_CDATA_CLOSE):
+            lo = raw.index(_CDATA_OPEN) + len(_CDATA_OPEN)
+            hi = raw.rindex(_CDATA_CLOSE)
+            if lo <= hi:
+                return cls(raw[lo:hi], begin + lo, cdata=True)
+        return cls(raw, begin)
 
     def layout_stripped(self, keep_end: bool = False) -> tuple[str, int]:
         """The value without its first and last line break (layout around the tags), and the
@@ -130,10 +152,10 @@ class _Value:
         the closing tag's line goes): a file's text between tags on their own lines is whole
         lines."""
         text, offset = self.raw, self.offset
-        head = re.match(r"[ \t]*\n", text)
+        head = _LAYOUT_HEAD.match(text)
         if head:
             text, offset = text[head.end() :], offset + head.end()
-        tail = re.search(r"\n[ \t]*\Z", text)
+        tail = _LAYOUT_TAIL.search(text)
         if tail:
             text = text[: tail.start() + (1 if keep_end else 0)]
         return text, offset
@@ -143,7 +165,7 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     """Every XML tool call in the reply `lines` that asks for an edit, in order."""
     if not any("<" in line for line in lines):
         return []
-    doc = _Text.of(lines)
+    doc = _Text.of(_dedented(lines))
     text = doc.text
     out: list[EditBlock] = []
     pos = 0
@@ -151,8 +173,7 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
         m = _OPENER.search(text, pos)
         if m is None:
             break
-        rest = doc.line_rest(m.end())
-        if not doc.at_line_start(m.start()) or (rest and not rest.startswith("<")):
+        if not _opens_here(doc, m):
             pos = m.end()
             continue
         tag = m.group("tag")
@@ -162,6 +183,54 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
             blocks, pos = _function_call(doc, m, m.group("fn") or m.group("inv"))
         out.extend(blocks)
     return out
+
+
+def _opens_here(doc: _Text, m: re.Match[str]) -> bool:
+    """Is the opening tag `m` a call? At the start of a line: when nothing but another tag
+    follows it on the line. After text on its line (`Let me fix it:<replace_in_file>`): when
+    a tag comes next, and it is not quoted in a code span."""
+    if doc.at_line_start(m.start()):
+        rest = doc.line_rest(m.end())
+        return not rest or rest.startswith("<")
+    return doc.text[m.start() - 1] != "`" and _NEXT_TAG.match(doc.text, m.end()) is not None
+
+
+def _dedented(lines: list[str]) -> list[str]:
+    """`lines` with each call indented under a list item (`1. Fix it:` then the call
+    indented by 3 spaces) moved back to the margin: the indentation of its opening line goes
+    from every line of the call when every non-blank one starts with it, as for a fence
+    under a list item. A call's values are then the file's text, not the list's. One line in,
+    one line out."""
+    out = lines
+    openers = [k for k, line in enumerate(lines) if "<" in line and _opens_call(line)]
+    for i, k in enumerate(openers):
+        line = lines[k]
+        indent = line[: len(line) - len(line.lstrip())]
+        if not indent:
+            continue
+        m = _OPENER.match(line.lstrip())
+        closer = f"</{m.group('tag')}>" if m and m.group("tag") else None
+        if m and closer is None:
+            closer = "</function>" if m.group("fn") else "</invoke>"
+        stop = openers[i + 1] if i + 1 < len(openers) else len(lines)
+        end = next((j for j in range(k, stop) if closer and closer in lines[j]), None)
+        if end is None:  # a function call cut at its stop word: to its last closed parameter
+            end = next((j for j in range(stop - 1, k - 1, -1) if _PARAMETER_END in lines[j]), k)
+        body = range(k, end + 1)
+        if all(lines[j].startswith(indent) for j in body if lines[j].strip()):
+            if out is lines:
+                out = list(lines)
+            for j in body:
+                out[j] = lines[j][len(indent) :] if lines[j].startswith(indent) else lines[j]
+    return out
+
+
+def _opens_call(line: str) -> bool:
+    stripped = line.lstrip()
+    m = _OPENER.match(stripped)
+    return m is not None and (
+        not stripped[m.end() :].strip() or stripped[m.end() :].lstrip()[:1] == "<"
+    )
 
 
 def _span(doc: _Text, start: int, end: int) -> tuple[int, int]:
@@ -198,7 +267,7 @@ def _element(text: str, name: str, lo: int, hi: int, last: bool = False) -> _Val
         if not last:
             return None
         end = hi  # a big value left open runs to the call's closing tag, which bounds it
-    return _Value(text[begin:end], begin)
+    return _Value.of(text, begin, end)
 
 
 def _path_of(text: str, lo: int, hi: int) -> str | None:
@@ -240,7 +309,7 @@ def _tool(doc: _Text, tag: str, fmt: Format, lo: int, hi: int, span: tuple[int, 
     path = _element(text, "path", lo, hi)
     big_name = _BIG.get(tag, "content")
     big = _element(text, big_name, lo, hi, last=True)
-    escaped = _escaped([v.raw for v in (path, big) if v is not None])
+    escaped = _escaped([v for v in (path, big) if v is not None])
     name = _path(path, escaped)
     if big is None:
         raise _Refused(f"no `<{big_name}>`")
@@ -254,7 +323,7 @@ def _tool(doc: _Text, tag: str, fmt: Format, lo: int, hi: int, span: tuple[int, 
         lines, first = _unfenced(content.split("\n"))
         _check_markers(doc, lines, doc.line(offset) + first, name, VERBATIM, "the file's content")
         body = normalise_text(lines) if content else ""
-        return EditBlock(fmt, name, span, action=Action.OVERWRITE, content=body)
+        return EditBlock(fmt, name, span, action=write_action(body, name), content=body)
     line = _number(_element(text, "line", lo, hi), "line")
     if line is None:
         raise _Refused("no `<line>` (the line to insert before; 0 appends to the file)")
@@ -314,7 +383,7 @@ def _roo_file(doc: _Text, lo: int, hi: int, span: tuple[int, int]) -> EditBlock:
             text, "start_line", dlo, content.offset
         )
         pieces.append((content, _number(start, "start_line")))
-    escaped = _escaped([v.raw for v in [path, *(c for c, _ in pieces)] if v is not None])
+    escaped = _escaped([v for v in [path, *(c for c, _ in pieces)] if v is not None])
     name = _path(path, escaped)
     if not pieces:
         raise _Refused(f"the `<file>` for {name} holds no `<diff>`")
@@ -335,10 +404,10 @@ def _path(value: _Value | None, escaped: bool) -> str:
 def _number(value: _Value | None, name: str) -> int | None:
     if value is None:
         return None
-    m = _NUMBER.fullmatch(value.raw)
-    if m is None:
-        raise _Refused(f"`<{name}>` is not a line number ({value.raw.strip()[:40]!r})")
-    return int(m.group(1))
+    digits = value.raw.strip()
+    if _NUMBER.fullmatch(digits) is None:
+        raise _Refused(f"`<{name}>` is not a line number ({digits[:40]!r})")
+    return int(digits)
 
 
 def _unfenced(lines: list[str]) -> tuple[list[str], int]:
@@ -405,7 +474,7 @@ def _function_call(doc: _Text, m: re.Match[str], name: str) -> tuple[list[EditBl
         if close < 0:
             open_name = key
             break
-        params.setdefault(key, _Value(text[p.end() : close], p.end()))
+        params.setdefault(key, _Value.of(text, p.end(), close))
         pos = last = close + len(_PARAMETER_END)
     stop = end + len(closer) if end >= 0 else (hi if open_name else last)
     resume = max(stop, m.end())
@@ -415,7 +484,7 @@ def _function_call(doc: _Text, m: re.Match[str], name: str) -> tuple[list[EditBl
         return [], resume
     fmt = Format.OPENHANDS
     span = _span(doc, m.start(), resume)
-    escaped = _escaped([v.raw for v in params.values()])
+    escaped = _escaped(list(params.values()))
     path = params.get("path")
     path_name = _maybe_decode(path.raw, escaped).strip() or None if path is not None else None
     if open_name is not None:
@@ -460,14 +529,18 @@ def _check_function_markers(
 # --- XML entities -----------------------------------------------------------------------------
 
 
-def _escaped(values: Sequence[str]) -> bool:
+def _escaped(values: Sequence[_Value]) -> bool:
     """Is a call's text plainly entity-escaped (see the module)? SEARCH/REPLACE marker lines
-    are the call's format, not its data, and are not looked at."""
+    are the call's format, not its data, and are not looked at; a call with a CDATA section
+    says its text is raw."""
     angle = False
     for value in values:
-        if "<" not in value and ">" not in value and "&" not in value:
+        if value.cdata:
+            return False
+        text = value.raw
+        if "<" not in text and ">" not in text and "&" not in text:
             continue
-        for line in value.split("\n"):
+        for line in text.split("\n"):
             if CLINE_SYNTAX.kind(line) is not None:
                 continue
             if "<" in line or ">" in line:

@@ -32,6 +32,7 @@ from lsp_server.model import (
     MatchKind,
     PlacementError,
 )
+from lsp_server.report import percent
 from lsp_server.resolve.alignment import realign
 from lsp_server.resolve.content_index import ContentIndex, candidates
 from lsp_server.resolve.indent import IndentShift, infer_shift
@@ -690,7 +691,7 @@ def _closest_failure(
                 }
             }
         )
-        what = "differs only in whitespace" if whitespace_only else f"similarity {sc:.0%}"
+        what = "differs only in whitespace" if whitespace_only else f"similarity {percent(sc)}"
         message = f"{reason}; closest match at line {s + 1} ({what}):\n" + "\n".join(diff[2:30])
     else:
         message = f"{reason}; nothing in the file resembles it"

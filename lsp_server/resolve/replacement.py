@@ -67,7 +67,8 @@ class _Depths:
         deltas = {width(indent_of(f)) - width(indent_of(o)) for o, f in pairs}
         if len(deltas) == 1:
             return cls(shift=deltas.pop())
-        found = infer_shift([o for o, _ in pairs], [f for _, f in pairs], index.lines, index.unit)
+        old_side, file_side = [o for o, _ in pairs], [f for _, f in pairs]
+        found = infer_shift(old_side, file_side, index.lines, index.lazy_unit)
         if found is None or found.old_unit is None:
             return cls()
         # a change of unit only when the new lines are whole levels of the reply's unit

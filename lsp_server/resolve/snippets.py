@@ -55,6 +55,7 @@ from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of
 from lsp_server.resolve.outcome import refused
 from lsp_server.resolve.outline import Item
 from lsp_server.resolve.placeholders import is_placeholder_line
+from lsp_server.resolve.snippet_imports import add_imports, is_import, normalise
 from lsp_server.resolve.syntax import Grammar, Parsed
 
 # Code that members need around them to parse: a class for C-family methods, an impl for
@@ -74,12 +75,10 @@ _SHELLS: dict[str, tuple[str, str]] = {
 # or a CSS rule is not a definition in this sense).
 CODE_KINDS = L.CALLABLE | L.TYPES | L.IMPLS | frozenset({"module"})
 _SELF = re.compile(r"^\(\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)?(?:self|cls|this)\b")
-_IMPORT_TYPES = frozenset(
-    {"use_declaration", "using_directive", "preproc_include", "extern_crate_declaration"}
-)
-_REQUIRE = re.compile(r"^(?:require|require_relative|load)\b")
 _CLOSER = re.compile(r"^[\s})\];,]*(?:end)?[\s})\];,]*$")
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==")
+# The most outermost definitions one snippet may place.
+MAX_DEFINITIONS = 200
 
 
 @dataclass(frozen=True)
@@ -120,13 +119,6 @@ def _family(kind: str) -> str:
     return kind
 
 
-def _is_import(p: Parsed, node) -> bool:  # noqa: ANN001 - a tree_sitter Node
-    t = node.type
-    if "import" in t or t in _IMPORT_TYPES:
-        return True
-    return p.grammar.spec.name == "ruby" and bool(_REQUIRE.match(p.first_line(node)))
-
-
 def _errors(p: Parsed) -> int:
     return len(syntax.error_nodes(p))
 
@@ -136,17 +128,15 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
     raw = content.split("\n")
     if raw and raw[-1] == "":
         raw.pop()
-    holes = [is_placeholder_line(line, key) for line in raw]
+    holes = [_is_elision(line, key, grammar) for line in raw]
     python = grammar.spec.name == "python"
-    # comments parse anywhere, and `...` is code in Python; any other placeholder is blanked
-    parse_lines = [
-        line
-        if not hole
-        or line.strip().startswith(tuple(grammar.spec.comment_markers))
-        or (python and line.strip() == "...")
-        else ""
+    # every elision is written the one way the lazy merge reads (`// ... existing code ...`
+    # behind the language's comment marker); `...` is code in Python and stays
+    raw = [
+        line if not hole or (python and line.strip() == "...") else _canonical(line, grammar)
         for line, hole in zip(raw, holes, strict=True)
     ]
+    parse_lines = list(raw)
     code = [ln for ln in raw if ln.strip()]
     bare = bool(code) and min(len(indent_of(ln)) for ln in code) > 0
     lines = dedent(parse_lines)
@@ -165,6 +155,17 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
             container = holder.node.child_by_field_name("body") or holder.node
             body = [shell[0], *("    " + ln if ln.strip() else "" for ln in body), shell[1]]
             holes = [False, *holes, False]
+    errors = syntax.error_nodes(p)
+    if errors:  # its definitions' boundaries would be error recovery's guess
+        rows = sorted({spans.node_rows(p, e)[0] - offset + 1 for e in errors[:10]})
+        raise refused(
+            ErrorCode.PARSER_FAILED,
+            f"the snippet does not parse as {grammar.name} (line "
+            f"{', '.join(map(str, rows))} of the block), so its definitions cannot be told "
+            "apart; fix the snippet, or quote the lines to change (SEARCH/REPLACE)",
+            language=grammar.name,
+            lines=rows,
+        )
     top = _outer_items(p, container if offset else None)
     covered: list[tuple[int, int]] = []
     for item in top:
@@ -177,6 +178,8 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
     carried: int | None = None  # a comment directly above the next statement starts here
     for node in container.named_children:
         start, end = spans.node_rows(p, node)
+        if offset and (start < offset or end >= len(body) - 1):
+            continue  # the shell's own name or closer
         if any(a <= start and end <= b for a, b in covered):
             carried = None
             continue
@@ -192,13 +195,39 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
         text = "\n".join(dedent(body[start : end + 1]))
         if not text.strip():
             continue
-        if _is_import(p, node):
+        if is_import(p, node):
             imports.append(text)
-        elif offset and node.type in ("{", "}"):
-            continue
         else:
             statements.append(text)
     return _Snippet(p, body, offset, bare, top, imports, statements, placeholders, loose)
+
+
+_ELLIPSES = ("...", "\u2026")
+_NOT_PROSE = frozenset(";{}=")
+
+
+def _is_elision(line: str, key: str, grammar: Grammar) -> bool:
+    """A line standing for code the snippet leaves out: a placeholder line, or a comment
+    that starts or ends with an ellipsis and says a few words (`// ... existing
+    constructor ...`, `# ... save() unchanged ...`), which in a snippet can mean nothing
+    else."""
+    if is_placeholder_line(line, key):
+        return True
+    s = line.strip()
+    marker = next((m for m in grammar.spec.comment_markers if s.startswith(m)), None)
+    if marker is None:
+        return False
+    text = s[len(marker) :].removesuffix("*/").strip()
+    if len(text) > 80 or any(c in _NOT_PROSE for c in text):
+        return False
+    return text.startswith(_ELLIPSES) or text.endswith(_ELLIPSES)
+
+
+def _canonical(line: str, grammar: Grammar) -> str:
+    """An elision as the language writes a comment, in the words the lazy merge knows."""
+    marker = grammar.spec.comment_markers[0] if grammar.spec.comment_markers else "//"
+    closer = " */" if marker == "/*" else ""
+    return f"{indent_of(line)}{marker} ... existing code ...{closer}"
 
 
 def _common(raw: list[str], parse_lines: list[str]) -> int:
@@ -253,6 +282,12 @@ def _head(p: Parsed, item: Item) -> str:
     return outline.normalize_head(p.first_line(item.node))
 
 
+def _impl_head(p: Parsed, item: Item) -> str:
+    """An impl block's head without generics' details: what it implements, for what."""
+    head = _head(p, item)
+    return re.sub(r"\s+", "", outline.strip_generics(head.split(" where ")[0]))
+
+
 def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | None:
     """The one definition of the file `item` stands for, None when it has none; raises
     TARGET_AMBIGUOUS when several fit equally."""
@@ -269,9 +304,20 @@ def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | 
         elif _is_member(s, item):
             pool = [i for i in named if i.parent is not None and i.parent.kind in _OWNERS]
             pool = pool or [i for i in named if _in_namespaces(i)]
-        else:
-            pool = [i for i in named if _in_namespaces(i)]
+        else:  # a plain function is not a method defined outside its type (Go, C++)
+            pool = [i for i in named if _in_namespaces(i) and not i.owner]
+            pool = [i for i in pool if _family(i.kind) == family]
+            if not pool and family == "callable" and s.parsed.grammar.name not in _FREE:
+                # a method shown unindented, in a language where that still parses
+                pool = [i for i in named if i.parent is not None and i.parent.kind in _OWNERS]
+            if not pool and family == "callable":
+                # a function local to another (a React component's `handleSubmit`)
+                pool = [i for i in named if _in_callable(i)]
     pool = [i for i in pool if _family(i.kind) == family]
+    if family == "impl":  # `impl Display for Shape` is not `impl Shape`
+        pool = [i for i in pool if _impl_head(p, i) == _impl_head(s.parsed, item)]
+    if len(pool) > 1:  # a declaration (a TypeScript overload signature) loses to a definition
+        pool = [i for i in pool if not i.weak] or pool
     if len(pool) > 1:
         head = _head(s.parsed, item)
         same = [i for i in pool if _head(p, i) == head]
@@ -284,6 +330,18 @@ def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | 
 _OWNERS = L.TYPES | L.IMPLS | frozenset({"module"})
 # Languages whose functions all live in a class: a function in a snippet is a method.
 _METHODS_ONLY = frozenset({"java", "csharp"})
+# Languages where an unindented function is never a method: Python's methods take `self`,
+# Go's have receivers, and a JavaScript method does not parse outside its class.
+_FREE = frozenset({"python", "go", "javascript", "typescript", "tsx"})
+
+
+def _in_callable(item: Item) -> bool:
+    parent = item.parent
+    while parent is not None:
+        if parent.kind in L.CALLABLE:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _in_namespaces(item: Item) -> bool:
@@ -366,9 +424,17 @@ def place_snippet(
             path=path,
             language=grammar.name,
         )
+    if len(s.top) > MAX_DEFINITIONS:
+        raise refused(
+            ErrorCode.CONTENT_TOO_LARGE,
+            f"the snippet has {len(s.top)} definitions; a snippet is placed definition by "
+            f"definition, up to {MAX_DEFINITIONS}: send the whole file, or a diff",
+            definitions=len(s.top),
+            limit=MAX_DEFINITIONS,
+        )
     placements: list[Placement] = []
     if s.imports:
-        text = _add_imports(text, path, grammar, s.imports, placements)
+        text = add_imports(text, path, grammar, s.imports, placements)
     for k in range(len(s.top)):
         text = _place(text, path, grammar, s, s.top, k, None, placements)
     for statement in s.statements:
@@ -413,9 +479,11 @@ def _place(
     if twin is None:
         return _insert_new(text, path, grammar, s, siblings, k, scope, placements)
     members = outline.kids(s.parsed, item)
-    if item.kind in L.TYPES | L.IMPLS | {"module"} and members:
+    if item.kind in L.TYPES | L.IMPLS | {"module"}:
         theirs = {m.name for m in outline.kids(p, twin)}
-        if _elides(s, item) or not theirs <= {m.name for m in members}:
+        if (members or theirs) and (
+            _elides(s, item) or not theirs <= {m.name for m in members}
+        ):
             return _merge(text, path, grammar, s, item, twin, placements)
     code = _text_of(s, item)
     if _elides(s, item):  # a body with `# ... existing code ...`: merge around them
@@ -456,7 +524,37 @@ def _merge(
     anchor = (twin.node.start_byte, twin.name)
     for k in range(len(members)):
         text = _place(text, path, grammar, s, members, k, anchor, placements)
-    return text
+    return _restate_head(text, path, grammar, s, item, anchor, placements)
+
+
+def _restate_head(
+    text: str,
+    path: str,
+    grammar: Grammar,
+    s: _Snippet,
+    item: Item,
+    anchor: tuple[int, str],
+    placements: list[Placement],
+) -> str:
+    """The decorators and doc comment above a merged class, when the snippet restates them
+    differently (`@dataclass` → `@dataclass(frozen=True)`); the file's stay otherwise."""
+    first, _ = _span(s, item)
+    mine = [s.raw[r] for r in range(first, item.node.start_point.row) if r not in s.placeholders]
+    if not any(line.strip() for line in mine):
+        return text
+    p = syntax.parse(text, grammar, path)
+    twin = _locate(p, anchor)
+    if twin is None:
+        return text
+    lines = list(p.line_list())
+    top, row = spans.layers(p, twin.node).outer_row, twin.node.start_point.row
+    said = [normalise(x) for x in mine if x.strip()]
+    if said == [normalise(x) for x in lines[top:row] if x.strip()]:
+        return text
+    convert = grammar.spec.convert_indent_units
+    new = reindent("\n".join(dedent(mine)), indent_of(lines[row]), style_of(lines), convert)
+    placements.append(Placement(top, row, MatchKind.SNIPPET, 1.0, top + len(new)))
+    return "\n".join(lines[:top] + new + lines[row:])
 
 
 def _same_opener(a: str, b: str) -> bool:
@@ -528,6 +626,15 @@ def _insert_new(
             return edit.text
     if scope is not None:
         return _append_to_scope(p, scope, code, placements)
+    item = siblings[k]
+    if _is_member(s, item) and not item.owner:
+        raise refused(
+            ErrorCode.TARGET_NOT_FOUND,
+            f"the snippet's {item.kind} `{item.name}` is a member of a class, but {path} has "
+            "no such member and the snippet shows neither its class nor a neighbour the "
+            "file has; show it inside its class",
+            name=item.name,
+        )
     return _append_to_file(p, path, code, placements)
 
 
@@ -571,75 +678,6 @@ def _append_to_file(p: Parsed, path: str, code: str, placements: list[Placement]
     return new_text
 
 
-# --------------------------------------------------------------------------- imports
-
-_GO_SPEC = re.compile(r'^\s*(?:[\w.]+\s+)?"[^"]+"\s*$')
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().rstrip(";")
-
-
-def _add_imports(
-    text: str, path: str, grammar: Grammar, imports: list[str], placements: list[Placement]
-) -> str:
-    p = syntax.parse(text, grammar, path)
-    root = p.tree.root_node
-    have = [c for c in root.named_children if _is_import(p, c)]
-    lines = list(p.line_list())
-    if grammar.spec.name == "go":
-        return _add_go_imports(p, have, imports, placements)
-    known = {_norm(p.bytes_of(c)) for c in have}
-    new = [imp for imp in imports if _norm(imp) not in known]
-    if not new:
-        return text
-    add = [ln for imp in new for ln in imp.split("\n")]
-    if have:
-        row = spans.node_rows(p, have[-1])[1] + 1
-        indent = indent_of(lines[have[-1].start_point.row])
-        add = [indent + ln if ln.strip() else ln for ln in add]
-    else:
-        row = structure.file_start_row(p)
-        if row < len(lines) and lines[row].strip():
-            add = [*add, ""]
-        if row > 0 and lines[row - 1].strip():
-            add = ["", *add]
-    placements.append(Placement(row, row, MatchKind.SNIPPET, 1.0, row + len(add)))
-    return "\n".join(lines[:row] + add + lines[row:])
-
-
-def _go_specs(text: str) -> list[str]:
-    """The specs of a Go import declaration, normalised."""
-    body = text.replace("import", " ", 1).replace("(", "\n").replace(")", "\n")
-    return [_norm(line) for line in body.split("\n") if _GO_SPEC.match(line)]
-
-
-def _add_go_imports(p: Parsed, have: list, imports: list[str], placements: list[Placement]) -> str:
-    """Go imports are specs (`"fmt"`, `str "strings"`), alone or in a parenthesised group:
-    the file's group gains the specs it lacks."""
-    lines = list(p.line_list())
-    wanted = list(dict.fromkeys(spec for imp in imports for spec in _go_specs(imp)))
-    present = {spec for c in have for spec in _go_specs(p.bytes_of(c))}
-    new = [w for w in wanted if w not in present]
-    if not new:
-        return p.text
-    group = next((c for c in reversed(have) if "(" in p.bytes_of(c)), None)
-    if group is not None:
-        end = spans.node_rows(p, group)[1]
-        inner = [ln for ln in lines[group.start_point.row + 1 : end] if ln.strip()]
-        indent = indent_of(inner[0]) if inner else "\t"
-        add = [indent + w for w in new]
-        row = end
-    elif have:
-        row = spans.node_rows(p, have[-1])[1] + 1
-        add = [f"import {w}" for w in new]
-    else:
-        row = structure.file_start_row(p)
-        add = ["import (", *("\t" + w for w in new), ")", ""]
-    placements.append(Placement(row, row, MatchKind.SNIPPET, 1.0, row + len(add)))
-    return "\n".join(lines[:row] + add + lines[row:])
-
-
 # --------------------------------------------------------------------------- reading
 
 
@@ -669,20 +707,23 @@ def defines_any(text: str, path: str, content: str, language: str | None = None)
 
 
 # A whole-file block that keeps less than this share of the file's lines is not a rewrite.
+# (MAX_DEFINITIONS, above, bounds the work one snippet may ask for: each definition is
+# placed against the text the previous one left.)
 REWRITE_SHARE = 0.5
 
 
 @syntax.locked
 def is_fragment(text: str, path: str, content: str, language: str | None = None) -> bool:
-    """Is a whole-file block for an existing file really a snippet of it?
+    """Is a whole-file block for an existing file really a snippet of it? Never raises.
 
-    It is when it defines code (a function, class...), leaves no placeholder between
-    definitions (those are the lazy merge's), and either elides code inside a definition
-    while holding nothing but definitions and imports, or the file holds something it does not
-    restate (a definition, an import, a statement, a comment), while the block itself is
-    nothing but definitions and imports, or keeps under half of the file's lines. An
-    indented block (members without their class) is always a snippet. Anything else is the
-    whole file, merged or overwritten as before. Never raises.
+    Not when it defines no code (a function, class...), or leaves placeholders between
+    definitions (the block is the file with parts elided: the lazy merge's). Otherwise it is
+    a snippet when it is indented (members without their class); when it elides code inside
+    a definition and holds nothing but definitions and imports; and, when the file holds
+    something it does not restate (a definition, an import, a statement, a comment), when
+    its definitions are some of the file's, or it leaves out the file's imports or
+    statements while being nothing but definitions, or it keeps under half of the file's
+    lines. Anything else (a rewrite that renames a function, say) is the whole file.
     """
     name = syntax.language_for(path, language)
     if name is None:
@@ -694,6 +735,8 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
         s = _read(content, grammar, path)
         if not any(i.kind in CODE_KINDS for i in s.top):
             return False
+        if len(s.top) > MAX_DEFINITIONS:
+            return False  # a chat snippet is never this long: the block is the file
         if s.bare:
             return True
         if s.loose_placeholders:
@@ -702,19 +745,24 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
             return True  # a class with members left out: merged member by member
         p = syntax.parse(text, grammar, path)
         mine = {(_family(i.kind), i.name) for i in s.top}
+        theirs = {(_family(i.kind), i.name) for i in outline.index(p) if _in_namespaces(i)}
         missing = [i for i in outline.top(p) if (_family(i.kind), i.name) not in mine]
-        said = {_norm(ln) for ln in content.split("\n") if ln.strip()}
+        said = {normalise(ln) for ln in content.split("\n") if ln.strip()}
         covered = [spans.layers(p, i.node) for i in outline.top(p)]
         others = [
             c
             for c in p.tree.root_node.named_children
             if not any(lay.outer_row <= c.start_point.row <= lay.end_row for lay in covered)
         ]
-        unsaid = [c for c in others if _norm(p.first_line(c)) not in said]
+        unsaid = [c for c in others if normalise(p.first_line(c)) not in said]
         if not missing and not unsaid:
             return False
+        if missing and mine <= theirs:
+            return True  # only definitions the file has, and it holds more of them
+        if not s.statements and any("comment" not in c.type for c in unsaid):
+            return True  # new definitions, without the file's imports or statements
         kept = [ln for ln in p.line_list() if ln.strip()]
-        share = sum(_norm(ln) in said for ln in kept) / max(len(kept), 1)
-        return not s.statements or share < REWRITE_SHARE
+        share = sum(normalise(ln) in said for ln in kept) / max(len(kept), 1)
+        return share < REWRITE_SHARE
     except PlacementError:
         return False

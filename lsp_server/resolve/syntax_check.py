@@ -38,6 +38,7 @@ from typing import Any
 from lsp_server.linediff import local_opcodes
 from lsp_server.model import PlacementError
 from lsp_server.resolve import syntax
+from lsp_server.resolve.cache import TextCache
 
 # A changed span longer than this many characters is split into the lines that really
 # differ, so that blocks spread over a file give one small window each.
@@ -158,13 +159,29 @@ def new_errors(old: str, new: str, key: str, language: str) -> list[dict[str, An
     incremental re-parse), or when the regional proof (`regional_clean`) does not hold.
     Raises PlacementError when the grammar cannot be loaded.
     """
-    if syntax.cached(language, key) is None and regional_clean(old, new, language):
+    if syntax.cached(language, key) is None and _cleared(old, new, language):
         return None
     after = syntax.syntax_errors(new, key, language)
     if not after:
         return None
     before = syntax.syntax_errors(old, key + "\x00old", language, base=key)
     return after if len(after) > len(before) else None
+
+
+# Edits the regional check cleared, by new text: (language, old text). The server plans
+# one reply again and again (live diagnostics, code actions, the apply command), and
+# asking again costs a hash and a compare of the texts, not a scan and parses.
+_CLEARED: TextCache[tuple[str, str]] = TextCache(max_entries=32)
+
+
+def _cleared(old: str, new: str, language: str) -> bool:
+    """`regional_clean`, remembered for the texts it cleared."""
+    if _CLEARED.get(new) == (language, old):
+        return True
+    if not regional_clean(old, new, language):
+        return False
+    _CLEARED.put(new, (language, old))
+    return True
 
 
 def regional_clean(old: str, new: str, language: str) -> bool:
@@ -237,14 +254,27 @@ def _changes(old: str, new: str) -> list[tuple[int, int, int, int]] | None:
     new_end = new_end + (old_end - (len(old) - tail))
     if old_end - start <= _SPLIT_CHARS and new_end - start <= _SPLIT_CHARS:
         return [(start, old_end, start, new_end)]
-    a = old[start:old_end].splitlines(keepends=True)
-    b = new[start:new_end].splitlines(keepends=True)
+    a, a_at = _pieces(old[start:old_end], start)
+    b, b_at = _pieces(new[start:new_end], start)
     ops = local_opcodes(a, b, _MAX_REGIONS)
     if ops is None or len(ops) > _MAX_REGIONS:
         return None
-    a_at = list(itertools.accumulate(map(len, a), initial=start))
-    b_at = list(itertools.accumulate(map(len, b), initial=start))
     return [(a_at[i1], a_at[i2], b_at[j1], b_at[j2]) for _tag, i1, i2, j1, j2 in ops]
+
+
+def _pieces(text: str, start: int) -> tuple[list[str], list[int]]:
+    """`text` split at "\n" only (`splitlines` also splits at form feeds and other
+    separators, which are not line starts here), and where each piece starts, offset by
+    `start` (and, last, where the text ends): running sums in C, no per-line work.
+
+    The last piece has no "\n" after it while every other one has: it is marked with a
+    "\n" of its own, which no other piece can hold, so that it never passes for an equal
+    line of the other text (`"x"` at the end of one text and `"x\n"` in the other)."""
+    pieces = text.split("\n")
+    at = list(itertools.accumulate(map((1).__add__, map(len, pieces)), initial=start))
+    at[-1] = start + len(text)
+    pieces[-1] += "\n"
+    return pieces, at
 
 
 def _line_end(text: str, at: int) -> int:

@@ -124,6 +124,7 @@ def test_plugin_never_corrupts_or_loses_work(version: str, tmp_path: Path) -> No
         "a stale second document: the whole edit refused",
         "unsaved buffer without filetype: the edit lands on its unsaved text",
         "delete an unsaved file: refused",
+        "a delete of an unsaved buffer reaching the editor: refused naming it",
         "delete: asked first, naming the file",
         "new file: it can be written (its directory exists)",
     )

@@ -101,7 +101,8 @@ async def test_quick_fixes_for_a_failed_anchor(client: EditorClient, ws: Path):
         "Apply block 0",
         "Rewrite block 0 to anchor on the closest match",
     }
-    assert "80% similar" in next(a.title for a in actions if a.title.startswith("Apply block 0"))
+    # 79.6% reads 79%: rounded down, it never looks like it met the 80% threshold
+    assert "79% similar" in next(a.title for a in actions if a.title.startswith("Apply block 0"))
 
     opened = await client.run_action(fixes["Open the closest match"])
     if client.capabilities.window.show_document:

@@ -250,7 +250,7 @@ async def test_deleting_a_document_with_unsaved_work_is_refused(client: EditorCl
     assert report["ok"] is False
     assert report["error"]["code"] == "STALE_VERSION"
     assert report["error"]["details"]["unsaved"] is True
-    assert "a.py is open with unsaved changes" in report["summary"]
+    assert "a.py has unsaved changes in the editor" in report["summary"]
     assert "deleting a.py" in report["summary"]
     assert report["blocks"][0]["status"] == "failed"
     assert client.received == []

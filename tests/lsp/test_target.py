@@ -17,7 +17,7 @@ from lsp_server.lsp import analysis
 from lsp_server.lsp.analysis import ReplySource
 from lsp_server.lsp.editor_workspace import EditorView
 
-from .conftest import EditorClient, sr
+from .conftest import EditorClient, only_text_edits, sr
 
 
 @pytest.mark.parametrize("command", ["llmPatch.apply", "llmPatch.check"])
@@ -98,3 +98,50 @@ def test_the_target_reaches_the_plan_options_as_a_workspace_path(
         )
         assert done.plan.ok
     assert seen == ["src/app.py", "src/app.py"]
+
+
+# --- with the core's snippet placement -----------------------------------------------------------
+
+APP = "import os\n\n\ndef compute(x):\n    return x + 1\n\n\ndef other():\n    return 2\n"
+SNIPPET = (
+    "Here is the fix:\n\n```python\ndef compute(x):\n    if x < 0:\n"
+    "        raise ValueError(x)\n    return x + 1\n```\n"
+)
+
+
+async def test_a_pathless_snippet_goes_to_the_target_with_a_confirmed_versioned_edit(
+    client: EditorClient, ws: Path
+):
+    client.write("src/app.py", APP)
+    client.write("lib/copy.py", APP)  # the same definitions: without a target, ambiguous
+    target = client.open("src/app.py", language_id="python")
+    report = await client.command("llmPatch.check", {"text": SNIPPET})
+    assert report["blocks"][0]["error"]["code"] == "TARGET_AMBIGUOUS"
+
+    report = await client.command("llmPatch.apply", {"text": SNIPPET, "target": target})
+    assert report["ok"] is True, report["summary"]
+    (block,) = report["blocks"]
+    assert (block["path"], block["match"]) == ("src/app.py", "snippet")
+    params = client.received[-1]
+    (doc_edit,) = only_text_edits(params)
+    assert doc_edit.text_document.uri == target
+    assert doc_edit.text_document.version == 1
+    if client.capabilities.workspace.workspace_edit.change_annotation_support:
+        notes = params.edit.change_annotations
+        assert notes and all(a.needs_confirmation for a in notes.values())
+    await client.wait_for(lambda: "raise ValueError" in client.text(target), what="the edit")
+    assert client.text(target) == APP.replace(
+        "    return x + 1\n", "    if x < 0:\n        raise ValueError(x)\n    return x + 1\n"
+    )
+    assert (ws / "lib/copy.py").read_text() == APP
+
+
+async def test_a_snippet_confirms_even_when_fuzzy_matches_do_not(client: EditorClient, ws: Path):
+    await client.settings({"confirmFuzzy": False})
+    client.write("src/app.py", APP)
+    target = client.uri("src/app.py")
+    await client.command("llmPatch.apply", {"text": SNIPPET, "target": target})
+    params = client.received[-1]
+    if client.capabilities.workspace.workspace_edit.change_annotation_support:
+        notes = params.edit.change_annotations
+        assert notes and all(a.needs_confirmation for a in notes.values())

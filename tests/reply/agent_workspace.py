@@ -4,6 +4,7 @@ outcome."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from lsp_server.model import BlockOutcome, ErrorCode, Format, Plan, Snapshot
@@ -55,3 +56,9 @@ def place(reply: str, files: dict[str, str], atomic: bool = True) -> Placed:
         else:
             after[change.new_path or change.path] = change.new_text
     return Placed(plan, after)
+
+
+def examples(n: int) -> int:
+    """`n` hypothesis examples, or twenty times as many for a long run
+    (HYPOTHESIS_PROFILE=long)."""
+    return n * 20 if os.environ.get("HYPOTHESIS_PROFILE") == "long" else n

@@ -679,3 +679,75 @@ def test_a_diff_left_open_ends_at_the_calls_closing_tag():
     )
     placed = place(reply, {"src/app.py": APP})
     assert placed.plan.ok and placed.files["src/app.py"].startswith("import re\n")
+
+
+def test_a_call_indented_under_a_list_item_is_read_at_the_margin():
+    reply = (
+        "1. Create the module:\n\n   <write_to_file>\n   <path>src/m.py</path>\n   <content>\n"
+        "   def f():\n       return 1\n   </content>\n   </write_to_file>\n\n"
+        "2. Fix the import:\n\n   <replace_in_file>\n   <path>src/app.py</path>\n   <diff>\n"
+        "   ------- SEARCH\n   import os\n   =======\n   import os\n   import m\n"
+        "   +++++++ REPLACE\n   </diff>\n   </replace_in_file>\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["src/m.py"] == "def f():\n    return 1\n"
+    assert placed.files["src/app.py"].startswith("import os\nimport m\n\n")
+    (first, second) = parse_reply(reply).blocks
+    assert first.content == "def f():\n    return 1\n"
+    assert second.hunks[0].old == "import os\n"
+
+
+def test_a_call_whose_lines_are_not_all_indented_keeps_its_text():
+    # the content's lines start at the margin: the opener's indentation is not the call's
+    reply = (
+        "   <write_to_file>\n<path>src/m.py</path>\n<content>\n  x = 1\n</content>\n"
+        "</write_to_file>\n"
+    )
+    (block,) = parse_reply(reply).blocks
+    assert block.content == "  x = 1\n"
+
+
+def test_a_cdata_section_is_unwrapped_and_its_text_kept_raw():
+    reply = (
+        "<write_to_file>\n<path>a.html</path>\n<content><![CDATA[\n<p>&lt;raw&gt;</p>\n]]>"
+        "</content>\n</write_to_file>\n"
+        "<replace_in_file>\n<path>src/app.py</path>\n<diff><![CDATA[\n------- SEARCH\n"
+        "import os\n=======\nimport os  # &lt;\n+++++++ REPLACE\n]]></diff>\n</replace_in_file>\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["a.html"] == "<p>&lt;raw&gt;</p>\n"
+    assert placed.files["src/app.py"].startswith("import os  # &lt;\n")
+
+
+def test_a_call_glued_to_the_prose_before_it_is_read():
+    reply = (
+        "Let me fix the import:<replace_in_file>\n<path>src/app.py</path>\n<diff>\n"
+        "------- SEARCH\nimport os\n=======\nimport re\n+++++++ REPLACE\n</diff>\n"
+        "</replace_in_file>\nDone. (Cline calls `<replace_in_file><path>` for this.)\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    assert placed.plan.ok, placed.codes()
+    assert placed.formats() == [Format.CLINE]
+    assert placed.files["src/app.py"].startswith("import re\n")
+
+
+def test_a_whole_file_leaving_code_out_is_merged_around_its_placeholder_not_written():
+    reply = (
+        "<write_to_file>\n<path>src/app.py</path>\n<content>\nimport os\nimport sys\n\n"
+        "# ... rest of the file unchanged ...\n</content>\n</write_to_file>\n"
+    )
+    placed = place(reply, {"src/app.py": APP})
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["src/app.py"] == APP.replace("import os\n", "import os\nimport sys\n")
+    assert "rest of the file" not in placed.files["src/app.py"]
+    placed = place(reply.replace("src/app.py", "src/new.py"), {})
+    assert placed.codes() == [ErrorCode.FILE_NOT_FOUND]
+
+
+def test_a_python_stub_body_is_code_not_a_placeholder():
+    stub = "class P(Protocol):\n    def f(self) -> int:\n        ...\n"
+    reply = f"<write_to_file>\n<path>p.py</path>\n<content>\n{stub}</content>\n</write_to_file>\n"
+    placed = place(reply, {})
+    assert placed.plan.ok and placed.files["p.py"] == stub

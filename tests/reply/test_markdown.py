@@ -12,7 +12,12 @@ import pytest
 from lsp_server.model import MatchKind
 from lsp_server.plan import plan_reply
 from lsp_server.reply import parse_reply
-from lsp_server.reply.common import dedent_indented_fences, indent_spaces, read_web_spaces
+from lsp_server.reply.common import (
+    dedent_indented_fences,
+    indent_spaces,
+    prefix_spaces,
+    read_web_spaces,
+)
 from lsp_server.workspace import DiskWorkspace
 
 NBSP = "\u00a0"
@@ -97,7 +102,13 @@ def test_every_format_reads_every_markdown_shape_as_the_plain_one(tmp_path, fmt,
     parsed, plan = place(tmp_path, reply)
     assert [b.format.value for b in parsed.blocks] == [fmt], parsed
     assert plan.ok, plan.outcomes
-    assert [c.new_text for c in plan.files] == [AFTER]
+    if fmt == "whole-file" and ("no-break" in shape or shape == "all of it"):
+        # a whole file is written as the reply has it: a no-break space in its lines'
+        # indentation is the reply's text, and the file gets it
+        (change,) = plan.files
+        assert NBSP in change.new_text and change.new_text.replace(NBSP, " ") == AFTER
+    else:
+        assert [c.new_text for c in plan.files] == [AFTER]
     (outcome,) = plan.outcomes
     if fmt != "whole-file" and "no-break" not in shape and shape != "all of it":
         # nothing was guessed: the list item's indentation is not the block's
@@ -176,6 +187,36 @@ def test_indent_spaces_reads_leading_blanks_only():
     lines = [f"{NBSP} x{NBSP}y", f"-{NBSP}z", "plain", f"\t{NBSP}w"]
     assert indent_spaces(lines) == [f"  x{NBSP}y", f"-{NBSP}z", "plain", "\t w"]
     assert indent_spaces(["a", "b"]) == ["a", "b"]
+
+
+def test_prefix_spaces_reads_the_prefix_column_and_a_list_items_indentation_only():
+    lines = [f"{NBSP}a{NBSP}", f" {NBSP}b", "1. Do:", "   ```diff", f"{NBSP} {NBSP}{NBSP}c"]
+    lines += [f"  {NBSP}-{NBSP}d", "   ```"]
+    assert prefix_spaces(lines) == [
+        f" a{NBSP}",
+        f" {NBSP}b",  # the prefix is a space already: the NBSP after it is the line's
+        "1. Do:",
+        "   ```diff",  # (read_web_spaces has read the fence line's own NBSPs)
+        "    c",  # the list item's 3 columns and the prefix column
+        f"   -{NBSP}d",
+        "   ```",
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["unified-diff", "apply-patch"])
+def test_a_file_line_that_starts_with_a_no_break_space_is_matched_as_it_is(tmp_path, fmt):
+    """A diff or V4A context line ` \u00a0x` is the prefix and the file's line `\u00a0x`:
+    only the prefix column is syntax, so the file's own NBSP still matches exactly."""
+    text = f"def f(x):\n{NBSP}0\n"
+    body = f"@@\n-def f(x):\n+def g(x):\n {NBSP}0\n"
+    if fmt == "unified-diff":
+        reply = f"--- a/d.txt\n+++ b/d.txt\n{body.replace('@@', '@@ -1,2 +1,2 @@')}"
+    else:
+        reply = f"*** Begin Patch\n*** Update File: d.txt\n{body}*** End Patch\n"
+    parsed, plan = place(tmp_path, reply, {"d.txt": text})
+    assert plan.ok, plan.outcomes
+    assert plan.files[0].new_text == f"def g(x):\n{NBSP}0\n"
+    assert plan.outcomes[0].match is MatchKind.EXACT
 
 
 def test_a_list_items_indentation_matches_no_break_spaces_as_spaces():

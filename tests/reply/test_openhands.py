@@ -15,7 +15,7 @@ from lsp_server.model import Action, ErrorCode, Format, HunkKind
 from lsp_server.plan import plan_reply
 from lsp_server.reply import parse_reply, tool_xml
 from lsp_server.workspace import DiskWorkspace
-from tests.reply.agent_workspace import place
+from tests.reply.agent_workspace import examples, place
 
 MODEL = """class Model:
     def __init__(self, name):
@@ -292,15 +292,28 @@ XMLISH = st.lists(
         + ["<write_to_file>", "</write_to_file>", "</apply_diff>", "</file>", "</content>"]
         + ["<parameter=insert_line>", "insert", "create", "<parameter=new_str>", "1", "&#0;"]
         + ["<insert_content>", "</insert_content>", "<line>", "</line>", "<start_line>"]
+        + ["<path>a</path>", "<path>x</path>", "x = 1", "<![CDATA[", "]]>", "\\=======", "7 | "]
     ),
     max_size=60,
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(XMLISH)
 def test_the_xml_reader_never_raises_and_spans_stay_in_the_reply(text):
     lines = text.split("\n")
     for block in tool_xml.find_blocks(lines):
         lo, hi = block.reply_lines
         assert 1 <= lo <= hi <= len(lines)
+    # and the whole reply, planned: refusals or edits, never an exception
+    place(text, {"a": "a\n", "x": "x = 1\n"}, atomic=False)
+
+
+def test_a_call_indented_under_a_list_item_is_read_at_the_margin():
+    reply = (
+        "1. Create it:\n\n    <function=str_replace_editor>\n    <parameter=command>create"
+        "</parameter>\n    <parameter=path>n.py</parameter>\n    <parameter=file_text>\n"
+        "    def f():\n        return 1\n    </parameter>\n    </function>\n"
+    )
+    (block,) = parse_reply(reply).blocks
+    assert block.format is Format.OPENHANDS and block.content == "def f():\n    return 1\n"

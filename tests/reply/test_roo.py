@@ -8,10 +8,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsp_server.model import ErrorCode, Format
+from lsp_server.model import ErrorCode, Format, Hunk
 from lsp_server.reply import parse_reply
-from lsp_server.reply.search_replace import blocks_from_body
-from tests.reply.agent_workspace import place
+from lsp_server.reply.search_replace import blocks_from_body, shift_hints
+from tests.reply.agent_workspace import examples, place
 
 TWICE = """import os
 
@@ -173,7 +173,7 @@ LINE = st.text(st.sampled_from("abcxyz ()_=+.,'\"\t"), max_size=12).filter(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     old=st.lists(LINE, min_size=1, max_size=8),
     new=st.lists(LINE, max_size=8),
@@ -348,3 +348,52 @@ def test_a_header_without_its_number_is_still_the_header():
     reply = apply_diff("m.py", sr("def b():\n", "def c():\n", ":start_line:\n-------\n"))
     placed = place(reply, {"m.py": TWICE})
     assert placed.plan.ok and "def c():" in placed.files["m.py"]
+
+
+@st.composite
+def separate_edits(draw):
+    """A file of distinct lines and edits of separate line ranges, in a random order: each
+    (start line 1-based, old line count, new line count)."""
+    size = draw(st.integers(1, 60))
+    cuts = sorted(draw(st.sets(st.integers(0, size), min_size=2, max_size=12)))
+    ranges = [(a, b) for a, b in zip(cuts[::2], cuts[1::2], strict=False) if b > a]
+    edits = [(a + 1, b - a, draw(st.integers(0, 4))) for a, b in ranges]
+    return size, draw(st.permutations(edits))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(separate_edits())
+def test_shifted_hints_are_where_each_text_is_when_its_turn_comes(case):
+    size, edits = case
+    lines = [f"line {k}" for k in range(1, size + 1)]
+    hunks = [
+        Hunk(
+            "".join(x + "\n" for x in lines[start - 1 : start - 1 + old]),
+            "".join(f"new {start}.{k}\n" for k in range(new)),
+            line_hint=start,
+        )
+        for start, old, new in edits
+    ]
+    shifted = shift_hints(hunks)
+    text = list(lines)  # the oracle: apply each edit and look where the next one's text is
+    for hunk, moved in zip(hunks, shifted, strict=True):
+        old = hunk.old.splitlines()
+        at = next(k for k in range(len(text)) if text[k : k + len(old)] == old)
+        assert moved.line_hint == at + 1
+        text[at : at + len(old)] = hunk.new.splitlines()
+
+
+def test_a_hint_header_in_the_replace_section_is_refused_unless_escaped():
+    bad = apply_diff("m.py", sr("def b():\n", ":start_line:7\ndef c():\n", ":start_line:7\n"))
+    (failure,) = [o.failure for o in place(bad, {"m.py": TWICE}).outcomes]
+    assert failure.code is ErrorCode.MALFORMED_BLOCK and "REPLACE section" in failure.message
+    good = apply_diff("notes.txt", sr("a\n", "\\:start_line:7\n", ":start_line:1\n"))
+    placed = place(good, {"notes.txt": "a\n"})
+    assert placed.plan.ok and placed.files["notes.txt"] == ":start_line:7\n"
+
+
+def test_a_diff_with_roos_header_given_as_clines_is_read_as_roos():
+    body = sr("8 |     x = 0\n9 |     return x\n", BODY_B, ":start_line:8\n-------\n")
+    block = blocks_from_body(body, "m.py", (1, 1), Format.CLINE)
+    assert block.format is Format.ROO and block.error is None
+    assert (block.hunks[0].old, block.hunks[0].line_hint) == (BODY_A, 8)

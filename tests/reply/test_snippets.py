@@ -198,3 +198,17 @@ def test_a_first_line_comment_mentioning_a_file_heads_the_snippet(header, path):
     (b,) = blocks(f"Sure!\n\n```\n{header}\nfunction f() {{\n}}\n```\n")
     assert b.format is Format.SNIPPET and b.candidates == (path,)
     assert b.content == "function f() {\n}\n"
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "In **src/app.py**, replace it:",
+        "Edit _src/app.py_ as follows.",
+        "Update the file src/app.py:",
+        "1. Open `src/app.py` and change `compute`:",
+    ],
+)
+def test_decorated_and_listed_prose_paths(prose):
+    (b,) = blocks(f"{prose}\n\n```python\ndef compute(x):\n    return x\n```\n")
+    assert b.candidates[0] == "src/app.py"

@@ -16,7 +16,7 @@ class Sample:
     path: str
     file: str
     elided_class: str  # class Shape, members elided, `describe` with a new doc comment
-    bare_describe: str  # `describe` alone: matches Shape's and Circle's
+    bare_describe: str  # `describe` alone: Shape's and Circle's (Go: a plain function)
     area_and_new: str  # a changed `area`, then a new `perimeter` (bare members)
     imports: str  # an import the file has, one it lacks, and the elided class again
     new_import: str  # the line the file gains
@@ -187,6 +187,67 @@ export class Shape extends React.Component {
 }
 """,
         'import { useState } from "react";',
+        "/** Old doc. */",
+        "/** New doc. */",
+    ),
+    "javascript": Sample(
+        "src/shapes.js",
+        '''import { sep } from "./sep.js";
+
+export class Shape {
+  constructor(name) {
+    this.name = name;
+  }
+
+  /** Old doc. */
+  describe() {
+    return this.name;
+  }
+
+  area() {
+    return 0;
+  }
+}
+
+export class Circle {
+  describe() {
+    return "circle";
+  }
+}
+''',
+        '''class Shape {
+  // ... existing code ...
+
+  /** New doc. */
+  describe() {
+    return "NEW " + this.name;
+  }
+}
+''',
+        '''  describe() {
+    return "NEW";
+  }
+''',
+        '''  area() {
+    return 1; // NEW
+  }
+
+  perimeter() {
+    return 4;
+  }
+''',
+        '''import { sep } from "./sep.js";
+import { join } from "./join.js";
+
+class Shape {
+  // ...
+  /** New doc. */
+  describe() {
+    return join(sep, "NEW");
+  }
+}
+''',
+        'import { join } from "./join.js";',
         "/** Old doc. */",
         "/** New doc. */",
     ),

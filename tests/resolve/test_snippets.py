@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
-from lsp_server.resolve.snippets import is_fragment, place_snippet
+from lsp_server.resolve.snippets import MAX_DEFINITIONS, is_fragment, place_snippet
 from tests.resolve.snippet_samples import SAMPLES
 
 LANGS = sorted(SAMPLES)
@@ -37,7 +37,7 @@ def test_method_inside_an_elided_class_replaces_only_that_method(lang):
     assert all(p.match is MatchKind.SNIPPET for p in edit.placements)
 
 
-@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("lang", [lang for lang in LANGS if lang != "go"])
 def test_bare_method_matching_two_classes_is_ambiguous_and_names_both(lang):
     s = SAMPLES[lang]
     with pytest.raises(PlacementError) as err:
@@ -87,6 +87,19 @@ def test_placing_a_snippet_twice_changes_nothing_the_second_time(lang):
     s = SAMPLES[lang]
     once = place_snippet(s.file, s.path, s.elided_class).text
     assert place_snippet(once, s.path, s.elided_class).text == once
+
+
+def test_a_go_function_without_a_receiver_is_not_taken_for_a_method():
+    s = SAMPLES["go"]
+    out = place_snippet(s.file, s.path, s.bare_describe).text
+    assert out == s.file + "\n" + s.bare_describe  # new, at the end: the methods stay
+
+
+def test_a_go_method_matches_its_receivers_only():
+    s = SAMPLES["go"]
+    snippet = "func (c *Circle) Describe() string {\n\treturn \"NEW\"\n}\n"
+    out = place_snippet(s.file, s.path, snippet).text
+    assert out == s.file.replace('fmt.Sprint("circle")', '"NEW"')
 
 
 def test_decorators_go_with_the_definition_they_belong_to():
@@ -277,3 +290,178 @@ def test_replacing_one_function_changes_only_its_lines(generated, main_guard):
     assert out.startswith(file[:start])
     assert out.endswith(file[end:])
     assert out[start : len(out) - (len(file) - end)] == snippet
+
+
+def test_a_snippet_that_does_not_parse_is_refused():
+    file = "def f():\n    return 1\n"
+    with pytest.raises(PlacementError) as err:
+        place_snippet(file, "a.py", "def f(:\n    return 2\n")
+    assert err.value.failure.code is ErrorCode.PARSER_FAILED
+    assert err.value.failure.details["lines"] == [1]
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGS if lang != "go"])
+def test_a_new_member_shown_without_its_class_or_a_neighbour_is_refused(lang):
+    s = SAMPLES[lang]
+    lone = s.area_and_new[s.area_and_new.lower().index("\n\n") + 2 :]  # `perimeter` alone
+    with pytest.raises(PlacementError) as err:
+        place_snippet(s.file, s.path, lone)
+    assert err.value.failure.code is ErrorCode.TARGET_NOT_FOUND
+    assert "class" in err.value.failure.message
+
+
+def test_a_rewrite_that_renames_a_function_is_the_whole_file():
+    file = "import os\n\n\ndef old_name():\n    return 1\n\n\ndef other():\n    return 2\n"
+    rewrite = file.replace("old_name", "new_name")
+    assert not is_fragment(file, "a.py", rewrite)
+
+
+def test_new_definitions_without_the_files_imports_are_a_fragment():
+    file = "import os\n\n\ndef f():\n    return os.sep\n\n\ndef g():\n    return 2\n"
+    assert is_fragment(file, "a.py", "def f():\n    return 1\n\n\ndef h():\n    return 3\n")
+
+
+def test_a_merged_class_takes_the_decorator_the_snippet_restates():
+    file = (
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass P:\n    x: int\n    y: int\n\n"
+        "    def norm(self):\n        return self.x\n"
+    )
+    snippet = "@dataclass(frozen=True)\nclass P:\n    x: int\n    y: int\n    z: int = 0\n"
+    out = place_snippet(file, "a.py", snippet).text
+    assert out == file.replace("@dataclass\n", "@dataclass(frozen=True)\n").replace(
+        "    y: int\n", "    y: int\n    z: int = 0\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "file", "snippet", "expected"),
+    [
+        (
+            "a.cpp",
+            "class Shape {\npublic:\n    int area() const {\n        return 0;\n    }\n};\n",
+            "int area() const {\n    return 1;\n}\n",
+            "class Shape {\npublic:\n    int area() const {\n        return 1;\n    }\n};\n",
+        ),
+        (
+            "a.rb",
+            "class Shape\n  def area\n    0\n  end\nend\n",
+            "def area\n  1\nend\n",
+            "class Shape\n  def area\n    1\n  end\nend\n",
+        ),
+    ],
+)
+def test_an_unindented_method_matches_its_one_namesake_in_a_class(path, file, snippet, expected):
+    assert place_snippet(file, path, snippet).text == expected
+
+
+def test_a_python_function_without_self_is_not_taken_for_a_method():
+    file = "class Repo:\n    def save(self, data):\n        return 1\n"
+    out = place_snippet(file, "a.py", "def save(data):\n    return 2\n").text
+    assert out == file + "\n\ndef save(data):\n    return 2\n"
+
+
+def test_a_trait_impl_is_not_merged_into_the_inherent_impl():
+    file = "pub struct S;\n\nimpl S {\n    pub fn new() -> Self {\n        S\n    }\n}\n"
+    snippet = (
+        "impl std::fmt::Display for S {\n    fn fmt(&self, f: &mut std::fmt::Formatter) "
+        "-> std::fmt::Result {\n        write!(f, \"S\")\n    }\n}\n"
+    )
+    out = place_snippet(file, "lib.rs", snippet).text
+    assert out == file + "\n" + snippet
+
+
+def test_an_overloaded_function_is_replaced_at_its_definition_not_its_signatures():
+    file = (
+        "export function f(a: string): string;\nexport function f(a: number): number;\n"
+        "export function f(a: any): any {\n  return a;\n}\n"
+    )
+    out = place_snippet(file, "a.ts", "export function f(a: any): any {\n  return a ?? 0;\n}\n")
+    assert out.text == file.replace("return a;", "return a ?? 0;")
+
+
+def test_a_class_shown_without_its_members_never_empties_the_files():
+    file = "class A:\n    def f(self):\n        return 1\n"
+    out = place_snippet(file, "a.py", "class A(Base):\n    ...\n").text
+    assert out == "class A(Base):\n    def f(self):\n        return 1\n"
+    with pytest.raises(PlacementError) as err:
+        place_snippet(file, "a.py", "class A(Base):\n    pass\n")
+    assert err.value.failure.code is ErrorCode.TEXT_NOT_FOUND
+
+
+def test_a_snippet_of_very_many_definitions_is_refused_and_is_no_fragment():
+    many = "".join(f"def f{k}():\n    return {k}\n\n\n" for k in range(MAX_DEFINITIONS + 1))
+    with pytest.raises(PlacementError) as err:
+        place_snippet("def g():\n    pass\n", "a.py", many)
+    assert err.value.failure.code is ErrorCode.CONTENT_TOO_LARGE
+    assert not is_fragment("def g():\n    pass\n", "a.py", many)
+
+
+STRAY = {
+    "python": 'print("stray")',
+    "javascript": 'console.log("stray");',
+    "typescript": 'console.log("stray");',
+    "tsx": 'console.log("stray");',
+    "go": 'fmt.Println("stray")',
+    "rust": 'println!("stray");',
+    "java": 'System.out.println("stray");',
+    "csharp": 'Console.WriteLine("stray");',
+    "ruby": 'puts "stray"',
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_statement_the_file_lacks_refuses_the_snippet_in_every_language(lang):
+    s = SAMPLES[lang]
+    with pytest.raises(PlacementError) as err:
+        place_snippet(s.file, s.path, s.elided_class + "\n" + STRAY[lang] + "\n")
+    failure = err.value.failure
+    # a statement where the language allows one is looked for by the text ladder; where it
+    # does not (Go, Rust, Java), the snippet does not parse: refused either way, never dropped
+    assert failure.code in (ErrorCode.TEXT_NOT_FOUND, ErrorCode.PARSER_FAILED)
+    if failure.code is ErrorCode.TEXT_NOT_FOUND:
+        assert "stray" in failure.message
+
+
+@st.composite
+def _class_module(draw):
+    names = draw(_NAMES)
+    methods = []
+    for name in names:
+        lines = [f"    def {name}(self, x):"]
+        for stmt in draw(_BODY):
+            lines += ["        " + s for s in stmt.split("\n")]
+        methods.append("\n".join(lines) + "\n")
+    pick = draw(st.integers(0, len(names) - 1))
+    body = ["    def " + names[pick] + "(self, x, y=0):", "        return y  # changed"]
+    marker = draw(st.sampled_from(["    # ... existing code ...", "    ...", None]))
+    snippet = "class Box:\n" + (marker + "\n" if marker else "") + "\n".join(body) + "\n"
+    return methods, pick, snippet
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_class_module())
+def test_a_class_snippet_eliding_the_rest_changes_only_its_one_method(generated):
+    methods, pick, snippet = generated
+    file = "import os\n\n\nclass Box:\n" + "\n".join(methods) + "\n\ndef after():\n    pass\n"
+    out = place_snippet(file, "m.py", snippet).text
+    start = file.index(methods[pick])
+    end = start + len(methods[pick])
+    assert out.startswith(file[:start]) and out.endswith(file[end:])
+    new = snippet.split("\n", 1)[1].split("\n")
+    new_method = "\n".join(ln for ln in new if "def " in ln or "changed" in ln) + "\n"
+    assert out[start : len(out) - (len(file) - end)] == new_method
+
+
+def test_a_function_local_to_a_component_is_matched_when_the_file_has_no_other():
+    file = (
+        'import { useState } from "react";\n\nexport default function Form() {\n'
+        '  const [v, setV] = useState("");\n\n  const handleSubmit = (e) => {\n'
+        "    e.preventDefault();\n  };\n\n  return <form onSubmit={handleSubmit} />;\n}\n"
+    )
+    snippet = "const handleSubmit = async (e) => {\n  e.preventDefault();\n  await save(v);\n};\n"
+    out = place_snippet(file, "src/Form.jsx", snippet).text
+    assert out == file.replace(
+        "  const handleSubmit = (e) => {\n    e.preventDefault();\n  };\n",
+        "  const handleSubmit = async (e) => {\n    e.preventDefault();\n"
+        "    await save(v);\n  };\n",
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -83,7 +84,8 @@ _SNIPPETS = {
         "x = 1", "    y = 2", "        return z", "def f(a, b):", "class K:", "else:",
         "@decorator", "(", ")", "[", "]", "{", "}", '"""', "'''", '"', "'", "# comment",
         "#", "value = call(1,", "    2)", "\\", "if x:", "    pass", "", "print('(')",
-        'doc = """one line"""', "z = {'k': [1, (2, 3)]}", "elif y:", "except:",
+        'doc = """one line"""', "z = {'k': [1, (2, 3)]}", "elif y:", "except:", "\x0c",
+        "w = 1 \x0c v = 2",
     ],
     "typescript": [
         "let x = 1;", "  y = 2;", "function f(a: number) {", "}", "{", "(", ")", "[", "]",
@@ -158,6 +160,18 @@ def test_the_check_agrees_with_parsing_whole_files(language: str, data: st.DataO
 
 
 @pytest.mark.parametrize("language", ["python", "typescript", "go"])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_edits_spread_over_a_file_agree_too(language: str, data: st.DataObject) -> None:
+    """The same property with every edit taken through the path for edits spread over a
+    big file (changed lines found by a line diff), which small files rarely reach."""
+    old, new = data.draw(_cases(language))
+    with mock.patch.object(syntax_check, "_SPLIT_CHARS", 0):
+        if syntax_check.regional_clean(old, new, language):
+            assert not _oracle(old, new, language)
+
+
+@pytest.mark.parametrize("language", ["python", "typescript", "go"])
 def test_the_regional_check_decides_ordinary_edits_alone(language: str) -> None:
     """Not vacuous: an edit that keeps the code valid, deep in a file, is cleared without
     a whole-file parse (the property above would hold if it never decided anything)."""
@@ -224,6 +238,26 @@ def test_an_edit_next_to_an_error_already_there_is_not_blamed() -> None:
     assert [w for w in plan.warnings if w.type is WarningType.SYNTAX_BROKEN]
 
 
+def test_a_last_line_without_newline_is_not_an_equal_line() -> None:
+    """Found by the property above: appending "\n(" to a file must not read as the file's
+    last (empty, unterminated) line kept and "(" added after it."""
+    old = "x = 1\n\ndef f():\n    return 1\n\n\n"
+    new = old + "\n("
+    for split in (4096, 0):
+        with mock.patch.object(syntax_check, "_SPLIT_CHARS", split):
+            assert not syntax_check.regional_clean(old, new, "python")
+    assert _verdict(old, new, "python") and _oracle(old, new, "python")
+
+
+def test_crlf_files_are_read_as_their_lines() -> None:
+    old = _source("python", 3, 60, slice(0, 2)).replace("\n", "\r\n")
+    new = old.replace("    out = []\r\n", "    out = list()\r\n", 1)
+    assert new != old and not _oracle(old, new, "python")
+    assert syntax_check.regional_clean(old, new, "python")
+    broken = old.replace("    out = []\r\n", "    out = [\r\n", 1)
+    assert _verdict(old, broken, "python") and _oracle(old, broken, "python")
+
+
 def test_a_string_opened_before_the_edit_is_a_doubt_not_a_verdict() -> None:
     """Code-looking lines inside a long string: the text before the edit is not at top
     level, so the regions alone prove nothing, and the whole-file parse decides."""
@@ -231,3 +265,51 @@ def test_a_string_opened_before_the_edit_is_a_doubt_not_a_verdict() -> None:
     new = old.replace("def g():", "def g(:")
     assert not syntax_check.regional_clean(old, new, "python")
     assert _verdict(old, new, "python") == _oracle(old, new, "python")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab\n", max_size=3000),
+    st.text(alphabet="ab\n", max_size=40),
+    st.text(alphabet="ab\n", max_size=40),
+    st.integers(0, 3000),
+)
+def test_common_prefix_and_suffix_match_a_character_walk(
+    base: str, left: str, right: str, cut: int
+) -> None:
+    a = base
+    b = base[:cut] + left + base[cut + len(right) :]  # long shared runs, as edits leave them
+    walk = 0
+    while walk < min(len(a), len(b)) and a[walk] == b[walk]:
+        walk += 1
+    assert syntax.common_prefix(a, b) == walk
+    assert syntax.common_prefix(a.encode(), b.encode()) == walk
+    for limit in (min(len(a), len(b)), min(len(a), len(b)) - walk):
+        tail = 0
+        while tail < limit and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+            tail += 1
+        assert syntax.common_suffix(a, b, limit) == tail
+
+
+def test_an_edit_cleared_once_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server plans one reply many times: the second verdict is remembered."""
+    old = _source("python", 5, 80, slice(0, 2))
+    new = old.replace("    out = []\n", "    out = list()\n", 1)
+    syntax.forget_all()
+    assert syntax_check.new_errors(old, new, "k.py", "python") is None
+    calls: list[tuple[str, str, str]] = []
+    real = syntax_check.regional_clean
+
+    def counted(a: str, b: str, language: str) -> bool:
+        calls.append((a, b, language))
+        return real(a, b, language)
+
+    monkeypatch.setattr(syntax_check, "regional_clean", counted)
+    assert syntax_check.new_errors(old, new, "k.py", "python") is None
+    assert not calls
+    broken = new.replace("    out = list()\n", "    out = list(\n", 1)
+    assert syntax_check.new_errors(old, broken, "k.py", "python") is not None
+    assert calls  # a different text is checked afresh

@@ -19,4 +19,11 @@ return {
   -- replyFiles (defaults in editors/README.md), e.g.
   -- vim.lsp.config('llm_patch', { settings = { llmPatch = { atomic = false } } }).
   settings = { llmPatch = vim.empty_dict() },
+  -- Change annotations: the server marks the placements it is not sure of (a fuzzy match, a
+  -- code snippet placed by its definitions' names, a preview) as needing confirmation. Neovim
+  -- applies annotated edits without asking; the plugin asks first (0.11 merges this into the
+  -- default capabilities; the plugin does the same on 0.10).
+  capabilities = {
+    workspace = { workspaceEdit = { documentChanges = true, changeAnnotationSupport = { groupsOnLabel = false } } },
+  },
 }

@@ -78,6 +78,7 @@ check('code action: "1 edit", not "1 edits"', (said[1] or {}).msg and said[1].ms
 -- An edit pinned to an older version of a buffer is refused whole, whatever the version
 -- (Neovim's own check skips version 0 and every document after the first).
 local handler = client.handlers['workspace/applyEdit']
+local answer
 local uri = vim.uri_from_bufnr(i18n)
 local other = vim.uri_from_fname(root .. '/notes/reply.llm.md')
 local function text_edit(u, version, text)
@@ -85,7 +86,7 @@ local function text_edit(u, version, text)
 end
 local before = lines(i18n)
 local reply_before = lines(reply_buf)
-local answer = handler(nil, { edit = { documentChanges = { text_edit(uri, 0, 'STALE\n') } } }, { client_id = client.id })
+answer = handler(nil, { edit = { documentChanges = { text_edit(uri, 0, 'STALE\n') } } }, { client_id = client.id })
 check('version 0 of a changed buffer: refused', answer.applied == false and answer.failureReason:find('src/i18n.py changed since the patch was planned', 1, true) ~= nil, vim.inspect(answer))
 eq('version 0 of a changed buffer: nothing applied', before, lines(i18n))
 local current = vim.lsp.util.buf_versions[reply_buf]
@@ -109,6 +110,19 @@ result = T.run('unsaved buffer without filetype', 'LlmPatchApply')
 eq('unsaved buffer without filetype: the edit lands on its unsaved text', { '# another', '# line', 'version = 1', 'channel = beta' }, lines(version_buf))
 check('unsaved buffer without filetype: reported applied', result.report and result.report.ok, vim.inspect(result.report))
 
+-- a file with unsaved changes in a buffer the server cannot be shown (a special 'buftype'): the
+-- command names it as dirty and the server refuses to plan it from disk
+vim.fn.writefile({ 'x = 1' }, root .. '/src/special.py')
+local special = vim.api.nvim_create_buf(true, false)
+vim.api.nvim_buf_set_name(special, root .. '/src/special.py')
+vim.bo[special].buftype = 'acwrite'
+vim.api.nvim_buf_set_lines(special, 0, -1, false, { '# typed, unsaved', 'x = 1' })
+vim.fn.setreg('+', table.concat(T.search_replace('src/special.py', { 'x = 1' }, { 'x = 2' }), '\n'))
+result = T.run('a file changed in a buffer the server cannot see', 'LlmPatchApply')
+check('a file changed in a buffer the server cannot see: refused', result.report and result.report.ok == false, vim.inspect(result.report))
+eq('a file changed in a buffer the server cannot see: untouched', { '# typed, unsaved', 'x = 1' }, lines(special))
+vim.api.nvim_buf_delete(special, { force = true })
+
 -- ---- file operations ---------------------------------------------------------------------
 
 vim.cmd.edit('src/old.py')
@@ -118,7 +132,13 @@ vim.fn.setreg('+', '*** Begin Patch\n*** Delete File: src/old.py\n*** End Patch\
 local asked = #T.questions
 result = T.run('delete an unsaved file', 'LlmPatchApply')
 check('delete an unsaved file: refused', result.report and result.report.ok == false, vim.inspect(result.report))
-check('delete an unsaved file: the message names the file', T.last_note().msg:find('src/old.py has unsaved changes', 1, true) ~= nil, T.last_note().msg)
+local said = T.last_note().msg
+check('delete an unsaved file: the message names the file and its unsaved changes', said:find('src/old.py', 1, true) ~= nil and said:find('unsaved', 1, true) ~= nil, said)
+-- the plugin refuses it too, whatever the server sent
+answer = handler(nil, { edit = { documentChanges = { { kind = 'delete', uri = vim.uri_from_bufnr(old) } } } }, { client_id = client.id })
+check('a delete of an unsaved buffer reaching the editor: refused naming it', answer.applied == false and answer.failureReason:find('src/old.py has unsaved changes', 1, true) ~= nil, vim.inspect(answer))
+answer = handler(nil, { edit = { documentChanges = { { kind = 'rename', oldUri = vim.uri_from_bufnr(old), newUri = vim.uri_from_fname(root .. '/src/new_name.py') } } } }, { client_id = client.id })
+check('a move of an unsaved buffer reaching the editor: refused naming it', answer.applied == false and answer.failureReason:find('src/old.py has unsaved changes', 1, true) ~= nil, vim.inspect(answer))
 check('delete an unsaved file: the file stays on disk', vim.uv.fs_stat(root .. '/src/old.py') ~= nil)
 eq('delete an unsaved file: the unsaved work stays', { 'x = 2  # unsaved work' }, vim.api.nvim_buf_is_valid(old) and lines(old) or {})
 eq('delete an unsaved file: not even asked', asked, #T.questions)

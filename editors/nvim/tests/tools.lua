@@ -19,6 +19,7 @@ local app_py = {
 local root = T.project({
   ['src/app.py'] = app_py,
   ['src/util.py'] = { 'def one():', '    return 1' },
+  ['src/twin.py'] = app_py, -- defines greet too: a snippet naming no file is ambiguous
   ['notes/reply.llm.md'] = { 'placeholder' },
 })
 
@@ -194,6 +195,41 @@ check('untitled reply buffer: its text is sent, not a uri', type(first.text) == 
 eq('untitled reply buffer: the target is the alternate buffer', vim.uri_from_bufnr(app), first.target)
 eq('untitled reply buffer: applied', '    return "hello " + name', lines(app)[2])
 client.request = request
+vim.api.nvim_buf_call(app, function()
+  vim.cmd('silent undo')
+end)
+
+-- the target end to end: a snippet that names no file, with `greet` defined in two files, lands
+-- in the caller's buffer — the current one for a register, the alternate one for a reply buffer
+local snippet = {
+  'Here is the friendlier greeting:',
+  '',
+  '```python',
+  'def greet(name):',
+  '    return "welcome " + name',
+  '```',
+}
+vim.cmd.edit('src/twin.py')
+local twin = vim.api.nvim_get_current_buf()
+vim.fn.setreg('+', table.concat(snippet, '\n') .. '\n')
+-- a snippet is placed by its definitions' names, not by quoted text: asked first
+T.answers = { 2 }
+result = T.run('snippet placement declined', 'LlmPatchApply')
+check('snippet placement: asked first', (T.questions[#T.questions] or ''):find('confirm before applying', 1, true) ~= nil and T.questions[#T.questions]:find('snippet', 1, true) ~= nil, T.questions[#T.questions])
+eq('snippet placement declined: nothing applied', app_py, lines(twin))
+check('snippet placement declined: reported not applied', result.report and result.report.ok == false, vim.inspect(result.report))
+result = T.run('pathless snippet from a register', 'LlmPatchApply')
+eq('pathless snippet from a register: lands in the current buffer', '    return "welcome " + name', lines(twin)[2])
+eq('pathless snippet from a register: the other file untouched', app_py, lines(app))
+vim.api.nvim_buf_call(twin, function()
+  vim.cmd('silent undo')
+end)
+vim.api.nvim_set_current_buf(app)
+vim.cmd('enew')
+vim.api.nvim_buf_set_lines(0, 0, -1, false, snippet)
+result = T.run('pathless snippet in a reply buffer', '%LlmPatchApply')
+eq('pathless snippet in a reply buffer: lands in the alternate buffer', '    return "welcome " + name', lines(app)[2])
+eq('pathless snippet in a reply buffer: the other file untouched', app_py, lines(twin))
 vim.api.nvim_buf_call(app, function()
   vim.cmd('silent undo')
 end)

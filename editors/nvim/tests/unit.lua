@@ -205,6 +205,24 @@ eq('lsp/llm_patch.lua starts `llm-patch serve`', { 'llm-patch', 'serve' }, lsp_c
 check('lsp/llm_patch.lua has no filetypes filter', lsp_cfg.filetypes == nil)
 check('lsp/llm_patch.lua has root markers', vim.tbl_contains(lsp_cfg.root_markers, '.git'))
 
+-- a server that cannot start is said once, not on every buffer entered
+local said = {}
+local notify = vim.notify
+vim.notify = function(msg)
+  said[#said + 1] = msg
+end
+require('llm_patch').setup({ lsp = { cmd = { 'no-such-llm-patch-binary', 'serve' } } })
+local dir = vim.fn.tempname()
+vim.fn.mkdir(dir, 'p')
+for _, name in ipairs({ 'a.txt', 'b.txt', 'a.txt' }) do
+  vim.cmd.edit(dir .. '/' .. name)
+end
+vim.notify = notify
+check('a missing server: said once', #said == 1 and said[1]:find('no-such-llm-patch-binary', 1, true) ~= nil, vim.inspect(said))
+require('llm_patch').setup({ autostart = false })
+vim.cmd('silent %bwipeout!')
+vim.fn.delete(dir, 'rf')
+
 -- the help: doc/tags is shipped and lists every tag of doc/llm_patch.txt
 local doc = vim.fs.dirname(script_dir) .. '/doc'
 local want_tags = {}

@@ -132,6 +132,54 @@ function M.confirm(ops)
   return vim.fn.confirm(question, '&Yes\n&No', 2, 'Question') == 1
 end
 
+--- The change annotations an edit uses that ask for confirmation, as "label: description".
+function M.to_confirm(edit)
+  local annotations = edit.changeAnnotations
+  if type(annotations) ~= 'table' then
+    return {}
+  end
+  local used = {}
+  local function note(id)
+    if type(id) == 'string' then
+      used[id] = true
+    end
+  end
+  for _, change in ipairs(edit.documentChanges or {}) do
+    note(change.annotationId)
+    for _, e in ipairs(change.edits or {}) do
+      note(e.annotationId)
+    end
+  end
+  for _, edits in pairs(edit.changes or {}) do
+    for _, e in ipairs(edits) do
+      note(e.annotationId)
+    end
+  end
+  local out = {}
+  for id in pairs(used) do
+    local a = annotations[id]
+    if type(a) == 'table' and a.needsConfirmation == true then
+      local desc = type(a.description) == 'string' and a.description ~= '' and (': ' .. a.description) or ''
+      out[#out + 1] = tostring(a.label) .. desc
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+--- One question for the placements the server is not sure of (Neovim would apply them
+--- without asking).
+function M.confirm_uncertain(labels)
+  if #labels == 0 then
+    return true
+  end
+  local lines = vim.tbl_map(function(l)
+    return '  ' .. l
+  end, labels)
+  local question = ('llm-patch: confirm before applying (not found by exact quotes, or a preview):\n%s\nApply?'):format(table.concat(lines, '\n'))
+  return vim.fn.confirm(question, '&Yes\n&No', 2, 'Question') == 1
+end
+
 --- The nearest existing ancestor of a path and the directories below it that `mkdir -p`
 --- would create (deepest last), so undo can remove only what the patch made.
 local function missing_dirs(dir)
@@ -192,6 +240,9 @@ function M.apply(edit, client, attach)
   if reason then
     -- said once, by the report the server answers with (its failure names this reason)
     return { applied = false, failureReason = reason }
+  end
+  if not M.confirm_uncertain(M.to_confirm(edit)) then
+    return { applied = false, failureReason = 'declined; nothing was applied' }
   end
   if not M.confirm(ops) then
     return { applied = false, failureReason = 'the file operations were declined; nothing was applied' }

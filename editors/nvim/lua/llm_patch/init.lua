@@ -192,6 +192,13 @@ end
 --- meanwhile are left to the report. `on_done(err, result)` gets the answer.
 function M.execute(client, command, args, bufnr, on_done)
   server.sync(client)
+  local dirty = server.unsent_changes(client)
+  if #dirty > 0 and type(args[1]) == 'table' and command ~= 'llmPatch.buildDiff' then
+    -- files with unsaved changes the server cannot be shown (a special buffer of a file): a
+    -- block on one is refused as stale instead of planned from the disk
+    args = vim.deepcopy(args)
+    args[1].dirty = dirty
+  end
   edit.begin()
   server.quiet = server.quiet + 1
   local ok = server.request(client, 'workspace/executeCommand', { command = command, arguments = args }, function(err, result)
@@ -239,8 +246,10 @@ function M.code_action_command(client, command, ctx)
     reply = { bufnr = b, line_offset = source.range and source.range.start.line or 0 }
   end
   local options = type(args[2]) == 'table' and args[2] or {}
-  if name == 'llmPatch.applyBlock' and options.preview then
-    -- Neovim cannot show the server's confirmation (change annotations): ask here.
+  local annotated = vim.tbl_get(client, 'capabilities', 'workspace', 'workspaceEdit', 'changeAnnotationSupport') ~= nil
+  if name == 'llmPatch.applyBlock' and options.preview and not annotated then
+    -- a client started without change annotations (a hand-written config) gets no
+    -- confirmation from the server's edit (edit.lua asks for those): ask here.
     local question = ('llm-patch: %s?'):format(command.title or 'apply this block')
     if vim.fn.confirm(question, '&Yes\n&No', 2, 'Question') ~= 1 then
       notify('llm-patch: not applied')
@@ -418,6 +427,7 @@ function M.on_lsp_attach(client, bufnr)
 end
 
 local group = vim.api.nvim_create_augroup('llm_patch', { clear = true })
+local start_errors = {}
 
 --- Options, and (by default) attach the server to every file buffer as it opens.
 function M.setup(opts)
@@ -434,7 +444,8 @@ function M.setup(opts)
         local client, err = server.start(ev.buf)
         if client then
           server.attach(client, ev.buf)
-        elseif err then
+        elseif err and not start_errors[err] then
+          start_errors[err] = true -- said once, not on every buffer entered
           notify('llm-patch: ' .. err, vim.log.levels.ERROR)
         end
       end,

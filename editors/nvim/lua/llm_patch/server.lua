@@ -65,6 +65,8 @@ function M.config()
   end
   local cfg = vim.tbl_deep_extend('force', base, M.opts.lsp or {})
   cfg.name = M.NAME
+  -- 0.10 takes `capabilities` instead of the defaults, not over them
+  cfg.capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), cfg.capabilities or {})
   return cfg
 end
 
@@ -152,6 +154,11 @@ end
 --- The client for a buffer's workspace: found, or started without waiting for it.
 ---@return table|nil client, string|nil error
 function M.start(bufnr)
+  for _, c in ipairs(M.all()) do
+    if c.attached_buffers and c.attached_buffers[bufnr] then
+      return c -- the common case (every BufEnter): no configuration to resolve, no root to find
+    end
+  end
   local cfg = M.config()
   local root = M.root_of(bufnr, cfg)
   local client = M.find(bufnr, root)
@@ -163,6 +170,7 @@ function M.start(bufnr)
   if has_011 then
     ok, id = pcall(vim.lsp.start, cfg, {
       attach = false,
+      silent = true, -- the plugin says why, once
       reuse_client = function(c, conf)
         return c.name == conf.name and not stopped(c) and same_dir(c.config.root_dir, conf.root_dir)
       end,
@@ -195,6 +203,25 @@ function M.sync(client)
     M.attach(client, b)
   end
   M.flush(client)
+end
+
+--- URIs of files with unsaved changes in buffers the client does not see (a buffer of a file
+--- with a special 'buftype', such as acwrite): the server must not plan them from disk.
+function M.unsent_changes(client)
+  local out = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(b)
+    if
+      vim.api.nvim_buf_is_loaded(b)
+      and vim.bo[b].modified
+      and name ~= ''
+      and not name:match('^%a[%w+.-]*://')
+      and not vim.lsp.buf_is_attached(b, client.id)
+    then
+      out[#out + 1] = vim.uri_from_fname(name)
+    end
+  end
+  return out
 end
 
 function M.initialized(client)
