@@ -64,9 +64,6 @@ _ALIASES = {
 _PATCH_KEYS = ("input", "patch", "command", "cmd", "arguments")
 _BEGIN_LINE = re.compile(r"^[ \t]*\*\*\* Begin Patch[ \t]*$", re.MULTILINE)
 _OPERATION_TYPE = re.compile(r'"type"\s*:\s*"(?:create|update|delete)_file"')
-# a SEARCH marker's end (`------- SEARCH`, `<<<<<<< SEARCH`) inside JSON text that does not
-# parse, where lines are not separated; a fixed-length start keeps the search linear
-_SEARCH_MARKER = re.compile(r"[-<]{3} ?SEARCH")
 
 
 class MalformedCall(Exception):
@@ -149,7 +146,8 @@ def agent_format(text: str) -> Format | None:
         return Format.CLAUDE_CODE
     if '"file_path"' in text and '"content"' in text:
         return Format.CLAUDE_CODE
-    if '"diff"' in text and _SEARCH_MARKER.search(text):
+    # Cline's start marker anywhere: in JSON text the diff's lines are not lines yet
+    if '"diff"' in text and CLINE_SYNTAX.start.search(text):
         return Format.CLINE
     return None
 
