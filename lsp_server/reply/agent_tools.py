@@ -146,6 +146,7 @@ def agent_format(text: str) -> Format | None:
         return Format.CLAUDE_CODE
     if '"file_path"' in text and '"content"' in text:
         return Format.CLAUDE_CODE
+    # Cline's start marker anywhere: in JSON text the diff's lines are not lines yet
     if '"diff"' in text and CLINE_SYNTAX.start.search(text):
         return Format.CLINE
     return None
