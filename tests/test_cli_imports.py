@@ -48,8 +48,18 @@ def under(modules: list[str], prefix: str) -> list[str]:
             "notes.txt",
             "one\ntwo\n",
             "notes.txt\n```\n<<<<<<< SEARCH\none\n=======\nuno\n>>>>>>> REPLACE\n```\n",
-            # a fence may also be a whole file or a chat window's snippet: both finders look
-            {"search_replace", "whole_file", "snippets"},
+            # the SEARCH/REPLACE block claims the fence, so the finders that read fenced
+            # bodies one by one (whole files, chat snippets) do not run; whole_file's check
+            # for stray marker lines in fences does
+            {"search_replace", "whole_file"},
+        ),
+        (
+            "notes.txt",
+            "one\ntwo\n",
+            "notes.txt\n```\nuno\ntwo\n```\n",
+            # a fence no other format claims is a whole file; once it is, the snippet
+            # finder has no fence left to read
+            {"whole_file"},
         ),
         (
             "notes.txt",

@@ -22,6 +22,9 @@ How a finder is listed in `FINDERS`, and what it may rely on:
   where they are syntax, list-item fences dedented), one line for one so that line
   numbers hold: `common.prefix_spaces` for a format with a prefix column (diff, V4A),
   `common.indent_spaces` for one whose leading blanks are never content (JSON).
+* `per_fence=True` says every block the finder returns covers a fence's opening line (it
+  reads fenced bodies, one block per fence): it is skipped when earlier finders have
+  claimed the opening line of every fence, since all it could find would be dropped.
 """
 
 from __future__ import annotations
@@ -63,6 +66,10 @@ class Gated:
     module: str
     needs: tuple[str | re.Pattern[str], ...]
     view: Callable[[list[str]], list[str]] | None = None
+    # every block the finder returns covers the opening line of a fence (it reads fenced
+    # bodies, one block per fence): once earlier finders have claimed every fence's opening
+    # line, all it could find would be dropped, so it is not run
+    per_fence: bool = False
 
     def may_find(self, lines: ReplyLines) -> bool:
         text = lines.text
@@ -139,9 +146,9 @@ FINDERS: tuple[FindBlocks | Gated, ...] = (
     Gated("structural", (re.compile(r"(?i)target[_ -]?(?:node|path)"),)),  # its header
     # a git header, or `--- a` over `+++ b`
     Gated("unified_diff", ("diff --git ", "+++ "), prefix_spaces),
-    Gated("whole_file", _FENCED),
+    Gated("whole_file", _FENCED, per_fence=True),
     # a chat window's code block of whole definitions, with no path of its own
-    Gated("snippets", _FENCED, indent_spaces),
+    Gated("snippets", _FENCED, indent_spaces, per_fence=True),
 )
 
 
@@ -199,6 +206,8 @@ def parse_reply(text: str) -> ParsedReply:
         if isinstance(entry, Gated):
             if not entry.may_find(lines):
                 continue
+            if entry.per_fence and all(_claimed(starts, claimed, f.start) for f in lines.fences):
+                continue
             finder = entry.find_blocks
             if entry.view is not None:
                 finder = functools.partial(_in_view, finder, entry.view)
@@ -234,6 +243,12 @@ def parse_reply(text: str) -> ParsedReply:
             ),
         )
     return ParsedReply(blocks)
+
+
+def _claimed(starts: list[int], claimed: list[tuple[int, int]], index: int) -> bool:
+    """Is the 0-based line `index` inside one of the `claimed` 1-based spans?"""
+    k = bisect.bisect_right(starts, index + 1)
+    return k > 0 and claimed[k - 1][1] >= index + 1
 
 
 def _in_view(

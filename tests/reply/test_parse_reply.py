@@ -155,6 +155,20 @@ def test_a_closed_gate_means_the_finder_finds_nothing(text):
             assert _finder(entry)(_view(entry, list(lines))) == [], entry.module
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(replies())
+def test_a_per_fence_finders_blocks_each_cover_a_fences_opening_line(text):
+    """What `per_fence=True` promises, and parse_reply relies on to skip the finder once
+    every fence's opening line is claimed."""
+    lines = read_web_spaces(text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
+    openers = {f.start + 1 for f in find_fences(lines)}
+    for entry in FINDERS:
+        if isinstance(entry, Gated) and entry.per_fence:
+            for block in _finder(entry)(_view(entry, list(lines))):
+                lo, hi = block.reply_lines
+                assert any(lo <= k <= hi for k in openers), (entry.module, block)
+
+
 @settings(max_examples=300, deadline=None)
 @given(replies())
 def test_shared_fences_are_the_ones_found_on_plain_lines_and_survive_dedenting(text):
