@@ -100,7 +100,8 @@ class Lexis:
 
 _DQ = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
 _SQ = r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
-_C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?\*/"
+# a block comment left open runs to the end of the text, taking the end marker with it
+_C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?\*/|/\*[\s\S]*"
 
 _PYTHON = Lexis(
     skip=re.compile(

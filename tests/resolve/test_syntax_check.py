@@ -249,6 +249,18 @@ def test_a_last_line_without_newline_is_not_an_equal_line() -> None:
     assert _verdict(old, new, "python") and _oracle(old, new, "python")
 
 
+@pytest.mark.parametrize("language", ["go", "typescript"])
+def test_a_block_comment_left_open_before_the_edit_is_a_doubt(language: str) -> None:
+    """Balanced code inside an unclosed `/*`: the text before the edit is not at top
+    level, though every bracket in it is matched."""
+    word = {"go": "func", "typescript": "function"}[language]
+    old = "".join(f"{word} {name}() {{}}\n\n" for name in ("f", "g", "h"))
+    new = old.replace(f"{word} g()", f"{word} k()")
+    assert syntax_check.regional_clean(old, new, language)  # closed: cleared alone
+    old, new = "/* open\n" + old, "/* open\n" + new
+    assert not syntax_check.regional_clean(old, new, language)
+
+
 def test_crlf_files_are_read_as_their_lines() -> None:
     old = _source("python", 3, 60, slice(0, 2)).replace("\n", "\r\n")
     new = old.replace("    out = []\r\n", "    out = list()\r\n", 1)
