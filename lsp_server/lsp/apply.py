@@ -155,13 +155,13 @@ async def _apply(
         # to pin, so the editor cannot check it
         stale = await ls.run_work(changed_on_disk, analysis.root, analysis.reads, content=True)
         if stale:
-            return await _refuse_stale(ls, analysis, stale)
+            return await _refuse_changed(ls, analysis, stale, DISK_STALE_MESSAGE)
         # nothing awaits between this look and the send: no change can slip in between
         moved = guards.moved_documents(ls, analysis, built.files)
         if not moved:
             return await _send(ls, analysis, built, unsupported)
         logger.info("%s changed in the editor while the patch was planned", ", ".join(moved))
-    return await _refuse_moved(ls, analysis, moved)
+    return await _refuse_changed(ls, analysis, moved, MOVED_MESSAGE)
 
 
 async def _plan_and_build(
@@ -242,17 +242,18 @@ async def report(ls: LlmPatchServer, plan: Plan, **kwargs: Any) -> dict[str, Any
     return await ls.run_work(report_json, plan, **kwargs)
 
 
-async def _refuse_stale(ls: LlmPatchServer, analysis: Analysis, stale: list[str]) -> dict[str, Any]:
-    """Files the plan read changed on disk before the edit was sent: send nothing."""
-    names = ", ".join(stale)
-    message = f"{names} {DISK_STALE_MESSAGE}"
+async def _refuse_changed(
+    ls: LlmPatchServer, analysis: Analysis, paths: list[str], why: str
+) -> dict[str, Any]:
+    """Files the plan read changed before the edit was sent (on disk: DISK_STALE_MESSAGE;
+    in the editor, again and again while planning: MOVED_MESSAGE): send nothing."""
+    message = f"{', '.join(paths)} {why}"
     ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
     ls.stats.conflicts += 1
     failures = {
-        path: Failure(ErrorCode.STALE_VERSION, f"{path} {DISK_STALE_MESSAGE}", {"path": path})
-        for path in stale
+        path: Failure(ErrorCode.STALE_VERSION, f"{path} {why}", {"path": path}) for path in paths
     }
-    error = Failure(ErrorCode.STALE_VERSION, message, {"paths": stale})
+    error = Failure(ErrorCode.STALE_VERSION, message, {"paths": paths})
     return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
 
 
@@ -271,20 +272,6 @@ async def _refuse_unsaved(
         )
     paths = list(dict.fromkeys(d.path for d in lost))
     error = Failure(ErrorCode.STALE_VERSION, message, {"paths": paths, "unsaved": True})
-    return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
-
-
-async def _refuse_moved(ls: LlmPatchServer, analysis: Analysis, moved: list[str]) -> dict[str, Any]:
-    """Documents kept changing in the editor while the patch was planned: send nothing."""
-    names = ", ".join(moved)
-    message = f"{names} {MOVED_MESSAGE}"
-    ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
-    ls.stats.conflicts += 1
-    failures = {
-        path: Failure(ErrorCode.STALE_VERSION, f"{path} {MOVED_MESSAGE}", {"path": path})
-        for path in moved
-    }
-    error = Failure(ErrorCode.STALE_VERSION, message, {"paths": moved})
     return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
 
 
