@@ -41,7 +41,7 @@ def _syntax_warning(key: str, old: str, new: str) -> PlanWarning | None:
     `syntax_check.new_errors` answers from the changed regions when it can prove the
     edit broke nothing, and parses the whole texts otherwise (see that module).
     """
-    from lsp_server.resolve import syntax, syntax_check  # tree-sitter: see _resolve_block
+    from lsp_server.resolve import syntax, syntax_check  # tree-sitter: only when checked
 
     language = syntax.language_for(key)
     if language is None:
