@@ -7,66 +7,12 @@
 -- in the clipboard register, :LlmPatchApply, `u`), prints one `ok`/`FAIL` line per check and
 -- exits non-zero on any failure. tests/editors/test_nvim.py runs it from pytest.
 
-local script_dir = vim.fs.dirname(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p'))
-local plugin_dir = vim.fs.dirname(script_dir)
-vim.opt.runtimepath:prepend(plugin_dir)
-vim.o.swapfile = false
-vim.o.shortmess = vim.o.shortmess .. 'F'
-
-local server_cmd = vim.json.decode(os.getenv('LLM_PATCH_SERVER') or '["llm-patch","serve"]')
-local has_011 = vim.fn.has('nvim-0.11') == 1
-
-local failures, passed = 0, 0
-local function check(name, cond, detail)
-  if cond then
-    passed = passed + 1
-    io.stdout:write('ok - ' .. name .. '\n')
-  else
-    failures = failures + 1
-    io.stdout:write('FAIL - ' .. name .. (detail and (': ' .. detail) or '') .. '\n')
-  end
-end
-
-local function eq(name, want, got)
-  check(name, vim.deep_equal(want, got), ('\n  want %s\n  got  %s'):format(vim.inspect(want), vim.inspect(got)))
-end
-
--- Notifications are part of what the user sees: record them.
-local notes = {}
-vim.notify = function(msg, level)
-  notes[#notes + 1] = { msg = msg, level = level }
-  io.stdout:write('  notify[' .. tostring(level) .. '] ' .. msg .. '\n')
-end
-
--- File operations are confirmed with vim.fn.confirm: record the questions, answer yes.
-local questions = {}
-vim.fn.confirm = function(msg)
-  questions[#questions + 1] = msg
-  io.stdout:write('  confirm: ' .. msg:gsub('\n', ' | ') .. '\n')
-  return 1
-end
-
--- A clipboard provider (a headless CI machine has none), so the default register `+` works.
-local clipboard = { ['+'] = { {}, 'v' }, ['*'] = { {}, 'v' } }
-vim.g.clipboard = {
-  name = 'e2e',
-  copy = {
-    ['+'] = function(lines, regtype)
-      clipboard['+'] = { lines, regtype }
-    end,
-    ['*'] = function(lines, regtype)
-      clipboard['*'] = { lines, regtype }
-    end,
-  },
-  paste = {
-    ['+'] = function()
-      return clipboard['+']
-    end,
-    ['*'] = function()
-      return clipboard['*']
-    end,
-  },
-}
+-- The set-up every real-server script shares: runtimepath, ok/FAIL lines, recorded
+-- notifications, confirmation questions answered "Yes", a clipboard for a headless machine.
+local T = dofile(vim.fs.dirname(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p')) .. '/harness.lua')
+local server_cmd, has_011 = T.server_cmd, T.has_011
+local check, eq = T.check, T.eq
+local notes, questions = T.notes, T.questions
 
 -- ---- the project ----------------------------------------------------------------------------
 
@@ -179,9 +125,7 @@ local function run_and_wait(cmd)
   return done or {}
 end
 
-local function lines(buf)
-  return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-end
+local lines = T.lines
 
 local function undo(buf)
   vim.api.nvim_buf_call(buf, function()
@@ -433,6 +377,5 @@ local before_notes = #notes
 vim.cmd('LlmPatchApply b')
 check('empty register: a warning, nothing sent', #notes == before_notes + 1 and notes[#notes].msg:find('CLIPBOARD_MISSING', 1, true) ~= nil, vim.inspect(notes[#notes]))
 
-io.stdout:write(('%d passed, %d failed\n'):format(passed, failures))
-vim.fn.delete(root, 'rf')
-os.exit(failures == 0 and 0 or 1)
+T.root = root -- removed by T.finish
+T.finish()

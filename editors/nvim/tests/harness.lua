@@ -1,4 +1,4 @@
--- What the real-server test scripts share (safety.lua, tools.lua): `ok`/`FAIL` lines, the
+-- What the real-server test scripts share (e2e.lua, safety.lua, tools.lua): `ok`/`FAIL` lines, the
 -- notifications a user would see, a clipboard for a headless machine, answers to the
 -- plugin's confirmation questions, a throwaway project, waiting for the plugin's events.
 --
