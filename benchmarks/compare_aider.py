@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_ladder import outcome_of
-from benchmarks.report import _num
+from benchmarks.report import fill_section, num
 from benchmarks.timing import sample, summary
 from benchmarks.workloads import LANGUAGES, generate, make_cases, occurrences
 from lsp_server.lines import text_lines
@@ -192,22 +192,15 @@ def markdown(results: dict[str, Any]) -> str:
         o, a = r["ours"], r["aider"]
         lines.append(
             f"| {r['language']} | {r['lines']:,} | {r['rung']} "
-            f"| {'✓' if o['correct'] else '✗'} {o['outcome']} | {_num(o['median_ms'])} "
-            f"| {'✓' if a['correct'] else '✗'} {a['outcome']} | {_num(a['median_ms'])} "
+            f"| {'✓' if o['correct'] else '✗'} {o['outcome']} | {num(o['median_ms'])} "
+            f"| {'✓' if a['correct'] else '✗'} {a['outcome']} | {num(a['median_ms'])} "
             f"| {r['aider_over_ours']} |"
         )
     return "\n".join(lines) + "\n"
 
 
 def update_readme(results: dict[str, Any]) -> None:
-    readme = HERE / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    start, end = text.find(BEGIN), text.find(END)
-    if start < 0 or end < 0:
-        raise SystemExit(f"{readme} has no {BEGIN} … {END} section to fill")
-    readme.write_text(
-        text[: start + len(BEGIN)] + "\n" + markdown(results) + text[end:], encoding="utf-8"
-    )
+    fill_section(HERE / "README.md", BEGIN, END, markdown(results))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report import _num
+from benchmarks.report import fill_section, num
 from benchmarks.timing import load_average, summary
 from benchmarks.workloads import Workload, generate, make_cases
 
@@ -463,10 +463,10 @@ def markdown(results: dict[str, Any]) -> str:
     ]
     for row in results["rows"]:
         name = row["tool"] + (f" ({row['version']})" if row["version"] else "")
-        cells = " | ".join(_num(row["sizes"][s]["median_ms"]) for s in sizes)
+        cells = " | ".join(num(row["sizes"][s]["median_ms"]) for s in sizes)
         ratios = " / ".join(f"{row['llm_patch_over_this'][s]:g}" for s in sizes)
         right = "yes" if row["correct"] else f"**no** ({row['wrong_results']} wrong)"
-        cpu = " / ".join(_num(row["sizes"][s]["child_cpu_median_ms"]) for s in sizes)
+        cpu = " / ".join(num(row["sizes"][s]["child_cpu_median_ms"]) for s in sizes)
         cpu = cpu if row["kind"] == "process" else ""
         lines.append(
             f"| {name} | {row['kind']} | {right} | {cells} | {row['exponent']} | {ratios} | {cpu} |"
@@ -478,14 +478,7 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def update_readme(results: dict[str, Any]) -> None:
-    readme = HERE / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    start, end = text.find(BEGIN), text.find(END)
-    if start < 0 or end < 0:
-        raise SystemExit(f"{readme} has no {BEGIN} … {END} section to fill")
-    readme.write_text(
-        text[: start + len(BEGIN)] + "\n" + markdown(results) + text[end:], encoding="utf-8"
-    )
+    fill_section(HERE / "README.md", BEGIN, END, markdown(results))
 
 
 def main(argv: list[str] | None = None) -> int:

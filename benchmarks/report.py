@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -105,10 +104,10 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
 def _ms(summary: dict[str, Any] | None) -> str:
     if not summary:
         return "–"
-    return f"{_num(summary['median_ms'])} ({_num(summary['p95_ms'])})"
+    return f"{num(summary['median_ms'])} ({num(summary['p95_ms'])})"
 
 
-def _num(x: float) -> str:
+def num(x: float) -> str:
     if x >= 100:
         return f"{x:.0f}"
     if x >= 10:
@@ -139,8 +138,8 @@ def markdown(results: dict[str, Any]) -> str:
     rows = []
     for t in results.get("targets", []):
         verdict = {True: "met", False: "**missed**", None: "not measured"}[t["met"]]
-        measured = "–" if t["measured"] is None else f"{_num(t['measured'])} {t['unit']}"
-        rows.append([t["target"], f"≤ {_num(t['limit'])} {t['unit']}", measured, verdict,
+        measured = "–" if t["measured"] is None else f"{num(t['measured'])} {t['unit']}"
+        rows.append([t["target"], f"≤ {num(t['limit'])} {t['unit']}", measured, verdict,
                      t["how"]])
     lines += _table(["target", "limit", "measured", "verdict", "how"], rows)
 
@@ -217,12 +216,12 @@ def markdown(results: dict[str, Any]) -> str:
         lines += ["", "### Language server (stdio, real process)", ""]
         body = [
             ["start → initialize response", _ms(lsp["start"]),
-             f"server CPU {_num(lsp['start_cpu']['median_ms'])} ms"
-             + (f"; first start (empty code cache) {_num(lsp['first_start_ms'])} ms"
+             f"server CPU {num(lsp['start_cpu']['median_ms'])} ms"
+             + (f"; first start (empty code cache) {num(lsp['first_start_ms'])} ms"
                 if "first_start_ms" in lsp else "")],
             [f"code action → workspace/applyEdit ({trip['blocks']} blocks, {trip['files']} open "
              "files)", _ms(trip["round_trip"]),
-             f"first (cold) {_num(trip['first_round_trip_ms'])} ms; "
+             f"first (cold) {num(trip['first_round_trip_ms'])} ms; "
              f"correct: {'yes' if trip['correct'] else 'no'}"],
             ["of which the code action request", _ms(trip["code_action"]), ""],
             ["`llmPatch.apply {text}` → workspace/applyEdit", _ms(trip["command"]), ""],
@@ -235,8 +234,8 @@ def markdown(results: dict[str, Any]) -> str:
             body.append(
                 [f"keystroke (`didChange`) in a {typing['document_mb']} MB open document",
                  _ms(typing["keystroke"]),
-                 f"server CPU {_num(typing['cpu_per_keystroke_ms'])} ms per keystroke; the "
-                 f"first (counts the lines once) {_num(typing['first_keystroke_ms'])} ms"
+                 f"server CPU {num(typing['cpu_per_keystroke_ms'])} ms per keystroke; the "
+                 f"first (counts the lines once) {num(typing['first_keystroke_ms'])} ms"
                  + (f"; measured apart, {typing['run']['date']} on {typing['run']['commit']}"
                     if typing.get("run") else "")])
         lines += _table(["what", "median (p95)", "notes"], body)
@@ -245,13 +244,18 @@ def markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def update_readme(readme: Path, results: dict[str, Any]) -> None:
+def fill_section(readme: Path, begin: str, end: str, body: str) -> None:
+    """Put `body` between the `begin` and `end` markers of `readme` (each benchmark command
+    owns one such section, so its run rewrites only its own numbers)."""
     text = readme.read_text(encoding="utf-8")
-    block = f"{BEGIN}\n{markdown(results)}{END}"
-    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.DOTALL)
-    if not pattern.search(text):
-        raise SystemExit(f"{readme} has no {BEGIN} … {END} section to fill")
-    readme.write_text(pattern.sub(lambda _: block, text), encoding="utf-8")
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < start:
+        raise SystemExit(f"{readme} has no {begin} … {end} section to fill")
+    readme.write_text(text[: start + len(begin)] + "\n" + body + text[stop:], encoding="utf-8")
+
+
+def update_readme(readme: Path, results: dict[str, Any]) -> None:
+    fill_section(readme, BEGIN, END, markdown(results))
 
 
 def compare(old: dict[str, Any], new: dict[str, Any]) -> str:
