@@ -38,7 +38,7 @@ from lsp_server.model import (
 from lsp_server.plan_state import FileState, PlanState, missing, net_changes
 from lsp_server.plan_warnings import set_aside_code_samples, warnings_for
 from lsp_server.resolve import lazy_merge, placeholders
-from lsp_server.resolve.hunks import apply_hunks, rebuild
+from lsp_server.resolve.hunks import HunksResult, apply_hunks, rebuild
 from lsp_server.workspace import SnapshotSource
 
 MAX_BLOCK_BYTES = 1_000_000
@@ -292,16 +292,7 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             result=edit.result,
         )
 
-    result = apply_hunks(
-        f.text,
-        block.hunks,
-        ordered=block.format in ORDERED_FORMATS,
-        simultaneous=block.simultaneous,
-        fuzzy_threshold=options.fuzzy_threshold,
-        clipboards=state.clipboards,
-        inline=block.format in INLINE_FORMATS,
-        eol_from=f.base,
-    )
+    result = _apply_block_hunks(f.text, f.base, block, options, state.clipboards)
     f.text = result.text
     f.blocks.append(block.index)
     kind = result.match
@@ -315,6 +306,26 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
         placements=result.placements,
         already_applied=result.already_applied,
         score=result.score if kind is MatchKind.FUZZY else None,
+    )
+
+
+def _apply_block_hunks(
+    text: str,
+    base: str | None,
+    block: EditBlock,
+    options: PlanOptions,
+    clipboards: dict[str, str],
+) -> HunksResult:
+    """`apply_hunks` with what the block's format and the options say about its hunks."""
+    return apply_hunks(
+        text,
+        block.hunks,
+        ordered=block.format in ORDERED_FORMATS,
+        simultaneous=block.simultaneous,
+        fuzzy_threshold=options.fuzzy_threshold,
+        clipboards=clipboards,
+        inline=block.format in INLINE_FORMATS,
+        eol_from=base,
     )
 
 
@@ -390,16 +401,8 @@ def _moved_already(
     if not block.hunks:
         return True
     try:
-        result = apply_hunks(
-            d.text,
-            block.hunks,
-            ordered=block.format in ORDERED_FORMATS,
-            simultaneous=block.simultaneous,
-            fuzzy_threshold=options.fuzzy_threshold,
-            clipboards=dict(state.clipboards),
-            inline=block.format in INLINE_FORMATS,
-            eol_from=d.base,
-        )
+        # a copy of the clipboards: this is a look, not a placement
+        result = _apply_block_hunks(d.text, d.base, block, options, dict(state.clipboards))
     except PlacementError:
         return False
     return result.already_applied
