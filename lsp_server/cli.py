@@ -135,11 +135,13 @@ def _place(args: argparse.Namespace) -> int:
     """`apply` and `check`."""
     # the engine loads here rather than with this module: `serve` parses its arguments
     # here too, and answers the editor's `initialize` before it needs the engine
-    from lsp_server import journal
+    from lsp_server import boot, journal
     from lsp_server.disk import WriteError, workspace_lock
     from lsp_server.plan import PlanOptions, plan_reply
     from lsp_server.reply import MAX_REPLY_BYTES, decode_reply, parse_reply
     from lsp_server.writer import write_plan
+
+    boot.finish()  # the engine is loaded: collection back on (see lsp_server.boot)
 
     root = Path(args.root)
     if not root.is_dir():
@@ -256,8 +258,10 @@ def _recovery_words(recovery: Recovery) -> str:
 
 def _recover(args: argparse.Namespace) -> int:
     """`recover`: what an apply killed half-way left behind, finished or undone."""
-    from lsp_server import journal  # with the writer: see _place
+    from lsp_server import boot, journal  # with the writer: see _place
     from lsp_server.disk import WriteError
+
+    boot.finish()
 
     root = Path(args.root)
     if not root.is_dir():

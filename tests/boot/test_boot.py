@@ -53,3 +53,47 @@ def test_with_the_cache_off_nothing_is_patched() -> None:
     result = _probe(dict(os.environ, LLM_PATCH_CODE_CACHE="off"))
     assert result["patched"] == []
     assert result["paused"] and result["resumed"]  # the pause does not depend on the cache
+
+
+COMMAND_PROBE = r"""
+import gc, json, sys
+seen = {}
+class Watch:  # notes whether collection was paused when the command's own module loaded
+    def find_spec(self, name, path=None, target=None):
+        if name == "lsp_server.cli":
+            seen["paused_at_cli_import"] = not gc.isenabled()
+        return None
+sys.meta_path.insert(0, Watch())
+from lsp_server import boot
+sys.argv = ["llm-patch", *sys.argv[1:]]
+try:
+    boot.main()
+except SystemExit as exc:
+    seen["code"] = exc.code
+seen["resumed"] = gc.isenabled()
+seen["frozen"] = gc.get_freeze_count() > 0
+print(json.dumps(seen))
+"""
+
+
+def test_the_console_script_starts_in_boot_main() -> None:
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["llm-patch"] == "lsp_server.boot:main"
+
+
+def test_the_command_loads_with_collection_paused_and_resumes_it(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    reply = tmp_path / "reply.md"
+    reply.write_text(
+        "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", COMMAND_PROBE, "check", str(reply), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seen = json.loads(out.stdout.splitlines()[-1])
+    assert seen == {"paused_at_cli_import": True, "code": 0, "resumed": True, "frozen": True}
