@@ -25,8 +25,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from lsp_server.model import ErrorCode, Failure
 
@@ -214,8 +214,7 @@ def fsync_folder(fd: int) -> None:
             raise
 
 
-@dataclass(frozen=True)
-class Metadata:
+class Metadata(NamedTuple):  # not a dataclass: see journal.Entry
     """What a replacement must keep of the file it replaces, besides the name."""
 
     mode: int

@@ -23,8 +23,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from lsp_server.disk import (
     BACKUP_SUFFIX,
@@ -55,8 +55,10 @@ _SAVING_NAME = re.compile(r"\.llm-patch-[0-9a-f]{16}\.journal\Z")
 _LEGACY_TEMP = re.compile(r"\.llm-patch-[a-z0-9_]{8}\Z")
 
 
-@dataclass(frozen=True)
-class Entry:
+# The journal's records are NamedTuples rather than dataclasses: every apply defines them
+# as it starts, and a NamedTuple costs a quarter as much to define (benchmarks/README.md,
+# "What an apply waits for").
+class Entry(NamedTuple):
     """One file name the apply changes, in the real folder (symlinks resolved) that holds it."""
 
     folder: str  # root-relative, "" for the root
@@ -67,16 +69,14 @@ class Entry:
     temp_ino: int | None = None  # the new text's inode, known from `commit` on
 
 
-@dataclass(frozen=True)
-class Journal:
+class Journal(NamedTuple):
     state: str
     entries: tuple[Entry, ...]
-    dirs: tuple[str, ...] = ()  # folders the apply creates, outermost first
-    pid: int = field(default_factory=os.getpid)
+    dirs: tuple[str, ...]  # folders the apply creates, outermost first
+    pid: int  # the process that wrote it
 
 
-@dataclass(frozen=True)
-class Recovery:
+class Recovery(NamedTuple):
     """What a recovery did: `rolled back`, `completed`, or `nothing` to do."""
 
     outcome: str
@@ -92,7 +92,7 @@ def save(folders: Folders, journal: Journal) -> None:
             "state": journal.state,
             "pid": journal.pid,
             "dirs": list(journal.dirs),
-            "entries": [asdict(e) for e in journal.entries],
+            "entries": [e._asdict() for e in journal.entries],
         }
     ).encode()
     root = folders.root_fd
@@ -186,9 +186,9 @@ def _damaged(why: str) -> WriteError:
 def with_inodes(journal: Journal, inodes: dict[int, int]) -> Journal:
     """The journal in state `commit`, each new text's inode recorded (by entry position)."""
     entries = tuple(
-        replace(e, temp_ino=inodes.get(i, e.temp_ino)) for i, e in enumerate(journal.entries)
+        e._replace(temp_ino=inodes.get(i, e.temp_ino)) for i, e in enumerate(journal.entries)
     )
-    return replace(journal, state=COMMIT, entries=entries)
+    return journal._replace(state=COMMIT, entries=entries)
 
 
 def undo(journal: Journal, folders: Folders) -> tuple[list[str], int]:

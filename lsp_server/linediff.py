@@ -18,7 +18,7 @@ import difflib
 import itertools
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lsp_server.lines import split_lsp_lines
 
@@ -354,8 +354,7 @@ def longest_increasing(values: Sequence[int]) -> list[int]:
 # --- character edits ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class OffsetEdit:
+class OffsetEdit(NamedTuple):  # not a dataclass: see journal.Entry
     """Replace old[start:end] with `text`; offsets are code points into the old text."""
 
     start: int

@@ -37,7 +37,6 @@ from lsp_server.model import (
 )
 from lsp_server.plan_state import FileState, PlanState, missing, net_changes
 from lsp_server.plan_warnings import set_aside_code_samples, warnings_for
-from lsp_server.resolve import lazy_merge, placeholders
 from lsp_server.resolve.hunks import HunksResult, apply_hunks, rebuild
 from lsp_server.workspace import SnapshotSource
 
@@ -195,6 +194,9 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
     if action in (Action.CREATE, Action.OVERWRITE) or (action is Action.LAZY and f.text is None):
         if f.snap.is_dir and f.text is None:
             raise missing(key, "cannot write a file over a directory", f.snap)
+        # whole-file blocks only: a reply of SEARCH/REPLACE edits never loads the merge
+        from lsp_server.resolve import placeholders
+
         if action is Action.LAZY and placeholders.has_placeholder(block.content or "", key):
             raise missing(
                 key,
@@ -253,6 +255,8 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
         )
 
     if action is Action.LAZY:
+        from lsp_server.resolve import lazy_merge  # whole-file blocks only, as above
+
         old_lf = to_lf(f.text)
         merged = lazy_merge.merge(old_lf, block.content or "", key)
         if merged.match is MatchKind.OVERWRITE:

@@ -138,7 +138,7 @@ class _Transaction:
             )
             for t in targets
         )
-        record = Journal(journal.PREPARE, entries, tuple(self.dirs))
+        record = Journal(journal.PREPARE, entries, tuple(self.dirs), os.getpid())
         try:
             journal.save(self.folders, record)
         except OSError as err:
@@ -158,7 +158,7 @@ class _Transaction:
                 self._rename(t, e)
             self._make_durable(targets)
             self._recheck(targets, entries)
-            self._save(Journal(journal.COMMITTED, record.entries, record.dirs), targets[0].path)
+            self._save(record._replace(state=journal.COMMITTED), targets[0].path)
         except _Abort as err:
             self._roll_back(record, err.failure)
         except OSError as err:

@@ -20,7 +20,7 @@ with contextlib.redirect_stdout(io.StringIO()):
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
-NEVER = ("pygls", "lsprotocol", "lsp_server.lsp", "lsp_server.boot", "logging", "cattrs")
+NEVER = ("pygls", "lsprotocol", "lsp_server.lsp", "lsp_server.boot.codecache", "logging", "cattrs")
 
 
 def loaded(root: Path, reply: str) -> list[str]:

@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import gc
 
-from lsp_server.boot import codecache
-
 _paused = False
 
 
@@ -43,6 +41,8 @@ def pause() -> None:
 def begin() -> None:
     """Call first, before anything imports pygls or lsprotocol."""
     pause()
+    from lsp_server.boot import codecache  # the server's alone: `apply` never loads it
+
     codecache.install()
 
 
@@ -58,6 +58,8 @@ def finish() -> None:
 
 def save() -> bool:
     """Keep the code this process compiled for the next start; True when the cache was written."""
+    from lsp_server.boot import codecache
+
     return codecache.save()
 
 
