@@ -18,7 +18,7 @@ import difflib
 import itertools
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from lsp_server.lines import split_lsp_lines
 
@@ -47,6 +47,57 @@ def local_opcodes(
     and more are to come). Work is proportional to the number of splices, never
     quadratic."""
     return _splices(list(a), list(b), 0, 0, limit)
+
+
+_S = TypeVar("_S", str, bytes)
+
+
+def common_prefix(a: _S, b: _S) -> int:
+    """Length of the common prefix of two texts (or byte strings).
+
+    Chunks of doubling size are compared from the start, then the first unequal chunk is
+    halved: the comparisons run in C, and only about twice the common part is copied.
+    """
+    n = min(len(a), len(b))
+    i, k = 0, 1024
+    while i < n:
+        j = min(n, i + k)
+        if a[i:j] != b[i:j]:
+            break
+        i, k = j, 2 * k
+    else:
+        return n
+    lo, hi = i, min(n, i + k)  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def common_suffix(a: _S, b: _S, limit: int) -> int:
+    """Length of the common suffix of two texts, at most `limit`; as `common_prefix`,
+    from the end (reversing a big text to reuse `common_prefix` copies all of it)."""
+    la, lb = len(a), len(b)
+    n = min(limit, la, lb)
+    i, k = 0, 1024
+    while i < n:
+        j = min(n, i + k)
+        if a[la - j : la - i] != b[lb - j : lb - i]:
+            break
+        i, k = j, 2 * k
+    else:
+        return n
+    lo, hi = i, min(n, i + k)  # the last lo are equal, the last hi are not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def _common_tail(a: list[str], b: list[str]) -> int:
@@ -429,11 +480,17 @@ def _merge_touching(edits: list[OffsetEdit], old: str) -> list[OffsetEdit]:
 
 
 def unified_diff(
-    a: Sequence[str], b: Sequence[str], fromfile: str, tofile: str, context: int = 3
+    a: Sequence[str],
+    b: Sequence[str],
+    fromfile: str,
+    tofile: str,
+    context: int = 3,
+    first_line: int = 0,
 ) -> Iterator[str]:
     """The lines of a unified diff of two line lists (lines keep their endings), in the
     layout `diff -u` and `difflib.unified_diff` use: hunks whose changes are at most
-    2 × `context` equal lines apart share one hunk."""
+    2 × `context` equal lines apart share one hunk. `first_line` is how many lines of
+    both files come before `a` and `b` (see `unified_text_diff`)."""
     ops = line_opcodes(a, b)
     if not ops:
         return
@@ -445,7 +502,8 @@ def unified_diff(
         j1 = first[3] - (first[1] - i1)  # the lines before a hunk are equal on both sides
         i2 = min(len(a), last[2] + context)
         j2 = last[4] + (i2 - last[2])
-        yield f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@\n"
+        k = first_line
+        yield f"@@ -{_range(k + i1, k + i2)} +{_range(k + j1, k + j2)} @@\n"
         i = i1
         for _, o1, o2, p1, p2 in hunk:
             for line in a[i:o1]:
@@ -457,6 +515,46 @@ def unified_diff(
             i = o2
         for line in a[i:i2]:
             yield " " + line
+
+
+def unified_text_diff(
+    old: str, new: str, fromfile: str, tofile: str, context: int = 3
+) -> Iterator[str]:
+    """`unified_diff` of two texts split into LSP lines, in time proportional to the change:
+    the equal text at both ends is found by comparing the texts in C (`common_prefix`),
+    and only the lines between, with `context` more on each side, are split and diffed.
+
+    The cuts are made just after a "\n", which ends a line whichever ending it belongs to,
+    so the lines kept are the very lines a whole split gives, and the diff is the same."""
+    if old == new:
+        return
+    head = common_prefix(old, new)
+    tail = common_suffix(old, new, min(len(old), len(new)) - head)
+    start = old.rfind("\n", 0, head) + 1  # the start of the line holding the first change
+    for _ in range(context):
+        if start == 0:
+            break
+        start = old.rfind("\n", 0, start - 1) + 1
+    # the first line end inside the common tail ends the last changed line (a "\n" just
+    # before the tail may end a line that differs in the other text)
+    stop = len(old) - tail
+    for _ in range(context + 1):
+        cut = old.find("\n", stop)
+        if cut < 0:
+            stop = len(old)
+            break
+        stop = cut + 1
+    kept = len(old) - stop  # equal trailing characters left out, the same in both texts
+    breaks = old.count("\n", 0, start) + old.count("\r", 0, start)
+    lines_before = breaks - old.count("\r\n", 0, start)  # a "\r\n" ends one line
+    yield from unified_diff(
+        split_lsp_lines(old[start:stop]),
+        split_lsp_lines(new[start : len(new) - kept]),
+        fromfile,
+        tofile,
+        context,
+        lines_before,
+    )
 
 
 def _hunks(ops: list[Opcode], context: int) -> Iterator[list[Opcode]]:

@@ -18,8 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lsp_server.linediff import unified_diff
-from lsp_server.lines import split_lsp_lines
+from lsp_server.linediff import unified_text_diff
 from lsp_server.model import Failure, FileAction, FileChange, Plan, Status
 
 
@@ -28,10 +27,8 @@ def file_diff(change: FileChange) -> str:
     old_name = "/dev/null" if change.action is FileAction.CREATE else f"a/{change.path}"
     new_path = change.new_path or change.path
     new_name = "/dev/null" if change.action is FileAction.DELETE else f"b/{new_path}"
-    old = split_lsp_lines(change.old_text or "")
-    new = split_lsp_lines(change.new_text or "")
     lines = []
-    for line in unified_diff(old, new, old_name, new_name):
+    for line in unified_text_diff(change.old_text or "", change.new_text or "", old_name, new_name):
         # a diff's lines end in "\n" whatever the file's endings ("\r\n", or "\r" alone)
         if line.endswith("\r\n"):
             line = line[:-2] + "\n"

@@ -256,3 +256,35 @@ def test_a_rewrite_sharing_only_blank_lines_keeps_them_and_changes_the_rest():
     b = split_lsp_lines("".join(f"beta_{i} = {i * 7}\n\n" for i in range(pairs)))
     ops = line_opcodes(a, b)
     assert sum((i2 - i1) + (j2 - j1) for _, i1, i2, j1, j2 in ops) == 2 * pairs
+
+
+_PIECES = ["x = 1", "y", "", "}", "if a:", "\r", "\n", "\r\n", "\n", "\r\n", "\x0c", "\u2028"]
+
+
+@st.composite
+def edited_texts(draw):
+    """A text with every kind of line ending (and none at the end, sometimes) and a copy
+    with a few splices, some of which cut into an ending ("\\r" | "\\n")."""
+    rnd = draw(st.randoms(use_true_random=False))
+    old = "".join(rnd.choice(_PIECES) for _ in range(draw(st.integers(0, 300))))
+    new = old
+    for _ in range(draw(st.integers(0, 4))):
+        at = rnd.randint(0, len(new))
+        cut = rnd.randint(0, 6)
+        piece = "".join(rnd.choice(_PIECES) for _ in range(rnd.randint(0, 4)))
+        new = new[:at] + piece + new[at + cut :]
+    return old, new
+
+
+@settings(max_examples=500, deadline=None)
+@given(edited_texts(), st.integers(0, 4))
+@example(("a\r\nb\n", "a\rx\nb\n"), 3)  # the change splits a "\r\n"
+@example(("a\nb\nc", "a\nb\nd"), 3)  # no ending at the end
+@example(("", "a\n"), 3)
+@example(("a\n", ""), 0)
+def test_a_diff_of_texts_is_the_diff_of_all_their_lines(pair, context: int) -> None:
+    """Skipping the equal ends of the texts changes nothing: the same lines, the same
+    hunks, the same line numbers as diffing every line."""
+    old, new = pair
+    whole = list(unified_diff(split_lsp_lines(old), split_lsp_lines(new), "a/f", "b/f", context))
+    assert list(linediff.unified_text_diff(old, new, "a/f", "b/f", context)) == whole

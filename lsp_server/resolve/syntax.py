@@ -27,7 +27,7 @@ from collections.abc import Callable
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from lsp_server.linediff import local_opcodes
+from lsp_server.linediff import common_prefix, common_suffix, local_opcodes
 from lsp_server.model import ErrorCode
 from lsp_server.resolve import cache as text_cache
 from lsp_server.resolve import languages as L
@@ -315,57 +315,6 @@ def locked(fn: _F) -> _F:
 
 def encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
-
-
-_S = TypeVar("_S", str, bytes)
-
-
-def common_prefix(a: _S, b: _S) -> int:
-    """Length of the common prefix of two texts (or byte strings).
-
-    Chunks of doubling size are compared from the start, then the first unequal chunk is
-    halved: the comparisons run in C, and only about twice the common part is copied.
-    """
-    n = min(len(a), len(b))
-    i, k = 0, 1024
-    while i < n:
-        j = min(n, i + k)
-        if a[i:j] != b[i:j]:
-            break
-        i, k = j, 2 * k
-    else:
-        return n
-    lo, hi = i, min(n, i + k)  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if a[lo:mid] == b[lo:mid]:
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-def common_suffix(a: _S, b: _S, limit: int) -> int:
-    """Length of the common suffix of two texts, at most `limit`; as `common_prefix`,
-    from the end (reversing a big text to reuse `common_prefix` copies all of it)."""
-    la, lb = len(a), len(b)
-    n = min(limit, la, lb)
-    i, k = 0, 1024
-    while i < n:
-        j = min(n, i + k)
-        if a[la - j : la - i] != b[lb - j : lb - i]:
-            break
-        i, k = j, 2 * k
-    else:
-        return n
-    lo, hi = i, min(n, i + k)  # the last lo are equal, the last hi are not
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
-            lo = mid
-        else:
-            hi = mid
-    return lo
 
 
 # A changed span longer than this is split into the lines that really differ: a reply's
