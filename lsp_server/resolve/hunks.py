@@ -13,6 +13,7 @@ import difflib
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 from lsp_server.lines import (
     content,
@@ -35,7 +36,6 @@ from lsp_server.model import (
 from lsp_server.resolve import replacement
 from lsp_server.resolve.cache import TextCache
 from lsp_server.resolve.content_index import ContentIndex, candidates
-from lsp_server.resolve.counted import Counted, is_counted, place_counted
 from lsp_server.resolve.indent import infer_shift, swap_prefix
 from lsp_server.resolve.ladder import (
     DEFAULT_FUZZY_THRESHOLD,
@@ -46,6 +46,9 @@ from lsp_server.resolve.ladder import (
 )
 from lsp_server.resolve.reply_chars import plain_text
 
+if TYPE_CHECKING:
+    from lsp_server.resolve.counted import Counted
+
 
 def index_for(text: str, contents: list[str]) -> ContentIndex:
     """The ContentIndex of a text's contents, handed the text itself as the joined contents
@@ -53,8 +56,7 @@ def index_for(text: str, contents: list[str]) -> ContentIndex:
     return ContentIndex(contents, None if "\r" in text else text)
 
 
-@dataclass(frozen=True)
-class _Prepared:
+class _Prepared(NamedTuple):
     """What `FileText.of` derives from a text; shared through `_PREPARED`, never mutated.
 
     `lines` is None for a text without "\r": its lines are then its contents each with "\n"
@@ -218,8 +220,7 @@ class FileText:
         return True
 
 
-@dataclass(frozen=True)
-class HunksResult:
+class HunksResult(NamedTuple):
     text: str
     placements: tuple[Placement, ...]
     match: MatchKind
@@ -418,6 +419,12 @@ def _already_there(ft: FileText, new: str, old: str) -> bool:
     return len(shifted) == 1
 
 
+def is_counted(hunk: Hunk) -> bool:
+    """Whether the hunk asks for a count of places other than "exactly one" (placed by
+    `counted`, which is imported only for such a hunk)."""
+    return hunk.every or hunk.expected is not None
+
+
 def _final_newline(hunk: Hunk, new: str) -> bool | None:
     """A diff's `\\ No newline at end of file` shows as old/new texts that differ in it."""
     if hunk.old and new and hunk.old.endswith("\n") != new.endswith("\n"):
@@ -480,6 +487,8 @@ def apply_hunks(
                 cursor = placed.new_end_line or placed.end_line
                 continue
             if is_counted(hunk):
+                from lsp_server.resolve.counted import place_counted  # only counted hunks
+
                 counted = place_counted(
                     ft.contents, ft.terminated(), ft.index, hunk, new, inline
                 )

@@ -22,8 +22,7 @@ import difflib
 import itertools
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from lsp_server.model import (
     DEFAULT_FUZZY_THRESHOLD,
@@ -42,8 +41,7 @@ FUZZY_MARGIN = 0.05  # the best window must beat the runner-up by this much
 CLOSEST_FLOOR = 0.3  # below this similarity we do not call a region "closest"
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     """A located span [start, end) of file lines and how to shape the replacement."""
 
     start: int
@@ -62,14 +60,14 @@ class Match:
         return self.rows or tuple(range(self.start, self.start + n))
 
 
-@dataclass(frozen=True)
-class Hints:
+class Hints(NamedTuple):
     line: int | None = None  # 0-based line where the old text is expected
     anchors: tuple[str, ...] = ()
     at_eof: bool = False
     start_at: int = 0  # ordered hunks: never match before this line
 
 
+_NO_HINTS = Hints()
 
 
 def _not_found(message: str, details: dict[str, Any]) -> PlacementError:
@@ -143,7 +141,7 @@ def ambiguous_error(starts: list[int], n: int, how: MatchKind) -> PlacementError
 def locate(
     lines: Sequence[str],
     old: Sequence[str],
-    hints: Hints = Hints(),
+    hints: Hints = _NO_HINTS,
     *,
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
     exact_only: bool = False,

@@ -80,6 +80,7 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from lsp_server.linediff import longest_increasing
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
@@ -99,8 +100,7 @@ from lsp_server.resolve.placeholders import count_placeholder_lines, is_placehol
 # --- result --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LazyMerge:
+class LazyMerge(NamedTuple):
     """The merged text and how it was obtained: ELISION for a merge around placeholders or a
     restated definition, OVERWRITE when the snippet replaces the whole file."""
 
@@ -611,8 +611,7 @@ class _Merger:
         return _assemble(pieces)
 
 
-@dataclass(frozen=True)
-class _Piece:
+class _Piece(NamedTuple):
     """A run of output lines: kept from the file (K) or a snippet segment (C); for a segment,
     whether its first / last code line restates a file line (rather than being new)."""
 

@@ -32,8 +32,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from lsp_server.linediff import local_opcodes
 from lsp_server.model import PlacementError
@@ -52,8 +51,7 @@ _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
 _END = "\x00"
 
 
-@dataclass(frozen=True)
-class Lexis:
+class Lexis(NamedTuple):
     """What a language's text looks like to a reader that knows only where strings,
     comments and brackets are.
 
@@ -229,8 +227,7 @@ def _strict_json(text: str) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class _Window:
+class _Window(NamedTuple):
     """Old text `start:end` (new text `start + shift : end + new_shift`), holding the
     changed regions between old `first` and `last` (new `first + shift` and
     `last + new_shift`), which must be splits between top-level nodes."""
