@@ -77,6 +77,7 @@ Texts use "\\n" line endings; the caller maps to and from the file's own.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -677,7 +678,11 @@ def _join_blanks(
 
 # --- placeholder-free snippets: one restated definition --------------------------------------
 
-_PREPROCESSOR = re.compile(r"#\s*(?:include|define|if|ifdef|ifndef|endif|else|elif|pragma|undef)\b")
+
+@functools.cache
+def _preprocessor() -> re.Pattern[str]:
+    """A C preprocessor directive (compiled on first use, as every pattern here)."""
+    return re.compile(r"#\s*(?:include|define|if|ifdef|ifndef|endif|else|elif|pragma|undef)\b")
 
 
 def _is_prefix_line(line: str) -> bool:
@@ -685,7 +690,7 @@ def _is_prefix_line(line: str) -> bool:
     s = line.strip()
     if not s:
         return False
-    if s.startswith("#") and not s.startswith("#[") and _PREPROCESSOR.match(s):
+    if s.startswith("#") and not s.startswith("#[") and _preprocessor().match(s):
         return False
     return s.startswith(("//", "/*", "*", "#", "--", "<!--", "@", ";"))
 
