@@ -24,7 +24,6 @@ from typing import NamedTuple
 from lsp_server.lines import text_lines
 from lsp_server.model import ErrorCode, Hunk, PlacementError
 from lsp_server.resolve.content_index import ContentIndex, candidates
-from lsp_server.resolve.ladder import locate
 
 
 class Region(NamedTuple):
@@ -74,7 +73,10 @@ def place_counted(
         if want is not None and _already_there(contents, terminated, hunk.old, new, want, inline):
             return Counted(already_applied=True)
         # nothing there exactly: the exact rung's refusal names the closest region, as for
-        # any block (it searches what the search above did, so it finds nothing either)
+        # any block (it searches what the search above did, so it finds nothing either);
+        # the ladder is loaded for this refusal only
+        from lsp_server.resolve.ladder import locate
+
         try:
             locate(contents, text_lines(hunk.old), exact_only=True, index=index)
         except PlacementError as err:

@@ -24,6 +24,7 @@ from lsp_server.lines import (
     text_lines,
 )
 from lsp_server.model import (
+    DEFAULT_FUZZY_THRESHOLD,
     MATCH_STRENGTH,
     ErrorCode,
     Hunk,
@@ -33,17 +34,10 @@ from lsp_server.model import (
     PlacementError,
     Reindent,
 )
-from lsp_server.resolve import replacement
 from lsp_server.resolve.cache import TextCache
 from lsp_server.resolve.content_index import ContentIndex, candidates
 from lsp_server.resolve.indent import infer_shift, swap_prefix
-from lsp_server.resolve.ladder import (
-    DEFAULT_FUZZY_THRESHOLD,
-    Hints,
-    Match,
-    ambiguous_error,
-    locate,
-)
+from lsp_server.resolve.match import NO_HINTS, Hints, Match
 from lsp_server.resolve.reply_chars import plain_text
 
 if TYPE_CHECKING:
@@ -325,6 +319,8 @@ def _inline_match(ft: FileText, old: str) -> tuple[Match, str, str] | None:
     second = joined.find(old, first + 1)
     starts = list(itertools.accumulate((len(c) + 1 for c in ft.contents), initial=0))
     if second >= 0:
+        from lsp_server.resolve.ladder import ambiguous_error  # see `_place_one`
+
         where, at = [], first
         while at >= 0 and len(where) < 50:
             where.append(bisect.bisect_right(starts, at) - 1)
@@ -364,6 +360,11 @@ def _place_one(
         if found is not None:
             match, before, after = found
             return match, text_lines(before + new + after)
+    # the ladder is loaded by the first block that needs it: a block the single-exact path
+    # places (most of them) never does
+    from lsp_server.resolve import replacement
+    from lsp_server.resolve.ladder import locate
+
     old_lines = text_lines(hunk.old)
     new_lines = text_lines(new)
     match = locate(
@@ -747,10 +748,10 @@ def _apply_simultaneous(
                     ErrorCode.MALFORMED_BLOCK, "a replace patch needs a non-empty oldText"
                 )
             if hunk.to_clipboard is not None:
-                match, _ = _place_one(ft, hunk, "", Hints(), threshold, inline)
+                match, _ = _place_one(ft, hunk, "", NO_HINTS, threshold, inline)
                 clipboards[hunk.to_clipboard] = _captured(ft, match, hunk, inline)
                 new = _new_text(hunk, clipboards)
-            match, new_lines = _place_one(ft, hunk, new or "", Hints(), threshold, inline)
+            match, new_lines = _place_one(ft, hunk, new or "", NO_HINTS, threshold, inline)
             located.append((match.start, match.end, new_lines, hunk, match, h_i))
             if MATCH_STRENGTH[match.kind] > MATCH_STRENGTH[weakest]:
                 weakest = match.kind

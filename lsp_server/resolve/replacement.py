@@ -29,7 +29,7 @@ from typing import NamedTuple
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
 from lsp_server.resolve.content_index import ContentIndex
 from lsp_server.resolve.indent import TAB_WIDTH, indent_of, infer_shift, width
-from lsp_server.resolve.ladder import Match
+from lsp_server.resolve.match import Match
 from lsp_server.resolve.placeholders import is_placeholder_line
 
 _KEPT, _SKIPPED, _NEW = 0, 1, 2
