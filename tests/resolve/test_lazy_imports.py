@@ -23,8 +23,11 @@ LADDER = {
     "lsp_server.resolve.ladder",
     "lsp_server.resolve.replacement",
     "lsp_server.resolve.alignment",
+    "lsp_server.resolve.placeholders",  # the ladder reads `...` lines as elisions
 }
 COUNTED = {"lsp_server.resolve.counted"}
+# whole-file blocks only: never loaded by a hunk
+LAZY_MERGE = {"lsp_server.resolve.lazy_merge", "lsp_server.resolve.line_shape"}
 FILE = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
 
 
@@ -54,3 +57,4 @@ def test_a_block_loads_only_the_resolver_parts_it_needs(old, new, every, expecte
     text, modules = _apply(FILE, old, new, every)
     assert text == expected
     assert modules & (LADDER | COUNTED) == loads
+    assert not modules & LAZY_MERGE
