@@ -10,6 +10,7 @@ asked about often.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections import Counter
@@ -176,7 +177,14 @@ NORMALISERS = {
 }
 # Normalisations under which a normalised line is a substring of the line itself.
 _TRIMS = ("rstrip", "strip")
-_WORD = re.compile(r"\w+")
+
+
+@functools.cache
+def _word() -> re.Pattern[str]:
+    """A run of word characters (compiled on first use: only the folded rungs read words)."""
+    return re.compile(r"\w+")
+
+
 # Lookups per normalisation that scan the joined text before the line table is built.
 SEARCHES = 4
 # A scan gives up (and the line table is built instead) past this many hits.
@@ -248,7 +256,8 @@ def raw_candidates(index: ContentIndex, keys: list[str], how: str) -> list[int] 
     else:
         # collapsing white space and folding punctuation leave words alone: a line that
         # reads as the key holds the key's longest word
-        words = [(len(w), j, w) for j, k in enumerate(keys) for w in _WORD.findall(k)]
+        find = _word().findall
+        words = [(len(w), j, w) for j, k in enumerate(keys) for w in find(k)]
         if not words:
             return None
         _, anchor, key = max(words)

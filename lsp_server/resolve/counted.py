@@ -19,16 +19,14 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lsp_server.lines import text_lines
 from lsp_server.model import ErrorCode, Hunk, PlacementError
 from lsp_server.resolve.content_index import ContentIndex, candidates
-from lsp_server.resolve.ladder import locate
 
 
-@dataclass(frozen=True)
-class Region:
+class Region(NamedTuple):
     """File lines [start, end) and the contents that replace them; `spans` are the line
     spans [start, end) of the occurrences inside it (several on one line share a region)."""
 
@@ -41,18 +39,12 @@ class Region:
     final_newline: bool | None = None
 
 
-@dataclass(frozen=True)
-class Counted:
+class Counted(NamedTuple):
     """What a counted hunk does: `regions` to splice (top to bottom, not overlapping), or
     nothing because the change is already there (`already_applied`)."""
 
     regions: tuple[Region, ...] = ()
     already_applied: bool = False
-
-
-def is_counted(hunk: Hunk) -> bool:
-    """Whether the hunk asks for a count of places other than "exactly one"."""
-    return hunk.every or hunk.expected is not None
 
 
 def place_counted(
@@ -81,7 +73,10 @@ def place_counted(
         if want is not None and _already_there(contents, terminated, hunk.old, new, want, inline):
             return Counted(already_applied=True)
         # nothing there exactly: the exact rung's refusal names the closest region, as for
-        # any block (it searches what the search above did, so it finds nothing either)
+        # any block (it searches what the search above did, so it finds nothing either);
+        # the ladder is loaded for this refusal only
+        from lsp_server.resolve.ladder import locate
+
         try:
             locate(contents, text_lines(hunk.old), exact_only=True, index=index)
         except PlacementError as err:

@@ -13,6 +13,7 @@ import difflib
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 from lsp_server.lines import (
     content,
@@ -23,6 +24,7 @@ from lsp_server.lines import (
     text_lines,
 )
 from lsp_server.model import (
+    DEFAULT_FUZZY_THRESHOLD,
     MATCH_STRENGTH,
     ErrorCode,
     Hunk,
@@ -32,19 +34,14 @@ from lsp_server.model import (
     PlacementError,
     Reindent,
 )
-from lsp_server.resolve import replacement
 from lsp_server.resolve.cache import TextCache
 from lsp_server.resolve.content_index import ContentIndex, candidates
-from lsp_server.resolve.counted import Counted, is_counted, place_counted
 from lsp_server.resolve.indent import infer_shift, swap_prefix
-from lsp_server.resolve.ladder import (
-    DEFAULT_FUZZY_THRESHOLD,
-    Hints,
-    Match,
-    ambiguous_error,
-    locate,
-)
+from lsp_server.resolve.match import NO_HINTS, Hints, Match
 from lsp_server.resolve.reply_chars import plain_text
+
+if TYPE_CHECKING:
+    from lsp_server.resolve.counted import Counted
 
 
 def index_for(text: str, contents: list[str]) -> ContentIndex:
@@ -53,8 +50,7 @@ def index_for(text: str, contents: list[str]) -> ContentIndex:
     return ContentIndex(contents, None if "\r" in text else text)
 
 
-@dataclass(frozen=True)
-class _Prepared:
+class _Prepared(NamedTuple):
     """What `FileText.of` derives from a text; shared through `_PREPARED`, never mutated.
 
     `lines` is None for a text without "\r": its lines are then its contents each with "\n"
@@ -218,8 +214,7 @@ class FileText:
         return True
 
 
-@dataclass(frozen=True)
-class HunksResult:
+class HunksResult(NamedTuple):
     text: str
     placements: tuple[Placement, ...]
     match: MatchKind
@@ -324,6 +319,8 @@ def _inline_match(ft: FileText, old: str) -> tuple[Match, str, str] | None:
     second = joined.find(old, first + 1)
     starts = list(itertools.accumulate((len(c) + 1 for c in ft.contents), initial=0))
     if second >= 0:
+        from lsp_server.resolve.ladder import ambiguous_error  # see `_place_one`
+
         where, at = [], first
         while at >= 0 and len(where) < 50:
             where.append(bisect.bisect_right(starts, at) - 1)
@@ -363,6 +360,11 @@ def _place_one(
         if found is not None:
             match, before, after = found
             return match, text_lines(before + new + after)
+    # the ladder is loaded by the first block that needs it: a block the single-exact path
+    # places (most of them) never does
+    from lsp_server.resolve import replacement
+    from lsp_server.resolve.ladder import locate
+
     old_lines = text_lines(hunk.old)
     new_lines = text_lines(new)
     match = locate(
@@ -416,6 +418,12 @@ def _already_there(ft: FileText, new: str, old: str) -> bool:
         if infer_shift(new_lines, contents[s : s + n], contents, index.unit) is not None
     ]
     return len(shifted) == 1
+
+
+def is_counted(hunk: Hunk) -> bool:
+    """Whether the hunk asks for a count of places other than "exactly one" (placed by
+    `counted`, which is imported only for such a hunk)."""
+    return hunk.every or hunk.expected is not None
 
 
 def _final_newline(hunk: Hunk, new: str) -> bool | None:
@@ -480,6 +488,8 @@ def apply_hunks(
                 cursor = placed.new_end_line or placed.end_line
                 continue
             if is_counted(hunk):
+                from lsp_server.resolve.counted import place_counted  # only counted hunks
+
                 counted = place_counted(
                     ft.contents, ft.terminated(), ft.index, hunk, new, inline
                 )
@@ -738,10 +748,10 @@ def _apply_simultaneous(
                     ErrorCode.MALFORMED_BLOCK, "a replace patch needs a non-empty oldText"
                 )
             if hunk.to_clipboard is not None:
-                match, _ = _place_one(ft, hunk, "", Hints(), threshold, inline)
+                match, _ = _place_one(ft, hunk, "", NO_HINTS, threshold, inline)
                 clipboards[hunk.to_clipboard] = _captured(ft, match, hunk, inline)
                 new = _new_text(hunk, clipboards)
-            match, new_lines = _place_one(ft, hunk, new or "", Hints(), threshold, inline)
+            match, new_lines = _place_one(ft, hunk, new or "", NO_HINTS, threshold, inline)
             located.append((match.start, match.end, new_lines, hunk, match, h_i))
             if MATCH_STRENGTH[match.kind] > MATCH_STRENGTH[weakest]:
                 weakest = match.kind

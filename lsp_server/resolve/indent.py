@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from math import gcd
+from typing import NamedTuple
 
 TAB_WIDTH = 4
 
@@ -76,8 +76,7 @@ def detect_unit(lines: Sequence[str]) -> str:
     return " " * (g if g in (2, 3, 4, 8) else 4)
 
 
-@dataclass(frozen=True)
-class IndentShift:
+class IndentShift(NamedTuple):
     """Maps the block's indentation onto the file's.
 
     `old_base` is the block's smallest indent width, `old_unit` its width per nesting level

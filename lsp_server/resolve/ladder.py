@@ -22,7 +22,6 @@ import difflib
 import itertools
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from lsp_server.model import (
@@ -36,40 +35,11 @@ from lsp_server.report import percent
 from lsp_server.resolve.alignment import realign
 from lsp_server.resolve.content_index import ContentIndex, candidates
 from lsp_server.resolve.indent import IndentShift, infer_shift
+from lsp_server.resolve.match import NO_HINTS, Hints, Match
 from lsp_server.resolve.placeholders import is_placeholder_line as is_elision_line
 
 FUZZY_MARGIN = 0.05  # the best window must beat the runner-up by this much
 CLOSEST_FLOOR = 0.3  # below this similarity we do not call a region "closest"
-
-
-@dataclass(frozen=True)
-class Match:
-    """A located span [start, end) of file lines and how to shape the replacement."""
-
-    start: int
-    end: int
-    kind: MatchKind
-    score: float = 1.0
-    shift: IndentShift | None = None  # the indent rung's shift (uniform, see indent.py)
-    # for elision: file line spans standing in for each `...` of the old text, in order
-    elided: tuple[tuple[int, int], ...] = ()
-    # the file line each old line stands for (None: the file has no such line there; an
-    # elision line stands for a span of `elided`); empty when old line i is line start + i
-    rows: tuple[int | None, ...] = ()
-
-    def file_rows(self, n: int) -> tuple[int | None, ...]:
-        """`rows` for a block of `n` old lines, spelled out when the match is positional."""
-        return self.rows or tuple(range(self.start, self.start + n))
-
-
-@dataclass(frozen=True)
-class Hints:
-    line: int | None = None  # 0-based line where the old text is expected
-    anchors: tuple[str, ...] = ()
-    at_eof: bool = False
-    start_at: int = 0  # ordered hunks: never match before this line
-
-
 
 
 def _not_found(message: str, details: dict[str, Any]) -> PlacementError:
@@ -143,7 +113,7 @@ def ambiguous_error(starts: list[int], n: int, how: MatchKind) -> PlacementError
 def locate(
     lines: Sequence[str],
     old: Sequence[str],
-    hints: Hints = Hints(),
+    hints: Hints = NO_HINTS,
     *,
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
     exact_only: bool = False,

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
 # Canonical kinds, and the words a model uses for them in `TARGET_NODE: <kind> <name>`.
 CALLABLE = frozenset({"function", "method", "constructor", "macro"})
@@ -118,9 +118,12 @@ MODIFIERS = frozenset(
 # Node types that are comments in some grammar (found by position above a structure).
 COMMENT_WORD = "comment"
 
+# The default of a spec's mappings: one shared empty mapping, read-only so no spec can
+# change another's.
+_NONE: Mapping[str, str] = MappingProxyType({})
 
-@dataclass(frozen=True)
-class LanguageSpec:
+
+class LanguageSpec(NamedTuple):
     """What counts as a structure in one grammar. See the module docstring."""
 
     name: str
@@ -129,8 +132,8 @@ class LanguageSpec:
     wrappers: frozenset[str] = frozenset()  # parents that belong to their sole structure child
     attached: frozenset[str] = frozenset()  # siblings above a structure that belong to it
     weak: frozenset[str] = frozenset()  # declarations only; lose to a definition of that name
-    names: Mapping[str, str] = field(default_factory=dict)  # node type -> name path
-    kind_rules: Mapping[str, str] = field(default_factory=dict)  # node type -> dynamic kind
+    names: Mapping[str, str] = _NONE  # node type -> name path
+    kind_rules: Mapping[str, str] = _NONE  # node type -> dynamic kind
     top_blank_lines: int = 1  # blank lines between top-level definitions
     nested_blank_lines: int = 1
     comment_markers: tuple[str, ...] = ("//", "/*")

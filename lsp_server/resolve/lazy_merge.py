@@ -77,9 +77,11 @@ Texts use "\\n" line endings; the caller maps to and from the file's own.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from lsp_server.linediff import longest_increasing
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
@@ -99,8 +101,7 @@ from lsp_server.resolve.placeholders import count_placeholder_lines, is_placehol
 # --- result --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LazyMerge:
+class LazyMerge(NamedTuple):
     """The merged text and how it was obtained: ELISION for a merge around placeholders or a
     restated definition, OVERWRITE when the snippet replaces the whole file."""
 
@@ -611,8 +612,7 @@ class _Merger:
         return _assemble(pieces)
 
 
-@dataclass(frozen=True)
-class _Piece:
+class _Piece(NamedTuple):
     """A run of output lines: kept from the file (K) or a snippet segment (C); for a segment,
     whether its first / last code line restates a file line (rather than being new)."""
 
@@ -678,7 +678,11 @@ def _join_blanks(
 
 # --- placeholder-free snippets: one restated definition --------------------------------------
 
-_PREPROCESSOR = re.compile(r"#\s*(?:include|define|if|ifdef|ifndef|endif|else|elif|pragma|undef)\b")
+
+@functools.cache
+def _preprocessor() -> re.Pattern[str]:
+    """A C preprocessor directive (compiled on first use, as every pattern here)."""
+    return re.compile(r"#\s*(?:include|define|if|ifdef|ifndef|endif|else|elif|pragma|undef)\b")
 
 
 def _is_prefix_line(line: str) -> bool:
@@ -686,7 +690,7 @@ def _is_prefix_line(line: str) -> bool:
     s = line.strip()
     if not s:
         return False
-    if s.startswith("#") and not s.startswith("#[") and _PREPROCESSOR.match(s):
+    if s.startswith("#") and not s.startswith("#[") and _preprocessor().match(s):
         return False
     return s.startswith(("//", "/*", "*", "#", "--", "<!--", "@", ";"))
 

@@ -8,6 +8,7 @@ are enough to tell `return this;` inside a new method from the one inside an old
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 
@@ -15,9 +16,17 @@ from lsp_server.resolve.indent import width
 
 _CLOSERS = ("}", ")", "]", "</", "/>")
 _CLOSER_WORDS = frozenset({"end", "end;", "end)", "fi", "done", "esac", ">", "endif", "wend"})
-_ALNUM = re.compile(r"[A-Za-z0-9_]")
 _STRONG_MIN = 6  # fewer word characters than this: too common to anchor on (`}`, `pass`)
 _SIMILAR = 0.75
+
+
+# The patterns are compiled on first use, like every pattern of the resolver: most runs
+# never read a line's shape.
+
+
+@functools.cache
+def _alnum() -> re.Pattern[str]:
+    return re.compile(r"[A-Za-z0-9_]")
 
 
 def is_blank(line: str) -> bool:
@@ -48,7 +57,7 @@ def _closes(s: str) -> bool:
 
 def is_weak(line: str) -> bool:
     """Too common to anchor on: a closer, or fewer word characters than `_STRONG_MIN`."""
-    return is_closer(line) or len(_ALNUM.findall(line)) < _STRONG_MIN
+    return is_closer(line) or len(_alnum().findall(line)) < _STRONG_MIN
 
 
 def similar(a: str, b: str) -> bool:
@@ -64,11 +73,14 @@ def similar(a: str, b: str) -> bool:
     if ratio < _SIMILAR:
         return False
     if is_weak(a) or is_weak(b):
-        return _LEAD.match(a).group(1) == _LEAD.match(b).group(1)  # type: ignore[union-attr]
+        leading = _leading_word()
+        return leading.match(a).group(1) == leading.match(b).group(1)  # type: ignore[union-attr]
     return True
 
 
-_LEAD = re.compile(r"\s*([^\s(=:]*)")
+@functools.cache
+def _leading_word() -> re.Pattern[str]:
+    return re.compile(r"\s*([^\s(=:]*)")
 
 
 def parents(lines: Sequence[str], skip: Sequence[bool] | None = None) -> list[int | None]:
@@ -100,28 +112,36 @@ _CONTROL = frozenset(
     print super this self function typeof sizeof foreach unless until case when assert
     throw raise except finally using lock fixed checked func fun fn def""".split()
 )
-_DEF_KEYWORD = re.compile(
-    r"\s*(?:[\w$]+\s+)*?(?:class|struct|interface|enum|trait|def|fn|fun|func|function|module|"
-    r"namespace|impl|object|record|protocol)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
-)
-# `name(params) {` / `name(params):` - a method; parameters never hold string literals,
-# which keeps calls such as `it("works", () => {` out
-_DEF_CALL = re.compile(
-    r"\s*(?:(?:export|default|public|private|protected|internal|static|async|override|final|"
-    r"abstract|virtual|get|set|pub(?:\([^)]*\))?|[\w$<>\[\]]+)\s+)*"
-    r"([A-Za-z_$][\w$]*)\s*\([^;\"'`]*\)\s*(?:->\s*[^{:;]+|:\s*[\w$<>\[\]|. ]+)?\s*"
-    r"(?:\{|:|=>\s*\{)\s*$"
-)
+
+
+@functools.cache
+def _def_keyword() -> re.Pattern[str]:
+    return re.compile(
+        r"\s*(?:[\w$]+\s+)*?(?:class|struct|interface|enum|trait|def|fn|fun|func|function|"
+        r"module|namespace|impl|object|record|protocol)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
+    )
+
+
+@functools.cache
+def _def_call() -> re.Pattern[str]:
+    """`name(params) {` / `name(params):` - a method; parameters never hold string
+    literals, which keeps calls such as `it("works", () => {` out."""
+    return re.compile(
+        r"\s*(?:(?:export|default|public|private|protected|internal|static|async|override|"
+        r"final|abstract|virtual|get|set|pub(?:\([^)]*\))?|[\w$<>\[\]]+)\s+)*"
+        r"([A-Za-z_$][\w$]*)\s*\([^;\"'`]*\)\s*(?:->\s*[^{:;]+|:\s*[\w$<>\[\]|. ]+)?\s*"
+        r"(?:\{|:|=>\s*\{)\s*$"
+    )
 
 
 def definition_name(line: str) -> str | None:
     """The name a line defines (`class Foo {`, `def foo(x):`, `  add(a, b) {`), else None."""
     if len(line) > 300:  # the patterns are quadratic in the worst case; headers are short
         return None
-    m = _DEF_KEYWORD.match(line)
+    m = _def_keyword().match(line)
     if m and m.group(1) not in _CONTROL:
         return m.group(1)
-    m = _DEF_CALL.match(line)
+    m = _def_call().match(line)
     if m and m.group(1) not in _CONTROL:
         return m.group(1)
     return None

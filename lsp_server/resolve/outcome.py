@@ -7,14 +7,12 @@ resolver says the same thing about the file: it was not touched.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from lsp_server.model import ErrorCode, Placement, PlacementError
 
 
-@dataclass(frozen=True)
-class StructureEdit:
+class StructureEdit(NamedTuple):
     """The outcome of one structure operation on one file.
 
     `text` is the whole new text; `placement` the span it touched (0-based, end exclusive,

@@ -8,13 +8,35 @@ elision (`...` between two anchors).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
-_ELLIPSIS = re.compile(r"\.{3,}|…|\.\s\.\s\.")
-_PUNCT = re.compile(r"[()\[\]{}:;,.!?\-–—]+")
-_CODE_CHARS = re.compile(r"[\"'`,;=<>|&*/\\]")  # a bare line with these is code
-_SPREAD = re.compile(r"\.\.\.[\w$]")  # `...rest,` / `...props` is code (JS spread)
+# The patterns are compiled on first use, like every pattern of the resolver: most runs
+# place blocks that hold no line this module is asked about.
+
+
+@functools.cache
+def _ellipsis() -> re.Pattern[str]:
+    return re.compile(r"\.{3,}|…|\.\s\.\s\.")
+
+
+@functools.cache
+def _punct() -> re.Pattern[str]:
+    return re.compile(r"[()\[\]{}:;,.!?\-–—]+")
+
+
+@functools.cache
+def _code_chars() -> re.Pattern[str]:
+    """Characters that make a bare line code."""
+    return re.compile(r"[\"'`,;=<>|&*/\\]")
+
+
+@functools.cache
+def _spread() -> re.Pattern[str]:
+    """`...rest,` / `...props` is code (a JavaScript spread)."""
+    return re.compile(r"\.\.\.[\w$]")
+
 
 # Words a placeholder phrase may use. Kept deliberately small: a comment that says more
 # than "the rest stays as it was" is a real comment, not a placeholder.
@@ -30,12 +52,17 @@ _VOCABULARY = frozenset(
     """.split()
 )
 _TRIGGERS = frozenset({"existing", "unchanged", "same", "rest"})
-# Every placeholder holds an ellipsis or a trigger word, so a lowercased line with neither is
-# turned away by one search before any comment or vocabulary parsing: a lazy merge counts
-# the placeholder lines of a whole file (before and after), and almost no code line has
-# either. The full test lowercases too, so the search never turns away a line it accepts.
-_MAYBE = re.compile(r"\.[^\S\n]*\.[^\S\n]*\.|…|existing|unchanged|same|rest")
 _PYI_SUFFIXES = (".pyi",)
+
+
+@functools.cache
+def _maybe() -> re.Pattern[str]:
+    """An ellipsis or a trigger word. Every placeholder holds one, so a lowercased line
+    with neither is turned away by one search before any comment or vocabulary parsing: a
+    lazy merge counts the placeholder lines of a whole file (before and after), and almost
+    no code line has either. The full test lowercases too, so the search never turns away
+    a line it accepts."""
+    return re.compile(r"\.[^\S\n]*\.[^\S\n]*\.|…|existing|unchanged|same|rest")
 
 
 def _comment_body(line: str) -> tuple[str, bool]:
@@ -60,21 +87,22 @@ def is_placeholder_line(line: str, path: str = "") -> bool:
     Ellipsis body it always is there, and `...name` is a JavaScript spread, not a
     placeholder.
     """
-    if len(line) > 200 or not _MAYBE.search(line.lower()):
+    if len(line) > 200 or not _maybe().search(line.lower()):
         return False
     body, commented = _comment_body(line)
     if not body:
         return False
     if not commented:
-        if _SPREAD.match(body):
+        if _spread().match(body):
             return False
         if path.endswith(_PYI_SUFFIXES) and body == "...":
             return False
-        if _CODE_CHARS.search(body):
+        if _code_chars().search(body):
             return False
     lowered = body.lower()
-    has_ellipsis = bool(_ELLIPSIS.search(lowered))
-    words = _PUNCT.sub(" ", _ELLIPSIS.sub(" ", lowered)).split()
+    ellipsis = _ellipsis()
+    has_ellipsis = bool(ellipsis.search(lowered))
+    words = _punct().sub(" ", ellipsis.sub(" ", lowered)).split()
     if not words:
         return has_ellipsis
     if not all(w in _VOCABULARY for w in words):
@@ -83,12 +111,12 @@ def is_placeholder_line(line: str, path: str = "") -> bool:
 
 
 def count_placeholder_lines(lines: Sequence[str], path: str = "") -> int:
-    """How many of `lines` are placeholder lines, testing only the lines `_MAYBE` finds in
+    """How many of `lines` are placeholder lines, testing only the lines `_maybe` finds in
     one pass over the whole lowercased text (a file's lines are mostly turned away there).
     Lowercasing keeps every "\n", so a hit's line number is the newlines before it."""
     lowered = "\n".join(lines).lower()
     count, k, pos, last = 0, 0, 0, -1
-    for m in _MAYBE.finditer(lowered):
+    for m in _maybe().finditer(lowered):
         k += lowered.count("\n", pos, m.start())
         pos = m.start()
         if k != last:

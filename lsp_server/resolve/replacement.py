@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
 from lsp_server.resolve.content_index import ContentIndex
 from lsp_server.resolve.indent import TAB_WIDTH, indent_of, infer_shift, width
-from lsp_server.resolve.ladder import Match
+from lsp_server.resolve.match import Match
 from lsp_server.resolve.placeholders import is_placeholder_line
 
 _KEPT, _SKIPPED, _NEW = 0, 1, 2
@@ -48,8 +48,7 @@ def build(
     return _build_span(index, match.start, match.file_rows(len(old)), old, new)
 
 
-@dataclass(frozen=True)
-class _Depths:
+class _Depths(NamedTuple):
     """How deep a new line goes: `shift` columns added to the reply's depth; or a change of
     indent unit (`old_base`/`old_unit` in the reply to `file_base`/`file_unit` columns in
     the file); or, with neither, relative to a reference line."""

@@ -15,6 +15,7 @@ ASCII spelling (models and web pages convert both ways).
 
 from __future__ import annotations
 
+import functools
 import re
 
 # Unicode spaces read as one plain space in a reply line's indentation.
@@ -22,7 +23,13 @@ UNICODE_SPACES = "\u00a0" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u
 # Characters that take no room, read as nothing anywhere in a reply line.
 ZERO_WIDTH = "\u200b\ufeff"
 
-_LEADING = re.compile(f"^[ \t{UNICODE_SPACES}]+", re.MULTILINE)
+
+@functools.cache
+def _leading() -> re.Pattern[str]:
+    """A line's indentation, Unicode spaces included (compiled on first use: only a text
+    that is not ASCII is read with it)."""
+    return re.compile(f"^[ \t{UNICODE_SPACES}]+", re.MULTILINE)
+
 
 _FOLD = str.maketrans(
     {
@@ -66,7 +73,7 @@ def plain_text(text: str, file_text: str) -> str:
         text = text.translate({ord(c): None for c in gone})
     if spaces:
         table = {ord(c): " " for c in spaces}
-        text = _LEADING.sub(lambda m: m.group(0).translate(table), text)
+        text = _leading().sub(lambda m: m.group(0).translate(table), text)
     return text
 
 
@@ -74,7 +81,7 @@ def _indent_chars(file_text: str) -> str:
     """The Unicode spaces the file itself indents with (almost always none)."""
     if file_text.isascii():
         return ""
-    found = {c for m in _LEADING.finditer(file_text) for c in m.group(0) if c not in " \t"}
+    found = {c for m in _leading().finditer(file_text) for c in m.group(0) if c not in " \t"}
     return "".join(found)
 
 

@@ -29,11 +29,11 @@ path re-parses incrementally from them and is used directly (see `new_errors`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from lsp_server.linediff import local_opcodes
 from lsp_server.model import PlacementError
@@ -52,8 +52,7 @@ _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
 _END = "\x00"
 
 
-@dataclass(frozen=True)
-class Lexis:
+class Lexis(NamedTuple):
     """What a language's text looks like to a reader that knows only where strings,
     comments and brackets are.
 
@@ -102,54 +101,59 @@ _DQ = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
 _SQ = r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
 # a block comment left open runs to the end of the text, taking the end marker with it
 _C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?\*/|/\*[\s\S]*"
+# A template literal is read only when its `${...}` hold no braces, quotes or templates.
+_TEMPLATE = r"`[^`\\$]*(?:(?:\\[\s\S]|\$(?!\{)|\$\{[^{}`'\"]*\})[^`\\$]*)*`"
+_JS_SKIP = rf"{_C_COMMENTS}|{_DQ}|{_SQ}|{_TEMPLATE}"
 
-_PYTHON = Lexis(
-    skip=re.compile(
+# Each language's lexical model as pattern sources: (strings and comments, characters that
+# leave a doubt, a top-level statement's first line, a line that goes on the statement
+# before it). Compiled when a language is first checked (`_lexis_for`), as every pattern
+# of the resolver: a run checks the languages of the files it changed, if any.
+_LEXES: dict[str, tuple[str, str, str, str | None]] = {
+    "python": (
         r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'
         r"|'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"
         # three quotes always open a long string: one left open runs to the end of the
         # text, taking the end marker with it (see `Lexis.neutral`)
         r'|"""[\s\S]*'
         r"|'''[\s\S]*"
-        rf"|{_DQ}|{_SQ}|#[^\n]*"
+        rf"|{_DQ}|{_SQ}|#[^\n]*",
+        "\"'",
+        r"[A-Za-z_@]",
+        r"(?:else|elif|except|finally)\b",
     ),
-    unsure="\"'",
-    start=re.compile(r"[A-Za-z_@]"),
-    continues=re.compile(r"(?:else|elif|except|finally)\b"),
-)
-
-# A template literal is read only when its `${...}` hold no braces, quotes or templates.
-_TEMPLATE = r"`[^`\\$]*(?:(?:\\[\s\S]|\$(?!\{)|\$\{[^{}`'\"]*\})[^`\\$]*)*`"
-
-_TYPESCRIPT = Lexis(
-    skip=re.compile(rf"{_C_COMMENTS}|{_DQ}|{_SQ}|{_TEMPLATE}"),
-    # a `/` left over may open a regular expression, whose text is not code
-    unsure="\"'`/",
-    start=re.compile(r"[A-Za-z_$@]"),
-    continues=re.compile(r"(?:else|catch|finally)\b"),
-)
-
-# JavaScript files may hold JSX, whose text between tags is not code either.
-_JAVASCRIPT = Lexis(
-    skip=_TYPESCRIPT.skip,
-    unsure="\"'`/<",
-    start=_TYPESCRIPT.start,
-    continues=_TYPESCRIPT.continues,
-)
-
-_GO = Lexis(
+    "typescript": (
+        _JS_SKIP,
+        # a `/` left over may open a regular expression, whose text is not code
+        "\"'`/",
+        r"[A-Za-z_$@]",
+        r"(?:else|catch|finally)\b",
+    ),
+    # JavaScript files may hold JSX, whose text between tags is not code either.
+    "javascript": (
+        _JS_SKIP,
+        "\"'`/<",
+        r"[A-Za-z_$@]",
+        r"(?:else|catch|finally)\b",
+    ),
     # raw strings (backquotes) have no escapes
-    skip=re.compile(rf"{_C_COMMENTS}|{_DQ}|{_SQ}|`[^`]*`"),
-    unsure="\"'`",
-    start=re.compile(r"[A-Za-z_]"),
-)
-
-LEXES: dict[str, Lexis] = {
-    "python": _PYTHON,
-    "typescript": _TYPESCRIPT,
-    "javascript": _JAVASCRIPT,
-    "go": _GO,
+    "go": (rf"{_C_COMMENTS}|{_DQ}|{_SQ}|`[^`]*`", "\"'`", r"[A-Za-z_]", None),
 }
+
+
+@functools.cache
+def _lexis_for(language: str) -> Lexis | None:
+    """The lexical model of `language`, None when there is none."""
+    found = _LEXES.get(language)
+    if found is None:
+        return None
+    skip, unsure, start, continues = found
+    return Lexis(
+        re.compile(skip),
+        unsure,
+        re.compile(start),
+        None if continues is None else re.compile(continues),
+    )
 
 
 def new_errors(old: str, new: str, key: str, language: str) -> list[dict[str, Any]] | None:
@@ -196,7 +200,7 @@ def regional_clean(old: str, new: str, language: str) -> bool:
         return True
     if language == "json":
         return _strict_json(new)
-    lexis = LEXES.get(language)
+    lexis = _lexis_for(language)
     if lexis is None:
         return False
     if "\r" in old or "\r" in new:
@@ -229,8 +233,7 @@ def _strict_json(text: str) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class _Window:
+class _Window(NamedTuple):
     """Old text `start:end` (new text `start + shift : end + new_shift`), holding the
     changed regions between old `first` and `last` (new `first + shift` and
     `last + new_shift`), which must be splits between top-level nodes."""

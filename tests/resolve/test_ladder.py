@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from lsp_server.model import ErrorCode, Hunk, HunkKind, MatchKind, PlacementError, Reindent
 from lsp_server.resolve.hunks import apply_hunks
-from lsp_server.resolve.ladder import Hints, locate
+from lsp_server.resolve.ladder import locate
+from lsp_server.resolve.match import Hints
 
 FILE = [
     "def alpha(x):",
