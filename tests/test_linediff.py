@@ -288,3 +288,27 @@ def test_a_diff_of_texts_is_the_diff_of_all_their_lines(pair, context: int) -> N
     old, new = pair
     whole = list(unified_diff(split_lsp_lines(old), split_lsp_lines(new), "a/f", "b/f", context))
     assert list(linediff.unified_text_diff(old, new, "a/f", "b/f", context)) == whole
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab\n", max_size=3000),
+    st.text(alphabet="ab\n", max_size=40),
+    st.text(alphabet="ab\n", max_size=40),
+    st.integers(0, 3000),
+)
+def test_common_prefix_and_suffix_match_a_character_walk(
+    base: str, left: str, right: str, cut: int
+) -> None:
+    a = base
+    b = base[:cut] + left + base[cut + len(right) :]  # long shared runs, as edits leave them
+    walk = 0
+    while walk < min(len(a), len(b)) and a[walk] == b[walk]:
+        walk += 1
+    assert linediff.common_prefix(a, b) == walk
+    assert linediff.common_prefix(a.encode(), b.encode()) == walk
+    for limit in (min(len(a), len(b)), min(len(a), len(b)) - walk):
+        tail = 0
+        while tail < limit and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+            tail += 1
+        assert linediff.common_suffix(a, b, limit) == tail

@@ -35,7 +35,7 @@ import json
 import re
 from typing import Any, NamedTuple
 
-from lsp_server.linediff import local_opcodes
+from lsp_server.linediff import common_prefix, common_suffix, local_opcodes
 from lsp_server.model import PlacementError
 from lsp_server.resolve import syntax
 from lsp_server.resolve.cache import TextCache
@@ -249,9 +249,9 @@ class _Window(NamedTuple):
 def _changes(old: str, new: str) -> list[tuple[int, int, int, int]] | None:
     """The changed spans, in order, as (old start, old end, new start, new end) character
     offsets at line starts; None when there are too many to be worth it."""
-    start = syntax.common_prefix(old, new)
+    start = common_prefix(old, new)
     start = old.rfind("\n", 0, start) + 1  # back to the start of its line
-    tail = syntax.common_suffix(old, new, min(len(old), len(new)) - start)
+    tail = common_suffix(old, new, min(len(old), len(new)) - start)
     old_end, new_end = len(old) - tail, len(new) - tail
     # forward to the end of the line the last change is on
     old_end = _line_end(old, old_end)

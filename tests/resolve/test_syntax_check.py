@@ -282,30 +282,6 @@ def test_a_string_opened_before_the_edit_is_a_doubt_not_a_verdict() -> None:
 # --------------------------------------------------------------------------- helpers
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    st.text(alphabet="ab\n", max_size=3000),
-    st.text(alphabet="ab\n", max_size=40),
-    st.text(alphabet="ab\n", max_size=40),
-    st.integers(0, 3000),
-)
-def test_common_prefix_and_suffix_match_a_character_walk(
-    base: str, left: str, right: str, cut: int
-) -> None:
-    a = base
-    b = base[:cut] + left + base[cut + len(right) :]  # long shared runs, as edits leave them
-    walk = 0
-    while walk < min(len(a), len(b)) and a[walk] == b[walk]:
-        walk += 1
-    assert syntax.common_prefix(a, b) == walk
-    assert syntax.common_prefix(a.encode(), b.encode()) == walk
-    for limit in (min(len(a), len(b)), min(len(a), len(b)) - walk):
-        tail = 0
-        while tail < limit and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-            tail += 1
-        assert syntax.common_suffix(a, b, limit) == tail
-
-
 def test_an_edit_cleared_once_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The server plans one reply many times: the second verdict is remembered."""
     old = _source("python", 5, 80, slice(0, 2))
