@@ -14,7 +14,6 @@ when it could not be made so.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from collections.abc import Iterator
@@ -165,7 +164,7 @@ def _place(args: argparse.Namespace) -> int:
     partial = getattr(args, "partial", False)
     options = PlanOptions(atomic=not partial, protected=tuple(args.protect), target=args.file)
     if args.fuzzy_threshold is not None:
-        options = dataclasses.replace(options, fuzzy_threshold=args.fuzzy_threshold)
+        options = options._replace(fuzzy_threshold=args.fuzzy_threshold)
     ws = DiskWorkspace(root)
     if len(data) > MAX_REPLY_BYTES:
         parsed = ParsedReply((), _too_large(name, MAX_REPLY_BYTES))

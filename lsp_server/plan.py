@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lsp_server.lines import split_lines, to_lf
 from lsp_server.model import (
@@ -50,8 +50,9 @@ INLINE_FORMATS = {
     Format.GEMINI,
     Format.OPENHANDS,
 }
-@dataclass(frozen=True)
-class PlanOptions:
+class PlanOptions(NamedTuple):  # not a dataclass: see journal.Entry
+    """How a plan is made: all or nothing, how close a fuzzy match must be, and more."""
+
     atomic: bool = True
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD
     check_syntax: bool = True  # warn (SYNTAX_BROKEN) when an edit adds tree-sitter errors
@@ -61,6 +62,9 @@ class PlanOptions:
     # the workspace-relative file a block that names no path applies to (a chat window's
     # code snippet): the CLI's `--file`, the LSP commands' `target`, the editor's buffer
     target: str | None = None
+
+
+DEFAULT_OPTIONS = PlanOptions()
 
 
 def _check_size(block: EditBlock) -> None:
@@ -540,7 +544,7 @@ def _not_tried(loose: int, spent: int) -> Failure:
 def plan_reply(
     reply: ParsedReply,
     source: SnapshotSource,
-    options: PlanOptions = PlanOptions(),
+    options: PlanOptions = DEFAULT_OPTIONS,
     cancelled: Callable[[], bool] | None = None,
 ) -> Plan:
     if reply.failure is not None:
@@ -605,7 +609,7 @@ def fuzzy_retries(
         if not isinstance(sim, int | float) or not RETRY_FLOOR <= sim < options.fuzzy_threshold:
             continue
         threshold = max(RETRY_FLOOR, float(sim) - 0.001)
-        looser = dataclasses.replace(options, atomic=False, fuzzy_threshold=threshold)
+        looser = options._replace(atomic=False, fuzzy_threshold=threshold)
         try:
             again = plan_reply(ParsedReply((outcome.block,)), source, looser, cancelled)
         except Cancelled:
