@@ -71,7 +71,7 @@ from lsp_server.reply.common import (
     normalise_text,
 )
 from lsp_server.reply.editor_commands import COMMANDS, editor_block
-from lsp_server.reply.search_replace import CLINE_SYNTAX, DiffPart, blocks_from_parts
+from lsp_server.reply.search_replace import DiffPart, blocks_from_parts, cline_syntax
 
 # one alternation of literal openers; names are bounded, so a failed match costs little
 _OPENER = re.compile(
@@ -541,7 +541,7 @@ def _escaped(values: Sequence[_Value]) -> bool:
         if "<" not in text and ">" not in text and "&" not in text:
             continue
         for line in text.split("\n"):
-            if CLINE_SYNTAX.kind(line) is not None:
+            if cline_syntax().kind(line) is not None:
                 continue
             if "<" in line or ">" in line:
                 return False
