@@ -256,8 +256,8 @@ def _claimed(starts: list[int], claimed: list[tuple[int, int]], index: int) -> b
 
 
 def _held(starts: list[int], claimed: list[tuple[int, int]], lo: int, hi: int) -> bool:
-    """Are all the 1-based lines `lo`..`hi` inside the `claimed` spans? (None to hold when
-    lo > hi.) `_union` merges touching spans, so a run of held lines lies in one span."""
+    """Are all the 1-based lines `lo`..`hi` inside the `claimed` spans? An empty range (lo >
+    hi) is. `_union` merges touching spans, so a run of held lines lies in one span."""
     if lo > hi:
         return True
     k = bisect.bisect_right(starts, lo)
@@ -265,8 +265,8 @@ def _held(starts: list[int], claimed: list[tuple[int, int]], lo: int, hi: int) -
 
 
 def _body_end(fence: Fence, lines: list[str]) -> int:
-    """The 1-based last body line of `fence`: the line before its closing one (an unclosed
-    fence runs to the end of the reply)."""
+    """The 1-based number of `fence`'s last body line, the one before its closing line (whose
+    0-based index is that number); an unclosed fence's body runs to the end of the reply."""
     return fence.end if fence.end is not None else len(lines)
 
 

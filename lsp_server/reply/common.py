@@ -29,7 +29,8 @@ def compiled_on_use(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str
     reply package's one way to hold a pattern that a plain SEARCH/REPLACE reply never needs
     (rarer spellings, other formats' markers, no-break spaces): `llm-patch apply` is a fresh
     process each time, and compiling every pattern at import is a large share of its start.
-    A pattern the common path runs line by line is compiled at import as usual."""
+    A pattern the common path runs line by line is compiled at import as usual. (Threads
+    calling it at once for the first time may each compile it: the same pattern either way.)"""
     return functools.cache(functools.partial(re.compile, pattern, flags))
 
 
