@@ -49,9 +49,9 @@ def under(modules: list[str], prefix: str) -> list[str]:
             "one\ntwo\n",
             "notes.txt\n```\n<<<<<<< SEARCH\none\n=======\nuno\n>>>>>>> REPLACE\n```\n",
             # the SEARCH/REPLACE block claims the fence, so the finders that read fenced
-            # bodies one by one (whole files, chat snippets) do not run; whole_file's check
-            # for stray marker lines in fences does
-            {"search_replace", "whole_file"},
+            # bodies one by one (whole files, chat snippets) do not run; nor does whole_file's
+            # check for stray marker lines, since the block holds the fence's whole body
+            {"search_replace"},
         ),
         (
             "notes.txt",

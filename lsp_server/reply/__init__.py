@@ -35,10 +35,11 @@ import functools
 import importlib
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lsp_server.model import EditBlock, ErrorCode, Failure, ParsedReply, PlacementError
 from lsp_server.reply.common import (
+    Fence,
     MarkerKind,
     ReplyLines,
     dedent_indented_fences,
@@ -56,12 +57,12 @@ MAX_REPLY_BYTES = 1_000_000
 FindBlocks = Callable[[list[str]], list[EditBlock]]
 
 
-@dataclass(frozen=True)
-class Gated:
+class Gated(NamedTuple):
     """The `find_blocks` of `lsp_server.reply.<module>`, imported the first time a reply
     holds one of `needs` and run only on such replies (see the module docstring). `view`,
     when given, is the reading of the lines this finder gets instead of the lines
-    themselves (one line for one, so line numbers hold)."""
+    themselves (one line for one, so line numbers hold). A NamedTuple rather than a
+    dataclass: as immutable, and much cheaper to define at import."""
 
     module: str
     needs: tuple[str | re.Pattern[str], ...]
@@ -224,7 +225,10 @@ def parse_reply(text: str) -> ParsedReply:
         # claim after each finder so one format's own blocks never shadow each other
         claimed = _union(b.reply_lines for b in found)
         starts = [lo for lo, _ in claimed]
-    if lines.fences:  # marker lines are looked for in fences only
+    # marker lines are looked for in the fence body lines no block holds, and there are none
+    # when the blocks hold every fence's whole body (a fenced SEARCH/REPLACE block): then
+    # `stray_markers` could only return [], and whole_file is not imported to say so
+    if not all(_held(starts, claimed, f.start + 2, _body_end(f, lines)) for f in lines.fences):
         from lsp_server.reply import whole_file
 
         found.extend(whole_file.stray_markers(lines, found))
@@ -251,6 +255,21 @@ def _claimed(starts: list[int], claimed: list[tuple[int, int]], index: int) -> b
     return k > 0 and claimed[k - 1][1] >= index + 1
 
 
+def _held(starts: list[int], claimed: list[tuple[int, int]], lo: int, hi: int) -> bool:
+    """Are all the 1-based lines `lo`..`hi` inside the `claimed` spans? An empty range (lo >
+    hi) is. `_union` merges touching spans, so a run of held lines lies in one span."""
+    if lo > hi:
+        return True
+    k = bisect.bisect_right(starts, lo)
+    return k > 0 and claimed[k - 1][1] >= hi
+
+
+def _body_end(fence: Fence, lines: list[str]) -> int:
+    """The 1-based number of `fence`'s last body line, the one before its closing line (whose
+    0-based index is that number); an unclosed fence's body runs to the end of the reply."""
+    return fence.end if fence.end is not None else len(lines)
+
+
 def _in_view(
     finder: FindBlocks, view: Callable[[list[str]], list[str]], lines: list[str]
 ) -> list[EditBlock]:
@@ -258,10 +277,11 @@ def _in_view(
 
 
 def _union(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Inclusive line spans merged into disjoint ones, sorted by start."""
+    """Inclusive line spans merged into disjoint ones, sorted by start; spans that touch
+    (one ends on line n, the next starts on n + 1) are merged too."""
     out: list[tuple[int, int]] = []
     for lo, hi in sorted(spans):
-        if out and lo <= out[-1][1]:
+        if out and lo <= out[-1][1] + 1:
             out[-1] = (out[-1][0], max(out[-1][1], hi))
         else:
             out.append((lo, hi))

@@ -42,7 +42,7 @@ from typing import Any
 from lsp_server.model import Action, EditBlock, Format, Hunk
 from lsp_server.reply import apply_patch
 from lsp_server.reply.common import normalise_newlines
-from lsp_server.reply.search_replace import CLINE_SYNTAX, SEARCH, blocks_from_body, scan, sections
+from lsp_server.reply.search_replace import SEARCH, blocks_from_body, cline_syntax, scan, sections
 from lsp_server.resolve.placeholders import is_placeholder_line
 
 # the keys agents name a file by, in the order they are tried
@@ -147,7 +147,7 @@ def agent_format(text: str) -> Format | None:
     if '"file_path"' in text and '"content"' in text:
         return Format.CLAUDE_CODE
     # Cline's start marker anywhere: in JSON text the diff's lines are not lines yet
-    if '"diff"' in text and CLINE_SYNTAX.start.search(text):
+    if '"diff"' in text and cline_syntax().start.search(text):
         return Format.CLINE
     return None
 
@@ -310,7 +310,7 @@ def _search_replace_diff(args: dict[str, Any]) -> list[str] | None:
     if not isinstance(diff, str) or "SEARCH" not in diff:
         return None
     lines = normalise_newlines(diff).split("\n")
-    return lines if any(CLINE_SYNTAX.kind(line) == SEARCH for line in lines) else None
+    return lines if any(cline_syntax().kind(line) == SEARCH for line in lines) else None
 
 
 def _replace_in_file(args: dict[str, Any], lines: list[str], span: tuple[int, int]) -> EditBlock:
@@ -318,7 +318,7 @@ def _replace_in_file(args: dict[str, Any], lines: list[str], span: tuple[int, in
     are one shape; a well-formed block opening with Roo's header (`:start_line:`) says the
     diff is Roo's, which also reads a bare `-------` after `<<<<<<< SEARCH` as the header's
     end and refuses an empty SEARCH (as Roo does), where Cline's replaces the whole file."""
-    roo = any(raw.expected is None and sections(raw).roo for raw in scan(lines, CLINE_SYNTAX))
+    roo = any(raw.expected is None and sections(raw).roo for raw in scan(lines, cline_syntax()))
     fmt = Format.ROO if roo else Format.CLINE
     path = path_arg(args, fmt, *FILE_KEYS)
     return blocks_from_body("\n".join(lines), path, span, fmt)

@@ -7,10 +7,11 @@ colon). These helpers read all of them one way.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from lsp_server.model import EditBlock, ErrorCode, Failure, Format
 
@@ -23,9 +24,21 @@ _PATHISH_CHARS = re.compile(r"^[\w.\-/\\@+~ ]*$")
 _PATHISH_END = re.compile(r"[\w\-]\.?$")
 
 
-@dataclass(frozen=True)
-class Fence:
-    """A fenced region: `start` is the opening line index, `end` the closing one (or None)."""
+def compiled_on_use(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+    """`pattern` compiled the first time the returned function is called, then kept. The
+    reply package's one way to hold a pattern that a plain SEARCH/REPLACE reply never needs
+    (rarer spellings, other formats' markers, no-break spaces): `llm-patch apply` is a fresh
+    process each time, and compiling every pattern at import is a large share of its start.
+    A pattern the common path runs line by line is compiled at import as usual. (Threads
+    calling it at once for the first time may each compile it: the same pattern either way.)"""
+    return functools.cache(functools.partial(re.compile, pattern, flags))
+
+
+class Fence(NamedTuple):
+    """A fenced region: `start` is the opening line index, `end` the closing one (or None).
+
+    A NamedTuple, as are the other records built while parsing: immutable like a frozen
+    dataclass, and defining one costs a fraction of what a dataclass does at import."""
 
     start: int
     end: int | None
@@ -199,9 +212,12 @@ def looks_like_path(s: str) -> bool:
     return "." in s or "/" in s or s[0].isalpha()
 
 
+_info_path = compiled_on_use(r"""(?:title|file|path|filename)=["']?([^"'\s]+)""")
+
+
 def path_from_info(info: str) -> str | None:
     """A path in a fence's info string: ```python src/a.py, ```src/a.py, ```py title="a.py"."""
-    m = re.search(r"""(?:title|file|path|filename)=["']?([^"'\s]+)""", info)
+    m = _info_path().search(info)
     if m:
         return m.group(1)
     for word in info.split():
@@ -226,8 +242,9 @@ def normalise_text(lines: list[str]) -> str:
 # blank lines are skipped without counting (an empty line after the opening fence must not
 # hide the path), and a path in an info string (```python src/a.py) is read as the path alone.
 
-_XML_FENCE = re.compile(r"<(?:sourcecode|source|codeblock|code|pre)(?:[ \t][^>]*)?>")
-_XML_FENCE_END = re.compile(r"</(?:sourcecode|source|codeblock|code|pre)>")
+# both start with "<", tested first: the path line above every block is looked at
+_xml_fence = compiled_on_use(r"<(?:sourcecode|source|codeblock|code|pre)(?:[ \t][^>]*)?>")
+_xml_fence_end = compiled_on_use(r"</(?:sourcecode|source|codeblock|code|pre)>")
 
 
 def fence_info(line: str) -> str | None:
@@ -237,7 +254,7 @@ def fence_info(line: str) -> str | None:
     s = line.strip()
     if s.startswith("```") or s.startswith("~~~"):
         return s.lstrip(s[0]).strip()
-    m = _XML_FENCE.match(s)
+    m = _xml_fence().match(s) if s.startswith("<") else None
     if m:
         return s[m.end() :].strip()
     return None
@@ -248,7 +265,7 @@ def is_fence_end(line: str) -> bool:
     s = line.strip()
     if len(s) >= 3 and s[0] in "`~" and s == s[0] * len(s):
         return True
-    return bool(_XML_FENCE_END.fullmatch(s))
+    return s.startswith("</") and _xml_fence_end().fullmatch(s) is not None
 
 
 def path_from_line(line: str) -> str | None:
@@ -260,8 +277,7 @@ def path_from_line(line: str) -> str | None:
     return s if looks_like_path(s) else None
 
 
-@dataclass(frozen=True)
-class PathAbove:
+class PathAbove(NamedTuple):
     """What the lines above a marker say: the path (or None) and where the block's header
     starts (the path line or the fence opener; the marker itself when there is neither)."""
 
@@ -418,7 +434,7 @@ def read_web_spaces(text: str) -> str:
     return "\n".join(lines)
 
 
-_LEADING_BLANKS = re.compile(r"[ \t\u00a0]+")
+_leading_blanks = compiled_on_use(r"[ \t\u00a0]+")
 
 
 def indent_spaces(lines: list[str]) -> list[str]:
@@ -435,7 +451,7 @@ def indent_spaces(lines: list[str]) -> list[str]:
 def _indent_spaces(lines: list[str]) -> list[str]:
     out = lines
     for k, line in enumerate(lines):
-        m = _LEADING_BLANKS.match(line) if NBSP in line else None
+        m = _leading_blanks().match(line) if NBSP in line else None
         if m and NBSP in m.group():
             if out is lines:
                 out = list(lines)
@@ -484,7 +500,7 @@ def _prefix_spaces(lines: list[str]) -> list[str]:
 
 _WRAPPED_COMMENTS = (("{/*", "*/}"), ("<!--", "-->"), ("/*", "*/"), ("(*", "*)"))
 _LINE_COMMENTS = ("//", "--", "#", ";", "%")
-_FILE_EXT = re.compile(r"[^/\\.]\.[A-Za-z0-9_+\-]*[A-Za-z][A-Za-z0-9_+\-]*$")
+_file_ext = compiled_on_use(r"[^/\\.]\.[A-Za-z0-9_+\-]*[A-Za-z][A-Za-z0-9_+\-]*$")
 _FILE_NAMES = frozenset(
     {"Makefile", "Dockerfile", "Containerfile", "Gemfile", "Rakefile", "Procfile", "Justfile"}
 )
@@ -513,7 +529,7 @@ def looks_like_file_path(s: str) -> bool:
     name = s.replace("\\", "/").rsplit("/", 1)[-1]
     if name in _FILE_NAMES or (name[:1] == "." and name[1:2].isalpha()):  # .env, .gitignore
         return True
-    return bool(_FILE_EXT.search(s)) or ("/" in s and any(c.isalpha() for c in name))
+    return bool(_file_ext().search(s)) or ("/" in s and any(c.isalpha() for c in name))
 
 
 def split_levels(text: str) -> tuple[str, ...]:
@@ -580,21 +596,26 @@ UNMISTAKABLE = frozenset({MarkerKind.BLOCK, MarkerKind.PATCH})
 _MARK_CHARS = r"[<>=+\-|]"
 _MARK_WORDS = r"(?:SEARCH|REPLACE|ORIGINAL|UPDATED|EDIT(?:[ \t]+END)?)"
 # single quantifiers around a literal word, matched from the line's start: linear
-_BLOCK_MARKER = re.compile(
+_block_marker = compiled_on_use(
     rf"(?i:{_MARK_CHARS}{{3,}}[ \t]*(?P<w1>{_MARK_WORDS})[ \t]*{_MARK_CHARS}*:?)"
     rf"|(?P<w2>{_MARK_WORDS})[ \t]*{_MARK_CHARS}{{3,}}"
 )
-_CONFLICT_MARKER = re.compile(r"(?:<{7}|>{7}|\|{7})(?:[ \t].*)?")
-_DIVIDER_MARKER = re.compile(r"={5,9}")
-_HUNK_HEADER = re.compile(r"@@(?:[ \t].*)?")
-_PATCH_HEADER = re.compile(
+_conflict_marker = compiled_on_use(r"(?:<{7}|>{7}|\|{7})(?:[ \t].*)?")
+_divider_marker = compiled_on_use(r"={5,9}")
+_hunk_header = compiled_on_use(r"@@(?:[ \t].*)?")
+_patch_header = compiled_on_use(
     r"\*\*\* (?:Begin Patch|End Patch|End of File|Move to:|(?:Add|Update|Delete) File:)"
 )
-_MARKER_STARTS = frozenset("<>=+-|*@dSROUE")  # a cheap first test
+# Cheap first tests, on the line's first character: what each pattern above can start with
+# (the mark characters, or an upper-case marker word, for `_block_marker`). Most lines of
+# code start with none of them, so most lines compile and run no pattern at all.
+_MARKER_STARTS = frozenset("<>=+-|*@dSROUE")
+_BLOCK_STARTS = frozenset("<>=+-|SROUE")
+_CONFLICT_STARTS = frozenset("<>|")
 # The lines `edit_marker` may accept, found in a whole body at once (see `line_starts`): a
-# run, `*** `, `@@`, `diff --git` or a marker word first (upper case only, as `_BLOCK_MARKER`
+# run, `*** `, `@@`, `diff --git` or a marker word first (upper case only, as `_block_marker`
 # has it there).
-_CANDIDATE = re.compile(
+_candidate = compiled_on_use(
     r"\n[^\S\n]*(?:[<>=+\-|*@]|diff --git |SEARCH|REPLACE|ORIGINAL|UPDATED|EDIT)"
 )
 # Formats whose headings are underlined with `=`: there a lone `=======` is a heading.
@@ -604,8 +625,7 @@ _DOCUMENT_LANGUAGES = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class MarkerLine:
+class MarkerLine(NamedTuple):
     """A line shaped like an edit marker: its kind, the format it belongs to, its index in the
     lines it was found in, and its text (stripped)."""
 
@@ -652,7 +672,8 @@ def edit_marker(lines: Sequence[str], k: int, document: bool = False) -> MarkerL
     s = lines[k].strip()
     if len(s) < 2 or s[0] not in _MARKER_STARTS:
         return None
-    m = _BLOCK_MARKER.fullmatch(s)
+    first = s[0]
+    m = _block_marker().fullmatch(s) if first in _BLOCK_STARTS else None
     if m:
         word = m.group("w1") or m.group("w2")
         # `=== Search ===` may be a heading in prose; with `<` or `>` any case is a marker
@@ -661,11 +682,11 @@ def edit_marker(lines: Sequence[str], k: int, document: bool = False) -> MarkerL
             edit = word.startswith("EDIT") or (s.startswith("====") and s[4] != "=")
             fmt = Format.EDIT if edit else Format.SEARCH_REPLACE
             return MarkerLine(MarkerKind.BLOCK, fmt, k, s)
-    if _CONFLICT_MARKER.fullmatch(s):
+    if first in _CONFLICT_STARTS and _conflict_marker().fullmatch(s):
         return MarkerLine(MarkerKind.CONFLICT, Format.SEARCH_REPLACE, k, s)
-    if _DIVIDER_MARKER.fullmatch(s):
+    if first == "=" and _divider_marker().fullmatch(s):
         return None if document else MarkerLine(MarkerKind.DIVIDER, Format.SEARCH_REPLACE, k, s)
-    if _PATCH_HEADER.match(s):
+    if first == "*" and _patch_header().match(s):
         return MarkerLine(MarkerKind.PATCH, Format.APPLY_PATCH, k, s)
     if _is_diff_line(lines, k, s):
         # `@@ def f():` is a V4A chunk header; `@@ -1 +1 @@` and `@@ ... @@` a diff's
@@ -677,7 +698,7 @@ def edit_marker(lines: Sequence[str], k: int, document: bool = False) -> MarkerL
 def _is_diff_line(lines: Sequence[str], k: int, s: str) -> bool:
     """A unified-diff header line: `diff --git`, a hunk header, `--- a/x` / `+++ b/x`, or a
     `--- x` / `+++ y` pair (the pair is how a diff is told from a `---` rule or comment)."""
-    if s.startswith("diff --git ") or _HUNK_HEADER.fullmatch(s):
+    if s.startswith("diff --git ") or (s.startswith("@@") and _hunk_header().fullmatch(s)):
         return True
     if s.startswith(("--- a/", "+++ b/")) and len(s) > 6 and not s[6].isspace():
         return True
@@ -693,7 +714,7 @@ def markers_in(
 ) -> Iterator[MarkerLine]:
     """Every line in `lines[start:stop]` shaped like an edit marker, in order. One regex over
     the joined lines picks the few candidates (a fenced body can be most of a 1 MB reply)."""
-    for k in line_starts(_CANDIDATE, lines, start, stop):
+    for k in line_starts(_candidate(), lines, start, stop):
         marker = edit_marker(lines, k, document)
         if marker is not None:
             yield marker

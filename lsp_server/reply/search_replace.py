@@ -35,14 +35,16 @@ in other tools' terms; `find_blocks` turns it into EditBlocks.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk, OnExists
 from lsp_server.reply.common import (
     SECTION,
     MarkerLine,
+    compiled_on_use,
     edit_marker,
     is_document,
     is_fence_end,
@@ -54,13 +56,15 @@ from lsp_server.reply.common import (
 SEARCH, DIVIDER, REPLACE = "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"
 
 
-@dataclass(frozen=True)
-class Syntax:
+class Syntax(NamedTuple):
     """The three markers of a block format, tested with fullmatch on the stripped line.
 
     The patterns use single quantifiers only, so matching is linear. `names` are the
     canonical spellings used in messages; `divider_ends` says a second divider ends the
     new-text section (aider's rule for SEARCH/REPLACE).
+
+    This module's records are NamedTuples, not dataclasses: immutable all the same, and a
+    fraction of the cost to define when a process imports the parser to place one block.
     """
 
     start: re.Pattern[str]
@@ -95,14 +99,18 @@ SEARCH_REPLACE = Syntax(
 # an agent's tool call (see `tool_xml`) every block is read this way; outside one, only a
 # block that opens with a `-` run, or an aider-shaped block that only reads whole this way.
 # (The look-behinds only matter to a search: a run is tried from its start alone, so a long
-# run that fails at its end costs its length once, not its length squared.)
-CLINE_SYNTAX = Syntax(
-    re.compile(r"(?<![-<])(?:-{3,}|<{3,}) *SEARCH>?"),
-    re.compile(r"={3,}"),
-    re.compile(r"(?<![+>])(?:\+{3,}|>{3,}) *REPLACE>?"),
-    (SEARCH, DIVIDER, REPLACE),
-    leads="-<=+>",
-)
+# run that fails at its end costs its length once, not its length squared.) Built on first
+# use, like the patterns of `common.compiled_on_use`: a reply in aider's spelling never
+# needs it.
+@functools.cache
+def cline_syntax() -> Syntax:
+    return Syntax(
+        re.compile(r"(?<![-<])(?:-{3,}|<{3,}) *SEARCH>?"),
+        re.compile(r"={3,}"),
+        re.compile(r"(?<![+>])(?:\+{3,}|>{3,}) *REPLACE>?"),
+        (SEARCH, DIVIDER, REPLACE),
+        leads="-<=+>",
+    )
 
 
 def marker_kind(line: str) -> str | None:
@@ -110,8 +118,7 @@ def marker_kind(line: str) -> str | None:
     return SEARCH_REPLACE.kind(line)
 
 
-@dataclass(frozen=True)
-class RawBlock:
+class RawBlock(NamedTuple):
     """One block as scanned. Indexes are 0-based into the scanned lines.
 
     `stop` is the line the scan stood on when the block ended: its terminator, the marker
@@ -321,14 +328,13 @@ def added_marker(raw: RawBlock, updated: Sequence[str] | None = None) -> MarkerL
 # is written with a backslash before it (`\=======`), and loses it here.
 
 # the number may be missing (a model that writes the header without one): still a header
-_HINT = re.compile(r":(start|end)_line:[ \t]*(\d{1,9})?")
-_SEPARATOR = re.compile(r"-{3,}")
-_NUMBERED = re.compile(r"(?<![ \t\d])[ \t]*(\d{1,9})[ \t]*\|(?!\|) ?")
+_hint_line = compiled_on_use(r":(start|end)_line:[ \t]*(\d{1,9})?")
+_separator = compiled_on_use(r"-{3,}")
+_numbered = compiled_on_use(r"(?<![ \t\d])[ \t]*(\d{1,9})[ \t]*\|(?!\|) ?")
 _ESCAPED = ("<<<<<<<", "=======", ">>>>>>>", "-------", ":start_line:", ":end_line:")
 
 
-@dataclass(frozen=True)
-class Sections:
+class Sections(NamedTuple):
     """A scanned block's old and new lines as they are meant, and what the block said about
     itself: the line its old text starts on (a hint) and whether it is Roo Code's."""
 
@@ -339,17 +345,24 @@ class Sections:
     error: str | None = None  # why the sections cannot be used as they stand
 
 
+def _hint(line: str) -> re.Match[str] | None:
+    """`line` read as Roo's `:start_line:N` / `:end_line:N` header, or None. The first line of
+    every block's SEARCH text is tested: a line not starting with ":" needs no pattern."""
+    s = line.strip()
+    return _hint_line().fullmatch(s) if s.startswith(":") else None
+
+
 def _numbers(lines: Sequence[str]) -> list[int | None]:
     """The line number prefixing each line (`12 | code`), or None for a line without one."""
     out: list[int | None] = []
     for line in lines:
-        m = _NUMBERED.match(line)
+        m = _numbered().match(line)
         out.append(int(m.group(1)) if m else None)
     return out
 
 
 def _unnumbered(lines: Sequence[str]) -> list[str]:
-    return [line[m.end() :] if (m := _NUMBERED.match(line)) else line for line in lines]
+    return [line[m.end() :] if (m := _numbered().match(line)) else line for line in lines]
 
 
 def _unescaped(lines: Sequence[str]) -> list[str]:
@@ -366,21 +379,21 @@ def sections(raw: RawBlock, roo: bool = False) -> Sections:
     SEARCH text is the separator even without line numbers. In a Roo block, escaped marker
     lines are unescaped and copied line numbers stripped (see above)."""
     old, k, start, numbered = list(raw.original), 0, None, True
-    while k < len(old) and (m := _HINT.fullmatch(old[k].strip())):
+    while k < len(old) and (m := _hint(old[k])):
         if m.group(1) == "start" and m.group(2):
             start = int(m.group(2))
         numbered = numbered and m.group(2) is not None
         k += 1
-    if k and not (roo or numbered or (k < len(old) and _SEPARATOR.fullmatch(old[k].strip()))):
+    if k and not (roo or numbered or (k < len(old) and _separator().fullmatch(old[k].strip()))):
         # a numberless `:end_line:` with no `-------` after it, outside Roo's own call, says
         # nothing a file line could not say: it is the SEARCH text's first line
         k, start = 0, None
     roo = roo or k > 0
-    if roo and k < len(old) and _SEPARATOR.fullmatch(old[k].strip()):
+    if roo and k < len(old) and _separator().fullmatch(old[k].strip()):
         k += 1
     if not roo:
         return Sections(tuple(old), raw.updated)
-    if any(_HINT.fullmatch(line.strip()) for line in raw.updated):
+    if any(_hint(line) for line in raw.updated):
         # Roo refuses it too: a hint header in the new text is a header misplaced, not text
         return Sections(
             tuple(old[k:]),
@@ -446,7 +459,7 @@ def to_edit_block(raw: RawBlock, fmt: Format = Format.SEARCH_REPLACE) -> EditBlo
         return EditBlock(fmt, raw.path, span, language=raw.language, error=failure(raw))
     got = sections(raw, fmt is Format.ROO)
     fmt = Format.ROO if got.roo else fmt
-    error = failure(dataclasses.replace(raw, updated=got.new))
+    error = failure(raw._replace(updated=got.new))
     if error is None and got.error is not None:
         error = Failure(
             ErrorCode.MALFORMED_BLOCK,
@@ -495,11 +508,12 @@ def scan_replies(lines: list[str]) -> list[tuple[RawBlock, Format]]:
         if SEARCH_REPLACE.kind(line) == SEARCH:
             block, fmt = scan_block(lines, i, floor, prev), Format.SEARCH_REPLACE
             if block.expected is not None:
-                other = scan_block(lines, i, floor, prev, CLINE_SYNTAX)
+                other = scan_block(lines, i, floor, prev, cline_syntax())
                 if other.expected is None:
                     block, fmt = other, Format.CLINE
-        elif CLINE_SYNTAX.kind(line) == SEARCH:
-            block, fmt = scan_block(lines, i, floor, prev, CLINE_SYNTAX), Format.CLINE
+        elif "SEARCH" in line and cline_syntax().kind(line) == SEARCH:
+            # (a start marker holds the word: a line without it needs no look at Cline's)
+            block, fmt = scan_block(lines, i, floor, prev, cline_syntax()), Format.CLINE
         else:
             i += 1
             continue
@@ -538,8 +552,7 @@ def _shift_runs(blocks: list[EditBlock]) -> list[EditBlock]:
     return out
 
 
-@dataclass(frozen=True)
-class DiffPart:
+class DiffPart(NamedTuple):
     """One SEARCH/REPLACE text of a tool call: `body`, the reply line (1-based) of its first
     line when it is the reply's own text (None for a JSON string), and Roo's `<start_line>`
     for its first block."""
@@ -592,7 +605,7 @@ def blocks_from_parts(
     scanned = []
     for part in parts:
         lines = normalise_newlines(part.body).split("\n")
-        raws = [dataclasses.replace(raw, path=path) for raw in scan(lines, CLINE_SYNTAX)]
+        raws = [raw._replace(path=path) for raw in scan(lines, cline_syntax())]
         origin = None if part.first_line is None else part.first_line - 1
         scanned.append((raws, origin, part.start_line))
     count = sum(len(raws) for raws, _, _ in scanned)

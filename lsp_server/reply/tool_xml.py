@@ -57,7 +57,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk, HunkKind
 from lsp_server.reply.agent_tools import MalformedCall, write_action
@@ -71,7 +71,7 @@ from lsp_server.reply.common import (
     normalise_text,
 )
 from lsp_server.reply.editor_commands import COMMANDS, editor_block
-from lsp_server.reply.search_replace import CLINE_SYNTAX, DiffPart, blocks_from_parts
+from lsp_server.reply.search_replace import DiffPart, blocks_from_parts, cline_syntax
 
 # one alternation of literal openers; names are bounded, so a failed match costs little
 _OPENER = re.compile(
@@ -96,8 +96,7 @@ class _Refused(Exception):
     """A call that is plainly meant but cannot be used: the reason, in words."""
 
 
-@dataclass(frozen=True)
-class _Text:
+class _Text(NamedTuple):
     """The reply as one string, with line starts to name lines by offset."""
 
     text: str
@@ -124,8 +123,7 @@ class _Text:
         return self.text[offset : end if end >= 0 else len(self.text)].strip()
 
 
-@dataclass(frozen=True)
-class _Value:
+class _Value(NamedTuple):
     """A parameter's text, where it starts in the reply, and its text as meant."""
 
     raw: str
@@ -541,7 +539,7 @@ def _escaped(values: Sequence[_Value]) -> bool:
         if "<" not in text and ">" not in text and "&" not in text:
             continue
         for line in text.split("\n"):
-            if CLINE_SYNTAX.kind(line) is not None:
+            if cline_syntax().kind(line) is not None:
                 continue
             if "<" in line or ">" in line:
                 return False

@@ -31,7 +31,7 @@ import bisect
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format
 from lsp_server.reply.common import (
@@ -114,8 +114,7 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     return blocks_per_fence(lines, _block)
 
 
-@dataclass(frozen=True)
-class FenceHead:
+class FenceHead(NamedTuple):
     """What a fence says about itself: its language, its path and the reply line (0-based)
     the block starts on, and how many body lines the header takes (a path comment)."""
 

@@ -9,13 +9,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from lsp_server.reply.common import edit_marker
-from lsp_server.reply.search_replace import CLINE_SYNTAX
+from lsp_server.reply.search_replace import cline_syntax
 from tests.reply.agent_workspace import examples, place
 
 # no `<` or `&`: a line of text that reads as a tag or an entity is another property's; nor
 # a line shaped like an edit marker, which is never written (tests/reply/test_marker_lines.py)
 TEXT = st.text(st.sampled_from("abcxyz ()=+-*/:;,.'\"_>{}[]\t"), max_size=14).filter(
-    lambda s: CLINE_SYNTAX.kind(s) is None and edit_marker([s], 0) is None
+    lambda s: cline_syntax().kind(s) is None and edit_marker([s], 0) is None
 )
 
 

@@ -191,6 +191,39 @@ def test_searching_the_joined_lines_equals_a_loop_over_them(lines, data):
     assert found == [k for k in range(start, stop) if edit_marker(lines, k) is not None]
 
 
+# --- the first-character tests before each marker pattern ---------------------------------------
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(PIECES, st.text(alphabet="<>=+-|*@ dSEARCHsearch:", max_size=12)),
+    st.data(),
+)
+def test_a_marker_pattern_only_matches_lines_its_first_character_test_lets_through(line, data):
+    """`edit_marker` runs each pattern only on lines starting with a character that pattern
+    can start with (most lines of code start with none, so no pattern is compiled or run for
+    them): the test must never turn away a line the pattern matches."""
+    from lsp_server.reply import common
+
+    line = data.draw(st.one_of(st.just(line), MARKERS, BLOCK_MARKERS, OTHER_MARKERS))
+    s = line.strip()
+    if not s:
+        return
+    guarded = (
+        (common._block_marker(), common._BLOCK_STARTS),
+        (common._conflict_marker(), common._CONFLICT_STARTS),
+        (common._divider_marker(), "="),
+        (common._hunk_header(), "@"),
+    )
+    for pattern, starts in guarded:
+        if pattern.fullmatch(s):
+            assert s[0] in starts, (pattern.pattern, s)
+    if common._patch_header().match(s):
+        assert s[0] == "*"
+    for starts in (common._BLOCK_STARTS, common._CONFLICT_STARTS, "=", "@", "*"):
+        assert set(starts) <= common._MARKER_STARTS
+
+
 # --- the property -----------------------------------------------------------------------------
 
 PATH = "app.cfg"

@@ -222,6 +222,37 @@ def test_a_reply_with_no_markers_imports_no_format_module():
     assert out.strip() == "['lsp_server.reply.common']"
 
 
+_FENCED_BLOCK = "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
+
+
+@pytest.mark.parametrize(
+    "reply, modules, errors",
+    [
+        # the block holds its fence's whole body: no line is left to hold a stray marker
+        (_FENCED_BLOCK + "```\n", ["search_replace"], []),
+        # a line after the block in its fence is left, and it is a marker: reported
+        (_FENCED_BLOCK + "<<<<<<< HEAD\n```\n", ["search_replace", "whole_file"], [8]),
+        # an unclosed fence runs to the end: the blank line after the block is left
+        (_FENCED_BLOCK + "\n", ["search_replace", "whole_file"], []),
+    ],
+)
+def test_the_stray_marker_check_loads_only_when_a_fence_has_a_line_no_block_holds(
+    reply, modules, errors
+):
+    code = (
+        "import sys; from lsp_server.reply import parse_reply; "
+        f"blocks = parse_reply({reply!r}).blocks; "
+        "print([b.reply_lines[0] for b in blocks if b.error is not None]); "
+        "print(sorted(m[17:] for m in sys.modules if m.startswith('lsp_server.reply.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
+    assert out[0] == str(errors)
+    assert out[1] == str(sorted(["common", *modules]))
+    assert parse_reply(reply).blocks == oracle(reply)
+
+
 _THREADED = r"""
 import threading
 from lsp_server.reply import parse_reply
