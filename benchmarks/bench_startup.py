@@ -20,9 +20,10 @@ the interpreter alone (`python -c pass`), `llm-patch --help` (the command line's
 imports), `llm-patch check` of one block on a one-line text file (the engine, no grammar),
 the same on a Python file (tree-sitter and the grammar for the syntax check), and
 `llm-patch apply` of it (the workspace lock, the intent journal, the writes and their
-fsyncs). `--trees A,B` runs each stage for each of the given checkouts (each first on
-PYTHONPATH), interleaved, to compare two versions of the code on the same machine at the
-same time.
+fsyncs), each started the way the installed `llm-patch` script starts it (the entry
+point in that checkout's pyproject.toml). `--trees A,B` runs each stage for each of the
+given checkouts (each first on PYTHONPATH), interleaved, to compare two versions of the
+code on the same machine at the same time.
 """
 
 from __future__ import annotations
@@ -37,12 +38,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_lsp import SERVER, Client
 from benchmarks.timing import load_average, summary
 
+ROOT = Path(__file__).resolve().parents[1]
 REPLY = "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n"
 
 
@@ -128,10 +131,18 @@ CLI_STAGES = (
 )
 
 
-def _cli_command(stage: str) -> list[str]:
+def _entry(tree: str) -> str:
+    """Python that calls the `llm-patch` script's entry point as `tree` (a checkout; "" for
+    this one) declares it in its pyproject.toml, so each version starts as installed."""
+    project = tomllib.loads((Path(tree or ROOT) / "pyproject.toml").read_text(encoding="utf-8"))
+    module, _, function = project["project"]["scripts"]["llm-patch"].partition(":")
+    return f"import sys; sys.argv[0] = 'llm-patch'; from {module} import {function}; {function}()"
+
+
+def _cli_command(stage: str, tree: str = "") -> list[str]:
     if stage == "pass":
         return [sys.executable, "-c", "pass"]
-    cli = [sys.executable, "-m", "lsp_server.cli"]
+    cli = [sys.executable, "-c", _entry(tree)]
     if stage == "help":
         return [*cli, "--help"]
     command = "apply" if stage == "apply-py" else "check"
@@ -159,7 +170,7 @@ def cli_stages(rounds: int, trees: list[str] | None = None, log=print) -> dict[s
                     env = _env("off")
                     if tree:
                         env["PYTHONPATH"] = str(Path(tree).resolve())
-                    wall, cpu = _cli_run(root, stage, env)
+                    wall, cpu = _cli_run(root, stage, env, tree)
                     if r >= 0:
                         samples[(tree, stage)].append((wall, cpu))
     out: dict[str, Any] = {"rounds": rounds, "load_average": load_average(), "rows": []}
@@ -173,12 +184,12 @@ def cli_stages(rounds: int, trees: list[str] | None = None, log=print) -> dict[s
     return out
 
 
-def _cli_run(root: Path, stage: str, env: dict[str, str]) -> tuple[float, float]:
+def _cli_run(root: Path, stage: str, env: dict[str, str], tree: str) -> tuple[float, float]:
     """One stage as a new process: its wall clock and CPU time in ms."""
     (root / "a.py").write_text("x = 1\n")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run(_cli_command(stage), cwd=root, env=env, capture_output=True)
+    done = subprocess.run(_cli_command(stage, tree), cwd=root, env=env, capture_output=True)
     wall = (time.perf_counter() - t0) * 1000.0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
