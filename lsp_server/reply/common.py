@@ -7,13 +7,13 @@ colon). These helpers read all of them one way.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
 from typing import NamedTuple
 
 from lsp_server.model import EditBlock, ErrorCode, Failure, Format
+from lsp_server.patterns import compiled_on_use
 
 # ``` or ~~~ (3+), optionally indented, then an info string. Linear: no nested quantifiers.
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
@@ -22,16 +22,6 @@ _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$"
 # quadratically on a long run of "-" that failed at its end.
 _PATHISH_CHARS = re.compile(r"^[\w.\-/\\@+~ ]*$")
 _PATHISH_END = re.compile(r"[\w\-]\.?$")
-
-
-def compiled_on_use(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
-    """`pattern` compiled the first time the returned function is called, then kept. The
-    reply package's one way to hold a pattern that a plain SEARCH/REPLACE reply never needs
-    (rarer spellings, other formats' markers, no-break spaces): `llm-patch apply` is a fresh
-    process each time, and compiling every pattern at import is a large share of its start.
-    A pattern the common path runs line by line is compiled at import as usual. (Threads
-    calling it at once for the first time may each compile it: the same pattern either way.)"""
-    return functools.cache(functools.partial(re.compile, pattern, flags))
 
 
 class Fence(NamedTuple):

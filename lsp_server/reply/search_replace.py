@@ -41,10 +41,10 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk, OnExists
+from lsp_server.patterns import compiled_on_use
 from lsp_server.reply.common import (
     SECTION,
     MarkerLine,
-    compiled_on_use,
     edit_marker,
     is_document,
     is_fence_end,
@@ -100,7 +100,7 @@ SEARCH_REPLACE = Syntax(
 # block that opens with a `-` run, or an aider-shaped block that only reads whole this way.
 # (The look-behinds only matter to a search: a run is tried from its start alone, so a long
 # run that fails at its end costs its length once, not its length squared.) Built on first
-# use, like the patterns of `common.compiled_on_use`: a reply in aider's spelling never
+# use, like the patterns of `patterns.compiled_on_use`: a reply in aider's spelling never
 # needs it.
 @functools.cache
 def cline_syntax() -> Syntax:

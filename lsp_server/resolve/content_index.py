@@ -10,12 +10,11 @@ asked about often.
 
 from __future__ import annotations
 
-import functools
 import itertools
-import re
 from collections import Counter
 from collections.abc import Sequence
 
+from lsp_server.patterns import compiled_on_use
 from lsp_server.resolve.indent import detect_unit
 from lsp_server.resolve.reply_chars import collapse, fold
 
@@ -179,10 +178,8 @@ NORMALISERS = {
 _TRIMS = ("rstrip", "strip")
 
 
-@functools.cache
-def _word() -> re.Pattern[str]:
-    """A run of word characters (compiled on first use: only the folded rungs read words)."""
-    return re.compile(r"\w+")
+# A run of word characters (compiled on first use: only the folded rungs read words).
+_word = compiled_on_use(r"\w+")
 
 
 # Lookups per normalisation that scan the joined text before the line table is built.

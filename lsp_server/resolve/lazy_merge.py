@@ -77,14 +77,13 @@ Texts use "\\n" line endings; the caller maps to and from the file's own.
 from __future__ import annotations
 
 import difflib
-import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from lsp_server.linediff import longest_increasing
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
+from lsp_server.patterns import compiled_on_use
 from lsp_server.resolve.indent import swap_prefix
 from lsp_server.resolve.line_shape import (
     definition_name,
@@ -679,10 +678,10 @@ def _join_blanks(
 # --- placeholder-free snippets: one restated definition --------------------------------------
 
 
-@functools.cache
-def _preprocessor() -> re.Pattern[str]:
-    """A C preprocessor directive (compiled on first use, as every pattern here)."""
-    return re.compile(r"#\s*(?:include|define|if|ifdef|ifndef|endif|else|elif|pragma|undef)\b")
+# A C preprocessor directive.
+_preprocessor = compiled_on_use(
+    r"#\s*(?:include|define|if|ifdef|ifndef|endif|else|elif|pragma|undef)\b"
+)
 
 
 def _is_prefix_line(line: str) -> bool:

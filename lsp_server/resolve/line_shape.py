@@ -8,10 +8,9 @@ are enough to tell `return this;` inside a new method from the one inside an old
 from __future__ import annotations
 
 import difflib
-import functools
-import re
 from collections.abc import Sequence
 
+from lsp_server.patterns import compiled_on_use
 from lsp_server.resolve.indent import width
 
 _CLOSERS = ("}", ")", "]", "</", "/>")
@@ -24,9 +23,7 @@ _SIMILAR = 0.75
 # never read a line's shape.
 
 
-@functools.cache
-def _alnum() -> re.Pattern[str]:
-    return re.compile(r"[A-Za-z0-9_]")
+_alnum = compiled_on_use(r"[A-Za-z0-9_]")
 
 
 def is_blank(line: str) -> bool:
@@ -78,9 +75,7 @@ def similar(a: str, b: str) -> bool:
     return True
 
 
-@functools.cache
-def _leading_word() -> re.Pattern[str]:
-    return re.compile(r"\s*([^\s(=:]*)")
+_leading_word = compiled_on_use(r"\s*([^\s(=:]*)")
 
 
 def parents(lines: Sequence[str], skip: Sequence[bool] | None = None) -> list[int | None]:
@@ -114,24 +109,20 @@ _CONTROL = frozenset(
 )
 
 
-@functools.cache
-def _def_keyword() -> re.Pattern[str]:
-    return re.compile(
-        r"\s*(?:[\w$]+\s+)*?(?:class|struct|interface|enum|trait|def|fn|fun|func|function|"
-        r"module|namespace|impl|object|record|protocol)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
-    )
+_def_keyword = compiled_on_use(
+    r"\s*(?:[\w$]+\s+)*?(?:class|struct|interface|enum|trait|def|fn|fun|func|function|"
+    r"module|namespace|impl|object|record|protocol)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
+)
 
 
-@functools.cache
-def _def_call() -> re.Pattern[str]:
-    """`name(params) {` / `name(params):` - a method; parameters never hold string
-    literals, which keeps calls such as `it("works", () => {` out."""
-    return re.compile(
-        r"\s*(?:(?:export|default|public|private|protected|internal|static|async|override|"
-        r"final|abstract|virtual|get|set|pub(?:\([^)]*\))?|[\w$<>\[\]]+)\s+)*"
-        r"([A-Za-z_$][\w$]*)\s*\([^;\"'`]*\)\s*(?:->\s*[^{:;]+|:\s*[\w$<>\[\]|. ]+)?\s*"
-        r"(?:\{|:|=>\s*\{)\s*$"
-    )
+# `name(params) {` / `name(params):` - a method; parameters never hold string literals, which
+# keeps calls such as `it("works", () => {` out.
+_def_call = compiled_on_use(
+    r"\s*(?:(?:export|default|public|private|protected|internal|static|async|override|"
+    r"final|abstract|virtual|get|set|pub(?:\([^)]*\))?|[\w$<>\[\]]+)\s+)*"
+    r"([A-Za-z_$][\w$]*)\s*\([^;\"'`]*\)\s*(?:->\s*[^{:;]+|:\s*[\w$<>\[\]|. ]+)?\s*"
+    r"(?:\{|:|=>\s*\{)\s*$"
+)
 
 
 def definition_name(line: str) -> str | None:

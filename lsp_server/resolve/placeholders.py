@@ -8,34 +8,18 @@ elision (`...` between two anchors).
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Sequence
 
-# The patterns are compiled on first use, like every pattern of the resolver: most runs
-# place blocks that hold no line this module is asked about.
+from lsp_server.patterns import compiled_on_use
 
-
-@functools.cache
-def _ellipsis() -> re.Pattern[str]:
-    return re.compile(r"\.{3,}|…|\.\s\.\s\.")
-
-
-@functools.cache
-def _punct() -> re.Pattern[str]:
-    return re.compile(r"[()\[\]{}:;,.!?\-–—]+")
-
-
-@functools.cache
-def _code_chars() -> re.Pattern[str]:
-    """Characters that make a bare line code."""
-    return re.compile(r"[\"'`,;=<>|&*/\\]")
-
-
-@functools.cache
-def _spread() -> re.Pattern[str]:
-    """`...rest,` / `...props` is code (a JavaScript spread)."""
-    return re.compile(r"\.\.\.[\w$]")
+# Compiled on first use (lsp_server.patterns): most runs place blocks that hold no line
+# this module is asked about.
+_ellipsis = compiled_on_use(r"\.{3,}|…|\.\s\.\s\.")
+_punct = compiled_on_use(r"[()\[\]{}:;,.!?\-–—]+")
+# Characters that make a bare line code.
+_code_chars = compiled_on_use(r"[\"'`,;=<>|&*/\\]")
+# `...rest,` / `...props` is code (a JavaScript spread).
+_spread = compiled_on_use(r"\.\.\.[\w$]")
 
 
 # Words a placeholder phrase may use. Kept deliberately small: a comment that says more
@@ -55,14 +39,11 @@ _TRIGGERS = frozenset({"existing", "unchanged", "same", "rest"})
 _PYI_SUFFIXES = (".pyi",)
 
 
-@functools.cache
-def _maybe() -> re.Pattern[str]:
-    """An ellipsis or a trigger word. Every placeholder holds one, so a lowercased line
-    with neither is turned away by one search before any comment or vocabulary parsing: a
-    lazy merge counts the placeholder lines of a whole file (before and after), and almost
-    no code line has either. The full test lowercases too, so the search never turns away
-    a line it accepts."""
-    return re.compile(r"\.[^\S\n]*\.[^\S\n]*\.|…|existing|unchanged|same|rest")
+# An ellipsis or a trigger word. Every placeholder holds one, so a lowercased line with neither
+# is turned away by one search before any comment or vocabulary parsing: a lazy merge counts the
+# placeholder lines of a whole file (before and after), and almost no code line has either. The
+# full test lowercases too, so the search never turns away a line it accepts.
+_maybe = compiled_on_use(r"\.[^\S\n]*\.[^\S\n]*\.|…|existing|unchanged|same|rest")
 
 
 def _comment_body(line: str) -> tuple[str, bool]:

@@ -15,8 +15,9 @@ ASCII spelling (models and web pages convert both ways).
 
 from __future__ import annotations
 
-import functools
 import re
+
+from lsp_server.patterns import compiled_on_use
 
 # Unicode spaces read as one plain space in a reply line's indentation.
 UNICODE_SPACES = "\u00a0" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u3000"
@@ -24,11 +25,9 @@ UNICODE_SPACES = "\u00a0" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u
 ZERO_WIDTH = "\u200b\ufeff"
 
 
-@functools.cache
-def _leading() -> re.Pattern[str]:
-    """A line's indentation, Unicode spaces included (compiled on first use: only a text
-    that is not ASCII is read with it)."""
-    return re.compile(f"^[ \t{UNICODE_SPACES}]+", re.MULTILINE)
+# A line's indentation, Unicode spaces included (compiled on first use: only a text that is not
+# ASCII is read with it).
+_leading = compiled_on_use(f"^[ \t{UNICODE_SPACES}]+", re.MULTILINE)
 
 
 _FOLD = str.maketrans(
