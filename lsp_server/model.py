@@ -238,6 +238,9 @@ class EditBlock:
     # a block that names no file (a chat snippet): the paths the prose just before it
     # mentions, nearest first; the plan takes the first that exists in the workspace
     candidates: tuple[str, ...] = ()
+    # the sections of one git patch (`diff --git` after `diff --git`) share this number: git
+    # reads every section's old file before it writes any, so a swap of two files swaps
+    patch: int | None = None
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from lsp_server.model import (
     Target,
     WarningType,
 )
+from lsp_server.plan_patch import PatchReads
 from lsp_server.plan_state import FileState, PlanState, missing, net_changes
 from lsp_server.plan_warnings import set_aside_code_samples, warnings_for
 from lsp_server.resolve.hunks import HunksResult, apply_hunks, rebuild
@@ -50,6 +51,8 @@ INLINE_FORMATS = {
     Format.GEMINI,
     Format.OPENHANDS,
 }
+
+
 class PlanOptions(NamedTuple):  # not a dataclass: see journal.Entry
     """How a plan is made: all or nothing, how close a fuzzy match must be, and more."""
 
@@ -387,6 +390,8 @@ def _place_snippet(block: EditBlock, key: str, f: FileState, options: PlanOption
         placements=edit.placements,
         already_applied=already,
     )
+
+
 def _same_name_elsewhere(state: PlanState, key: str) -> list[str]:
     """Files named like `key` elsewhere in the workspace. A delete of a path that does not
     exist finds what it asks for (applied before), unless one of these exists: then the
@@ -552,6 +557,7 @@ def plan_reply(
     state = PlanState(source, options.protected)
     outcomes: list[BlockOutcome] = []
     loose = spent = 0  # loose blocks so far (see LOOSE_WORK_LINES), and their files' lines
+    patch = PatchReads()  # a git patch's sections read their files at once
     for block in reply.blocks:
         if cancelled is not None and cancelled():
             raise Cancelled()
@@ -561,7 +567,9 @@ def plan_reply(
             continue
         cp = state.checkpoint()
         try:
-            outcomes.append(_resolve_block(state, block, options))
+            outcomes.append(
+                patch.resolve(state, block, lambda b: _resolve_block(state, b, options))
+            )
         except PlacementError as err:
             state.restore(cp)
             outcomes.append(

@@ -73,10 +73,21 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     # indexes (into `blocks`) of the diff blocks found inside it
     fence: tuple[str, int, str | None] | None = None
     in_fence: list[int] = []
+    # the git patch the next `diff --git` section continues: (its first line, where the last
+    # section ended); a section that follows another with nothing but blank lines between
+    # is part of the same patch
+    patch: tuple[int, int] | None = None
     while i < n:
         if _starts_diff(lines, i):
             marker = fence[0] if fence else None
+            git = lines[i].startswith("diff --git ")
+            if not git or patch is None or any(lines[k].strip() for k in range(patch[1], i)):
+                patch = (i + 1, i) if git else None
             block, i = _parse_file(lines, i, marker)
+            if patch is not None:
+                patch = (patch[0], i)
+                if block is not None:
+                    block = dataclasses.replace(block, patch=patch[0])
             if block is not None:
                 if fence is not None:
                     block = dataclasses.replace(block, language=fence[2])
