@@ -10,9 +10,10 @@ text over `b.py`'s and back, losing `b.py`.
 So a section that reads (modifies, renames or deletes) a path an earlier section of its
 patch wrote reads that path as it was before the patch, and the earlier section's text
 stays there once the path's old text has been carried away. A path that did not exist
-before the patch has only one reading: what the earlier section left there. Where git would refuse the
-patch too — a path one section writes and another patches in place, or two sections that
-write one path — the later section is refused, saying why: content is never lost.
+before the patch has only one reading: what the earlier section left there. Where git
+would refuse the patch too — a path one section writes and another patches in place, or
+two sections that write one path — the later section is refused, saying why: content is
+never lost.
 """
 
 from __future__ import annotations

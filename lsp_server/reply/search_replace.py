@@ -139,6 +139,8 @@ class RawBlock(NamedTuple):
     expected: str | None = None
     found: str | None = None
     next_block: bool = False  # broken by the next block's start marker, where scanning resumes
+    # not a block: the rest of the lines, left unread after this many malformed blocks
+    unread: int = 0
 
     @property
     def incomplete(self) -> bool:
@@ -224,19 +226,39 @@ def _patterns(syntax: Syntax) -> tuple[re.Pattern[str], ...]:
     return (syntax.start, syntax.divider, syntax.end)
 
 
+# Past this many malformed blocks a reply is not an edit gone slightly wrong but marker lines
+# (a log, a reply of conflict markers, an attack): the rest of it is one block, refused
+# unread. Each block costs a few objects and a message; a megabyte of one-line blocks would
+# cost seconds, and a report of 100,000 failures helps nobody.
+MAX_MALFORMED = 1_000
+
+
+def unread_rest(lines: list[str], at: int, syntax: Syntax, malformed: int) -> RawBlock:
+    """The block that stands for `lines[at:]` once `malformed` blocks were malformed."""
+    end = max(at, len(lines) - 1)
+    return RawBlock(
+        at, at, end, len(lines), None, (), (), expected=syntax.names[0], found="", unread=malformed
+    )
+
+
 def scan(lines: list[str], syntax: Syntax = SEARCH_REPLACE) -> list[RawBlock]:
     """Every block of `syntax` in `lines`, well-formed or not, in order. Linear time: each
-    line is classified at most twice and the path walk looks at most three lines up."""
+    line is classified at most twice and the path walk looks at most three lines up; past
+    `MAX_MALFORMED` malformed blocks the rest is one block, `unread`."""
     out: list[RawBlock] = []
-    i, floor, prev = 0, -1, None
+    i, floor, prev, malformed = 0, -1, None, 0
     n = len(lines)
     start_name = syntax.names[0]
     while i < n:
         if syntax.kind(lines[i]) != start_name:
             i += 1
             continue
+        if malformed >= MAX_MALFORMED:
+            out.append(unread_rest(lines, i, syntax, malformed))
+            break
         block = scan_block(lines, i, floor, prev, syntax)
         out.append(block)
+        malformed += block.expected is not None
         prev, floor, i = block.path or prev, block.end, block.resume
     return out
 
@@ -255,6 +277,14 @@ def failure(raw: RawBlock, origin: int | None = 0) -> Failure | None:
     reply line before the scanned lines' first (0 for a whole reply; None when the lines are
     not the reply's, as in a JSON string)."""
     where = f"block starting at {_where(raw.marker, origin)[0]}"
+    if raw.unread:
+        return Failure(
+            ErrorCode.MALFORMED_BLOCK,
+            f"not read from {_where(raw.marker, origin)[0]} on: the {raw.unread:,} blocks "
+            f"before it are malformed (past {MAX_MALFORMED:,}, the rest of a reply is not "
+            "read); fix those blocks first",
+            {"unread": True, "malformed_blocks": raw.unread},
+        )
     if raw.expected is not None:
         details: dict[str, object] = {"expected": raw.expected}
         if raw.incomplete:
@@ -501,10 +531,16 @@ def scan_replies(lines: list[str]) -> list[tuple[RawBlock, Format]]:
     with a spelling aider does not read, or one that is broken by aider's rules but whole by
     Cline's (`<<<<<<< SEARCH` ... `+++++++ REPLACE`), is Cline's. Linear, like `scan`."""
     out: list[tuple[RawBlock, Format]] = []
-    i, floor, prev = 0, -1, None
+    i, floor, prev, malformed = 0, -1, None, 0
     n = len(lines)
     while i < n:
         line = lines[i]
+        if malformed >= MAX_MALFORMED and (
+            SEARCH_REPLACE.kind(line) == SEARCH
+            or ("SEARCH" in line and cline_syntax().kind(line) == SEARCH)
+        ):
+            out.append((unread_rest(lines, i, SEARCH_REPLACE, malformed), Format.SEARCH_REPLACE))
+            break
         if SEARCH_REPLACE.kind(line) == SEARCH:
             block, fmt = scan_block(lines, i, floor, prev), Format.SEARCH_REPLACE
             if block.expected is not None:
@@ -518,6 +554,7 @@ def scan_replies(lines: list[str]) -> list[tuple[RawBlock, Format]]:
             i += 1
             continue
         out.append((block, fmt))
+        malformed += block.expected is not None
         prev, floor, i = block.path or prev, block.end, block.resume
     return out
 
