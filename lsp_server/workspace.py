@@ -15,6 +15,7 @@ control folders and the user's protected globs are never written (`refuse_protec
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 import os
 import re
@@ -24,7 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from lsp_server.model import ErrorCode, PlacementError, Snapshot
+from lsp_server.model import ErrorCode, Failure, PlacementError, Snapshot
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 BINARY_SNIFF = 8192
@@ -494,12 +495,20 @@ def _literal_parts(globs: Sequence[str]) -> list[str]:
 
 
 def refuse_protected(rel: str, globs: Sequence[str] = ()) -> None:
-    """Refuse (`PROTECTED_PATH`) to write `rel` when it is or lies inside a version-control
-    folder, names one of llm-patch's own files, or when it or a folder above it matches one
-    of `globs`.
+    """`protected_reason`, raised when there is one."""
+    reason = protected_reason(rel, tuple(globs))
+    if reason is not None:
+        raise PlacementError(reason)
+
+
+@functools.lru_cache(maxsize=4096)  # a reply of many blocks names a few paths many times
+def protected_reason(rel: str, globs: tuple[str, ...] = ()) -> Failure | None:
+    """Why `rel` may not be written (`PROTECTED_PATH`), or None: it is or lies inside a
+    version-control folder, it names one of llm-patch's own files, or it or a folder above
+    it matches one of `globs`.
 
     Every comparison is made on folded names (`fold_name`), the way a case-insensitive or
-    normalising disk (macOS, Windows) resolves them: `.GIT`, `.git.`, `.git\u200d`, `GIT~1`
+    normalising disk (macOS, Windows) resolves them: `.GIT`, `.git.`, `.git\\u200d`, `GIT~1`
     all reach `.git` on one, `Secrets/` reaches `secrets/`. A glob is matched with `fnmatch`
     against the root-relative path and each folder above it, `*` crossing "/", and a leading
     `**/` also matching at the root; both sides folded alike.
@@ -509,25 +518,25 @@ def refuse_protected(rel: str, globs: Sequence[str] = ()) -> None:
     for part in parts:
         for spelled in _spellings(part, vcs_longs):
             if spelled in VCS_FOLDERS:
-                raise PlacementError.of(
+                return PlacementError.of(
                     ErrorCode.PROTECTED_PATH,
                     f"refusing to write {rel}: {part} belongs to version control, whose "
                     "hooks and configuration run commands; llm-patch never writes there",
                     path=rel,
                     pattern=part,
-                )
+                ).failure
     for spelled in _spellings(parts[-1], vcs_longs + list(_RESERVED_NAMES)):
         if spelled.startswith(_RESERVED_PREFIX) or spelled in _RESERVED_NAMES:
-            raise PlacementError.of(
+            return PlacementError.of(
                 ErrorCode.PROTECTED_PATH,
                 f"refusing to write {rel}: names starting with {_RESERVED_PREFIX} and "
                 f"{', '.join(_RESERVED_NAMES)}, in any spelling, are llm-patch's own files "
                 "(temporary files, the journal, the lock)",
                 path=rel,
                 pattern=parts[-1],
-            )
+            ).failure
     if not globs:
-        return
+        return None
     longs = _literal_parts(globs)
     readings = [[]] if parts else []
     for part in parts:
@@ -541,14 +550,15 @@ def refuse_protected(rel: str, globs: Sequence[str] = ()) -> None:
         for reading in readings:
             prefixes = ["/".join(reading[:n]) for n in range(len(reading), 0, -1)]
             if any(fnmatch.fnmatchcase(p, g) for p in prefixes for g in tails):
-                raise PlacementError.of(
+                return PlacementError.of(
                     ErrorCode.PROTECTED_PATH,
                     f"refusing to write {rel}: it matches the protected pattern {glob!r} "
                     "(--protect, llmPatch.protectedPaths; letter case and other spellings "
                     "a disk may treat as one name are matched too)",
                     path=rel,
                     pattern=glob,
-                )
+                ).failure
+    return None
 
 
 def _io_failure(rel: str, err: OSError) -> PlacementError:

@@ -20,7 +20,10 @@ _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$"
 # A path: only these characters, ending in a name character (or one "." after one). Two
 # patterns, each linear: the single `^[...]*[\w\-]\.?[\w\-]*$` they replace backtracked
 # quadratically on a long run of "-" that failed at its end.
-_PATHISH_CHARS = re.compile(r"^[\w.\-/\\@+~ ]*$")
+# route folders of web frameworks hold brackets, parentheses and `$` (`[...slug].astro`,
+# `(auth)/page.tsx`, `$postId.tsx`, `+page.svelte`); a bracket must be closed where it opens
+_PATHISH_CHARS = re.compile(r"^[\w.\-/\\@+~ $\[\](){}]*$")
+_BRACKETS = {"[": "]", "(": ")", "{": "}"}
 _PATHISH_END = re.compile(r"[\w\-]\.?$")
 
 
@@ -199,7 +202,26 @@ def looks_like_path(s: str) -> bool:
         return False
     if not (_PATHISH_CHARS.match(s) and _PATHISH_END.search(s)):
         return False
+    if not _balanced(s):
+        return False
     return "." in s or "/" in s or s[0].isalpha()
+
+
+def _balanced(s: str) -> bool:
+    """Every bracket closed in the same path segment, in order (`[...slug]`, `[[...x]]`):
+    prose in brackets or a Markdown link is not a path."""
+    if not any(c in s for c in "[](){}"):
+        return True
+    for segment in s.replace("\\", "/").split("/"):
+        stack: list[str] = []
+        for c in segment:
+            if c in _BRACKETS:
+                stack.append(_BRACKETS[c])
+            elif c in ")]}" and (not stack or stack.pop() != c):
+                return False
+        if stack:
+            return False
+    return True
 
 
 _info_path = compiled_on_use(r"""(?:title|file|path|filename)=["']?([^"'\s]+)""")

@@ -88,7 +88,8 @@ class Syntax(NamedTuple):
 SEARCH_REPLACE = Syntax(
     re.compile(r"<{5,9} *SEARCH>?"),
     re.compile(r"={5,9}"),
-    re.compile(r">{5,9} *REPLACE"),
+    # a stray `<` after the marker (a model's typo in real replies) changes no reading
+    re.compile(r">{5,9} *REPLACE *<?"),
     (SEARCH, DIVIDER, REPLACE),
     divider_ends=True,
 )
@@ -422,7 +423,7 @@ def sections(raw: RawBlock, roo: bool = False) -> Sections:
     if roo and k < len(old) and _separator().fullmatch(old[k].strip()):
         k += 1
     if not roo:
-        return Sections(tuple(old), raw.updated)
+        return _copied_numbers(old, list(raw.updated)) or Sections(tuple(old), raw.updated)
     if any(_hint(line) for line in raw.updated):
         # Roo refuses it too: a hint header in the new text is a header misplaced, not text
         return Sections(
@@ -449,6 +450,26 @@ def sections(raw: RawBlock, roo: bool = False) -> Sections:
     return Sections(
         tuple(_unnumbered(old)), tuple(new), start if start is not None else first, True, error
     )
+
+
+def _copied_numbers(old: list[str], new: list[str]) -> Sections | None:
+    """A plain block whose SEARCH lines all carry Roo's reader numbers (`12 | code`), two or
+    more counting up by one: the numbers were copied from the reader, not from the file
+    (read as in a Roo block; the first number becomes the line hint). None otherwise."""
+    numbers = _numbers(old)
+    first = numbers[0] if len(numbers) >= 2 else None
+    if first is None or numbers != list(range(first, first + len(numbers))):
+        return None
+    replace = [n for n, line in zip(_numbers(new), new, strict=True) if line.strip()]
+    error = None
+    if replace and None not in replace:
+        new = _unnumbered(new)
+    elif any(n is not None for n in replace):
+        error = (
+            "the SEARCH lines carry line numbers (`12 | code`) but only some REPLACE lines do; "
+            "copy the new lines all with their numbers or all without"
+        )
+    return Sections(tuple(_unnumbered(old)), tuple(new), first, False, error)
 
 
 def shift_hints(hunks: Sequence[Hunk]) -> tuple[Hunk, ...]:

@@ -207,6 +207,9 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
             last, i = raw.last, raw.end
             continue
         break
+    trailing = _empty_last_hunk(lines, raws, marker)
+    if trailing is not None:
+        raws.pop()
     span = (start + 1, last + 1)
 
     def fail(failure: Failure, path: str | None) -> tuple[EditBlock, int]:
@@ -335,6 +338,13 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
         "nothing; it was skipped"
         for raw in raws
         if not raw.changed
+    ) + (
+        (
+            f"reply line {trailing + 1}: an empty hunk header (no lines after it) ends the "
+            "diff; it was skipped",
+        )
+        if trailing is not None
+        else ()
     )
     if old_p != new_p and not prefixed:
         # `--- x.orig` / `+++ x` from diff(1): the new name is the file being patched
@@ -345,6 +355,24 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
         Format.UNIFIED_DIFF, old_p, span, hunks=tuple(hunks), move_to=move_to, skipped=skipped
     )
     return block, i
+
+
+def _empty_last_hunk(lines: list[str], raws: list[_RawHunk], marker: str | None) -> int | None:
+    """The header line of an empty `@@ ... @@` that ends a diff after real hunks (models
+    write one as a closing flourish), or None. Only where what follows shows the diff is
+    over — its fence closing, the next file's header — never before unprefixed lines, which
+    may be a hunk whose prefixes were lost."""
+    if len(raws) < 2 or raws[-1].body or raws[-1].error is None:
+        return None
+    j = raws[-1].end
+    if j >= len(lines):
+        return None  # the reply ends there: cut off, perhaps
+    nxt = lines[j]
+    over = (marker is not None and is_fence_close(nxt, marker)) or nxt.startswith("diff --git ")
+    over = over or (
+        nxt.startswith("--- ") and j + 1 < len(lines) and lines[j + 1].startswith("+++ ")
+    )
+    return raws[-1].header if over else None
 
 
 def _to_hunk(raw: _RawHunk) -> Hunk | Failure:

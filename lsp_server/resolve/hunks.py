@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from lsp_server.linediff import line_opcodes
+from lsp_server.linediff import equal_pairs
 from lsp_server.lines import (
     content,
     contents_of,
@@ -257,11 +257,6 @@ def _new_text(hunk: Hunk, clipboards: dict[str, str]) -> str:
     return new
 
 
-def _end_opcode(a: list[str], b: list[str]) -> tuple[str, int, int, int, int]:
-    """A last, empty opcode past both ends: the equal run after the last change ends there."""
-    return ("end", len(a), len(a), len(b), len(b))
-
-
 def _region(
     ft: FileText, start: int, end: int, new_lines: list[str], final_newline: bool | None
 ) -> list[str]:
@@ -286,14 +281,8 @@ def _region(
         # (the project's one line differ: bounded, where difflib's matcher is cubic on a
         # rewrite whose only common lines are blank)
         if mid_old and mid_new and not set(mid_old).isdisjoint(mid_new):
-            pi = pj = 0
-            for _, i1, i2, _, j2 in [
-                *line_opcodes(mid_old, mid_new),
-                _end_opcode(mid_old, mid_new),
-            ]:
-                for k in range(i1 - pi):  # an equal run: each line keeps its own ending
-                    out[head + pj + k] = old[head + pi + k]
-                pi, pj = i2, j2
+            for i, j in equal_pairs(mid_old, mid_new):  # a kept line keeps its own ending
+                out[head + j] = old[head + i]
     if old and new_lines and not ending(old[-1]):
         # the file's unterminated last line, kept but no longer last, needs an ending
         out[:-1] = [x if ending(x) else x + ft.eol for x in out[:-1]]
