@@ -266,7 +266,10 @@ def _process(cmd: Callable[[Inputs], list[str] | None]) -> Callable[[Path, Input
         if argv is None:
             return None
         t0 = time.perf_counter()
-        done = subprocess.run(argv, cwd=folder, capture_output=True, timeout=600)
+        try:
+            done = subprocess.run(argv, cwd=folder, capture_output=True, timeout=600)
+        except OSError:  # E2BIG: a patch passed as an argument (Codex) has a size limit
+            return None
         ms = (time.perf_counter() - t0) * 1000.0
         return Result(ms, _verdict(done.returncode == 0, folder, inputs))
 

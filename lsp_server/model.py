@@ -50,6 +50,7 @@ class WarningType(StrEnum):
     HUNK_SKIPPED = "HUNK_SKIPPED"
     OVERWRITES_FILE = "OVERWRITES_FILE"
     CODE_SAMPLE = "CODE_SAMPLE"  # a pathless code block set aside beside the reply's edits
+    APPENDED = "APPENDED"  # an empty SEARCH on an existing file: added at its end, as aider does
 
 
 class Format(StrEnum):
@@ -91,6 +92,7 @@ class OnExists(StrEnum):
 
     ERROR = "error"  # FILE_EXISTS unless the file is empty (empty SEARCH / empty EDIT)
     OVERWRITE = "overwrite"  # V4A Add File, text-editor `create`
+    APPEND = "append"  # aider's empty SEARCH: the new text goes at the end of the file
 
 
 class HunkKind(StrEnum):

@@ -46,6 +46,7 @@ from lsp_server.reply.common import (
     SECTION,
     MarkerLine,
     edit_marker,
+    find_fences,
     is_document,
     is_fence_end,
     normalise_newlines,
@@ -522,13 +523,15 @@ def to_edit_block(raw: RawBlock, fmt: Format = Format.SEARCH_REPLACE) -> EditBlo
         if fmt is Format.ROO and error is None:
             error = _empty_search(raw, 0)
         action = Action.OVERWRITE if fmt is Format.CLINE else Action.CREATE
+        # aider appends an empty SEARCH's text to a file that exists; its format, its reading
+        on_exists = OnExists.APPEND if fmt is Format.SEARCH_REPLACE else OnExists.ERROR
         return EditBlock(
             fmt,
             raw.path,
             span,
             action=action,
             content=new,
-            on_exists=OnExists.ERROR,
+            on_exists=on_exists,
             language=raw.language,
             error=error,
         )
@@ -584,8 +587,55 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     """All SEARCH/REPLACE blocks in the reply `lines` (aider's, Cline's and Roo Code's markers
     written outside a tool call), broken ones carrying MALFORMED_BLOCK. The line hints of a
     run of Roo blocks for one file count in the file before the run (they were one diff)."""
-    blocks = [to_edit_block(raw, fmt) for raw, fmt in scan_replies(lines)]
+    scanned = scan_replies(lines)
+    scanned += [(raw, Format.SEARCH_REPLACE) for raw in _headless(lines, scanned)]
+    scanned.sort(key=lambda found: found[0].start)
+    blocks = [to_edit_block(raw, fmt) for raw, fmt in scanned]
     return _shift_runs(blocks)
+
+
+def _headless(lines: list[str], found: list[tuple[RawBlock, Format]]) -> list[RawBlock]:
+    """Blocks whose `<<<<<<< SEARCH` line was left out, where one reading exists: a fence
+    holding no start marker, old lines, one `=======`, new lines and `>>>>>>> REPLACE` as
+    its last line. The fence opens the SEARCH text, as the marker would have; anything else
+    (a second divider, text after the end marker, no fence) stays a stray marker."""
+    if not any(SEARCH_REPLACE.kind(line) == REPLACE for line in lines):
+        return []
+    held = [(raw.start, raw.end) for raw, _ in found]
+    out: list[RawBlock] = []
+    floor = -1
+    for fence in find_fences(lines):
+        body_end = fence.end if fence.end is not None else len(lines)
+        if fence.end is None or any(lo <= fence.end and hi >= fence.start for lo, hi in held):
+            floor = body_end
+            continue
+        kinds = [(k, SEARCH_REPLACE.kind(lines[k])) for k in range(fence.start + 1, fence.end)]
+        marks = [(k, kind) for k, kind in kinds if kind is not None]
+        last = max((k for k in range(fence.start + 1, fence.end) if lines[k].strip()), default=-1)
+        if (
+            [kind for _, kind in marks] == [DIVIDER, REPLACE]
+            and marks[1][0] == last
+            and any(lines[k].strip() for k in range(fence.start + 1, marks[0][0]))
+            # a line shaped like another marker (`<<-- SEARCH`) is a botched block: refused
+            and not any(edit_marker(lines, k) for k in range(fence.start + 1, marks[0][0]))
+        ):
+            divider, end = marks[0][0], marks[1][0]
+            head = path_above(lines, fence.start + 1, floor, _patterns(SEARCH_REPLACE))
+            out.append(
+                RawBlock(
+                    head.start,
+                    fence.start,
+                    fence.end,
+                    end,
+                    head.path,
+                    tuple(lines[fence.start + 1 : divider]),
+                    tuple(lines[divider + 1 : end]),
+                    head.language,
+                    divider,
+                )
+            )
+        floor = body_end
+    return out
 
 
 def _shift_runs(blocks: list[EditBlock]) -> list[EditBlock]:
