@@ -108,7 +108,7 @@ def _dedent_blocks(lines: list[str]) -> list[str]:
     return dedent_indented_fences(lines, _opens_block)
 
 
-_FENCED = ("```", "~~~")
+_FENCED = ("```", "~~~", "<source", "<codeblock")
 
 FINDERS: tuple[FindBlocks | Gated, ...] = (
     # an agent's tool call written as XML: its opening tag

@@ -55,7 +55,16 @@ def fence_open(line: str) -> re.Match[str] | None:
 
 def is_fence_close(line: str, marker: str) -> bool:
     s = line.strip()
+    if marker[0] == "<":  # `<source>` is closed by `</source>` only
+        return s == "</" + marker[1:]
     return s.startswith(marker[0] * len(marker)) and set(s) <= {marker[0]}
+
+
+# aider fences a file that holds ``` fences itself with `<source>` … `</source>` (and kin);
+# alone on its line, with a language word at most, so HTML's `<source src=…>` is not one
+_TAG_FENCE = re.compile(
+    r"^[ \t]*<(?P<tag>source|sourcecode|codeblock)(?:[ \t]+(?P<info>[\w+#.-]+))?>[ \t]*$"
+)
 
 
 def find_fences(lines: list[str]) -> list[Fence]:
@@ -74,11 +83,15 @@ def _scan_fences(lines: list[str]) -> list[Fence]:
     n = len(candidates)
     i = 0
     while i < n:
-        m = _FENCE.match(lines[candidates[i]])
+        line = lines[candidates[i]]
+        m = _FENCE.match(line) or (_TAG_FENCE.match(line) if "<" in line else None)
         if not m:
             i += 1
             continue
-        marker, info = m.group("fence"), m.group("info")
+        if "tag" in m.groupdict():
+            marker, info = f"<{m.group('tag')}>", m.group("info") or ""
+        else:
+            marker, info = m.group("fence"), m.group("info")
         j = i + 1
         while j < n and not is_fence_close(lines[candidates[j]], marker):
             j += 1
@@ -149,7 +162,7 @@ for _name in (
 # A line that may open or close a fence: only whitespace before a run of ``` or ~~~. Searched
 # as "\n" + pattern over "\n" + the joined lines: a literal first character lets the regex
 # engine skip to each line start, where `^` with MULTILINE is tried at every character.
-_FENCE_CANDIDATE = re.compile(r"\n[^\S\n]*[`~]{3}")
+_FENCE_CANDIDATE = re.compile(r"\n[^\S\n]*(?:[`~]{3}|</?(?:source|sourcecode|codeblock)\b)")
 
 
 def line_starts(

@@ -233,3 +233,34 @@ def test_an_example_whose_prose_names_a_file_is_still_refused(tmp_path: Path):
     )
     result = plan(tmp_path, reply)
     assert not result.ok and not result.files
+
+
+# --- aider's `<source>` fence -------------------------------------------------------------------
+
+README = "# T\n\n```sh\nmake\n```\n"
+
+
+def test_aiders_source_fence_around_a_whole_file(tmp_path: Path):
+    """aider fences a file that holds ``` fences with `<source>` … `</source>`."""
+    reply = "README.md\n<source>\n# T\n\n```sh\nmake all\n```\n</source>\n"
+    result = plan(tmp_path, reply, {"README.md": README})
+    assert result.ok, [o.failure for o in result.outcomes]
+    assert new_text(result, "README.md") == "# T\n\n```sh\nmake all\n```\n"
+
+
+def test_aiders_source_fence_around_search_replace(tmp_path: Path):
+    reply = (
+        "README.md\n<source markdown>\n<<<<<<< SEARCH\n```sh\nmake\n```\n=======\n"
+        "```sh\nmake all\n```\n>>>>>>> REPLACE\n</source>\n"
+    )
+    result = plan(tmp_path, reply, {"README.md": README})
+    assert result.ok, [o.failure for o in result.outcomes]
+    assert new_text(result, "README.md") == "# T\n\n```sh\nmake all\n```\n"
+
+
+def test_an_html_source_element_is_not_a_fence():
+    from lsp_server.reply.common import find_fences
+
+    lines = ["<video>", '<source src="a.mp4">', "</video>", "<source>", "x", "</source>"]
+    fences = find_fences(lines)
+    assert [(f.start, f.end) for f in fences] == [(3, 5)]
