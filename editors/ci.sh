@@ -7,7 +7,7 @@
 #            vsce package (-> editors/vscode/dist/llm-patch.vsix, the wheel inside)
 #   Neovim   (editors/nvim):   installs Neovim 0.11 (PyPI) and 0.10 (Debian trixie, private
 #            root) and runs the plugin's unit tests and its end-to-end scripts (e2e, safety,
-#            tools) in each, against the real server.
+#            tools, files) in each, against the real server.
 #
 # The server is started as $LLM_PATCH_SERVER (a JSON array) when set, else the repository's
 # .venv python with `-m lsp_server`, else `llm-patch serve` from PATH, else python3 -m lsp_server.
@@ -104,7 +104,7 @@ if [ "${SKIP_NVIM:-0}" != 1 ]; then
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
   for nvim in "$LLM_PATCH_EDITOR_TOOLS"/bin/nvim-*; do
-    for script in unit e2e safety tools; do
+    for script in unit e2e safety tools files; do
       step "nvim: $("$nvim" --version | head -n1) $script.lua"
       home="$work/$(basename "$nvim")-$script"
       mkdir -p "$home"

@@ -4,7 +4,9 @@ Each Neovim >= 0.10 found runs the Lua scripts: `unit.lua` (the server's words s
 definitions; no server), `e2e.lua` (one server however fast files open, a reply in the
 clipboard register, `:LlmPatchApply`, the buffers' new text, one `u` to undo, a failing
 block's diagnostic, the preview split), `safety.lua` (no edit at shifted positions, no
-unsaved work lost, file operations confirmed) and `tools.lua` (review, undo, health, help,
+unsaved work lost, file operations confirmed), `files.lua` (created, moved and deleted files
+undone without touching the user's later work, nothing written the user did not write, CRLF
+files kept CRLF, unsaved work a delete or move would take asked about) and `tools.lua` (review, undo, health, help,
 lenses, quickfix, statusline, untitled replies, the caller's target).
 The server is this interpreter's `python -m lsp_server`, the package under test.
 
@@ -126,6 +128,7 @@ def test_plugin_never_corrupts_or_loses_work(version: str, tmp_path: Path) -> No
         "delete an unsaved file: refused",
         "a delete of an unsaved buffer reaching the editor: refused naming it",
         "delete: asked first, naming the file",
+        "delete an unsaved file: asked first, naming the file",
         "new file: it can be written (its directory exists)",
     )
 
@@ -141,6 +144,26 @@ def test_plugin_conveniences(version: str, tmp_path: Path) -> None:
         "review: applying the accepted block only",
         ":LlmPatchUndo: every file of the patch restored",
         ":help llm_patch opens the help",
+    )
+
+
+@pytest.mark.skipif(not NVIMS, reason=NO_NVIM)
+@pytest.mark.parametrize("version", list(NVIMS) or ["none"])
+def test_plugin_file_operations_and_line_ends(version: str, tmp_path: Path) -> None:
+    proc = _run(NVIMS[version], TESTS / "files.lua", tmp_path, timeout=240)
+    _assert_passed(proc)
+    _assert_checked(
+        proc,
+        "created, written, typed: :LlmPatchUndo keeps the file on disk",
+        "created, written unchanged: :LlmPatchUndo removes it",
+        "move (open): nothing saved the user did not save (the moved file holds its old text)",
+        "move (not open): nothing saved the user did not save (the moved file holds its old text)",
+        "undo the move (open): the file is back with its text",
+        "after a V4A apply (open): every block already applied",
+        "CRLF (open): the saved file has exactly \\r\\n line ends",
+        "CRLF (not open): the saved file has exactly \\r\\n line ends",
+        "delete of an unsaved buffer: asked, naming the file",
+        "move of an unsaved buffer: :LlmPatchUndo brings the written work back",
     )
 
 

@@ -188,9 +188,25 @@ function M.finish(kind, err, result, reply)
   vim.api.nvim_exec_autocmds('User', { pattern = 'LlmPatchDone', modeline = false, data = M.last })
 end
 
+--- The files a report refused because applying would delete or move away their unsaved
+--- work (`details.unsaved`), as {path, what} for edit.ask_unsaved.
+function M.unsaved_refusal(result, root)
+  local report = report_mod.parse(result)
+  local out, seen = {}, {}
+  for _, b in ipairs(report and report.blocks or {}) do
+    local d = b.error and b.error.details
+    if d and d.unsaved == true and type(d.path) == 'string' and not seen[d.path] then
+      seen[d.path] = true
+      local path = d.path:sub(1, 1) == '/' and d.path or ((root or vim.fn.getcwd()) .. '/' .. d.path)
+      out[#out + 1] = { path = path, what = d.operation == 'move' and 'moves it' or 'deletes it' }
+    end
+  end
+  return out
+end
+
 --- Sends one `llmPatch.*` command with every buffer synced first; messages the server shows
 --- meanwhile are left to the report. `on_done(err, result)` gets the answer.
-function M.execute(client, command, args, bufnr, on_done)
+function M.execute(client, command, args, bufnr, on_done, asked)
   server.sync(client)
   local dirty = server.unsent_changes(client)
   if #dirty > 0 and type(args[1]) == 'table' and command ~= 'llmPatch.buildDiff' then
@@ -203,6 +219,15 @@ function M.execute(client, command, args, bufnr, on_done)
   server.quiet = server.quiet + 1
   local ok = server.request(client, 'workspace/executeCommand', { command = command, arguments = args }, function(err, result)
     server.quiet = math.max(0, server.quiet - 1)
+    local at_risk = not err and M.unsaved_refusal(result, client.config.root_dir) or {}
+    if #at_risk > 0 and not asked then
+      -- the server refused to delete or move a buffer's unsaved work: ask here (write it
+      -- first, then apply the same reply again), instead of leaving the user to find out how
+      if edit.ask_unsaved(at_risk) then
+        M.execute(client, command, args, bufnr, on_done, true)
+        return
+      end
+    end
     on_done(err, result)
   end, bufnr)
   if not ok then
