@@ -144,6 +144,10 @@ def test_plugin_conveniences(version: str, tmp_path: Path) -> None:
         "review: applying the accepted block only",
         ":LlmPatchUndo: every file of the patch restored",
         ":help llm_patch opens the help",
+        ":help llm-patch opens the help",
+        "statusline: redrawn when the server is ready, without a key press",
+        "preview with a failing block: the diff of the block that places",
+        "review: a failed block cannot be accepted",
     )
 
 

@@ -449,6 +449,9 @@ function M.on_lsp_attach(client, bufnr)
     server.attach(client, b)
   end
   refresh_lenses(client, bufnr)
+  -- the statusline said "llm-patch …" while the server started: show it ready now, not at
+  -- the next key press
+  vim.cmd('redrawstatus!')
 end
 
 local group = vim.api.nvim_create_augroup('llm_patch', { clear = true })

@@ -121,9 +121,18 @@ end
 --- The preview buffer (filetype `diff`): the summary, the keys, the problems, then each
 --- file's unified diff.
 ---@return string[]
-function M.preview_lines(report)
+---@param failed table[]|nil blocks that failed: named as left out, `a` applies the rest
+function M.preview_lines(report, failed)
   local out = commented(report.summary)
-  out[#out + 1] = '# a: apply these edits   q: discard'
+  if failed and #failed > 0 then
+    local names = vim.tbl_map(function(b)
+      return ('#%d %s'):format(b.index, b.path or '?')
+    end, failed)
+    out[#out + 1] = ('# left out (failed): %s'):format(table.concat(names, ', '))
+    out[#out + 1] = '# a: apply the edits below (the other blocks)   q: discard'
+  else
+    out[#out + 1] = '# a: apply these edits   q: discard'
+  end
   for _, p in ipairs(report.problems) do
     vim.list_extend(out, commented(p))
   end
