@@ -164,4 +164,27 @@ if [ "${SKIP_EMACS:-0}" != 1 ]; then
 fi
 # ---- Emacs (eglot) — end --------------------------------------------------------------------
 
+# ---- Kate — begin ---------------------------------------------------------------------------
+# tests/editors/test_kate.py: editors/README.md's Kate configuration in a real Kate (Debian's
+# 22.12) under Xvfb, driven with xdotool, against the real server. kate, xvfb and xdotool are
+# installed with apt-get when missing and this runs as root; without them: skipped, saying so.
+# SKIP_KATE=1 leaves it out.
+if [ "${SKIP_KATE:-0}" != 1 ]; then
+  step "kate: the README's configuration in Kate under Xvfb"
+  has_kate() { command -v kate && command -v Xvfb && command -v xdotool; } >/dev/null
+  if ! has_kate && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends \
+      kate xvfb xdotool >/dev/null 2>&1 || true
+  fi
+  if ! has_kate; then
+    echo "kate: skipped (no kate, Xvfb and xdotool, and apt-get could not install them)"
+  else
+    kate_python="$REPO/.venv/bin/python"
+    [ -x "$kate_python" ] || kate_python=python3
+    (cd "$REPO" && timeout 300 "$kate_python" -m pytest -q -p no:cacheprovider tests/editors/test_kate.py) ||
+      { echo "editors/ci.sh: the Kate test failed (tests/editors/test_kate.py)" >&2; exit 1; }
+  fi
+fi
+# ---- Kate — end -----------------------------------------------------------------------------
+
 step "editors: all checks passed in $((SECONDS - started))s"

@@ -6,8 +6,9 @@ clipboard register, `:LlmPatchApply`, the buffers' new text, one `u` to undo, a 
 block's diagnostic, the preview split), `safety.lua` (no edit at shifted positions, no
 unsaved work lost, file operations confirmed), `files.lua` (created, moved and deleted files
 undone without touching the user's later work, nothing written the user did not write, CRLF
-files kept CRLF, unsaved work a delete or move would take asked about) and `tools.lua` (review, undo, health, help,
-lenses, quickfix, statusline, untitled replies, the caller's target).
+files kept CRLF, unsaved work a delete or move would take asked about) and `tools.lua`
+(review, undo, health, help, lenses, quickfix, statusline, untitled replies, the caller's
+target).
 The server is this interpreter's `python -m lsp_server`, the package under test.
 
 Neovims come from `editors/scripts/install-neovim.sh` (run by editors/ci.sh): 0.11 from PyPI,
