@@ -149,6 +149,8 @@ def test_plugin_conveniences(version: str, tmp_path: Path) -> None:
         "statusline: redrawn when the server is ready, without a key press",
         "preview with a failing block: the diff of the block that places",
         "review: a failed block cannot be accepted",
+        "ranged command: reply lines count from the buffer's first line",
+        "ranged command on an unnamed buffer: reply lines count from its first line",
     )
 
 

@@ -113,6 +113,24 @@ vim.cmd('normal q')
 local result = T.run('a command after the report', '%LlmPatchCheck')
 check('a command after the report: runs on the reply buffer', result.report and #result.report.blocks == 2, vim.inspect(result.report))
 
+-- a ranged command: the reply lines it reports are the buffer's, not the range's (the failed
+-- block is on lines 14-23 of the reply; the range starts at line 13)
+local function first_lines(r)
+  local b = r.report and r.report.blocks[1]
+  return b and b.reply_lines and b.reply_lines[1]
+end
+vim.cmd('enew')
+local scratch = vim.api.nvim_get_current_buf()
+vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines(reply_buf))
+result = T.run('ranged check of an unnamed buffer', '13,$LlmPatchCheck')
+eq('ranged command on an unnamed buffer: reply lines count from its first line', 14, first_lines(result))
+check('ranged command on an unnamed buffer: the message says line 14', T.last_note().msg:find('reply lines 14-', 1, true) ~= nil, T.last_note().msg)
+vim.api.nvim_win_set_buf(reply_win, reply_buf)
+vim.api.nvim_buf_delete(scratch, { force = true })
+result = T.run('ranged check of the reply buffer', '13,$LlmPatchCheck')
+eq('ranged command: reply lines count from the buffer\'s first line', 14, first_lines(result))
+check('ranged command: the message says line 14', T.last_note().msg:find('reply lines 14-', 1, true) ~= nil, T.last_note().msg)
+
 -- a reply with no blocks: said, and no empty split left behind
 vim.fn.setreg('a', 'just prose, no edits')
 T.run('preview of a reply without blocks', 'LlmPatchPreview a')

@@ -103,11 +103,13 @@ function M.reply_source(client, args, bufnr)
         }
       end
     else
+      -- the lines above the range as empty lines: the report's reply lines then count from
+      -- the buffer's first line (as the server does for {uri, range})
       local lines = vim.api.nvim_buf_get_lines(bufnr, args.line1 - 1, args.line2, false)
-      source = { text = table.concat(lines, '\n') .. '\n' }
+      source = { text = ('\n'):rep(args.line1 - 1) .. table.concat(lines, '\n') .. '\n' }
     end
     source.target = file_uri(vim.fn.bufnr('#'))
-    return source, { bufnr = bufnr, line_offset = args.line1 - 1 }
+    return source, { bufnr = bufnr }
   end
   local reg = (args.args and args.args ~= '') and args.args or M.opts.register
   local ok, text = pcall(vim.fn.getreg, reg)
@@ -268,7 +270,7 @@ function M.code_action_command(client, command, ctx)
   local reply = {}
   if type(source) == 'table' and source.uri then
     local b = vim.uri_to_bufnr(source.uri)
-    reply = { bufnr = b, line_offset = source.range and source.range.start.line or 0 }
+    reply = { bufnr = b }
   end
   local options = type(args[2]) == 'table' and args[2] or {}
   local annotated = vim.tbl_get(client, 'capabilities', 'workspace', 'workspaceEdit', 'changeAnnotationSupport') ~= nil

@@ -86,7 +86,10 @@ local function source_text(source)
   local b = vim.uri_to_bufnr(source.uri)
   local lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
   if source.range then
-    lines = vim.list_slice(lines, source.range.start.line + 1, source.range['end'].line + 1)
+    -- the lines above the range kept as empty lines, so reply lines count from line 1
+    local first = source.range.start.line
+    lines = vim.list_slice(lines, first + 1, source.range['end'].line + 1)
+    return ('\n'):rep(first) .. table.concat(lines, '\n') .. '\n'
   end
   return table.concat(lines, '\n') .. '\n'
 end
