@@ -151,6 +151,7 @@ def test_plugin_conveniences(version: str, tmp_path: Path) -> None:
         "review: a failed block cannot be accepted",
         "ranged command: reply lines count from the buffer's first line",
         "ranged command on an unnamed buffer: reply lines count from its first line",
+        "code action in an :enew buffer: Apply applies it",
     )
 
 

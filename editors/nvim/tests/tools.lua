@@ -257,6 +257,28 @@ vim.api.nvim_buf_call(app, function()
   vim.cmd('silent undo')
 end)
 
+-- code actions in an unnamed buffer: <Plug>(llm-patch-code-action) offers the reply's actions
+vim.cmd('enew')
+local unnamed = vim.api.nvim_get_current_buf()
+vim.api.nvim_buf_set_lines(unnamed, 0, -1, false, reply_of(area))
+local offered
+local real_select = vim.ui.select
+vim.ui.select = function(items, select_opts, on_choice)
+  offered = vim.tbl_map(select_opts.format_item, items)
+  on_choice(items[1])
+end
+result = T.run('code action in an :enew buffer', function()
+  vim.cmd('execute "normal \\<Plug>(llm-patch-code-action)"')
+end)
+vim.ui.select = real_select
+check('code action in an :enew buffer: the reply actions are offered', offered and offered[1] == 'Apply LLM patch', vim.inspect(offered))
+eq('code action in an :enew buffer: Apply applies it', '    return 3.14159 * r * r', lines(app)[6])
+vim.api.nvim_buf_call(app, function()
+  vim.cmd('silent undo')
+end)
+vim.api.nvim_set_current_buf(app)
+vim.api.nvim_buf_delete(unnamed, { force = true })
+
 -- the target end to end: a snippet that names no file, with `greet` defined in two files, lands
 -- in the caller's buffer — the current one for a register, the alternate one for a reply buffer
 local snippet = {

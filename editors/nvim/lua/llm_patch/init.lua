@@ -367,6 +367,9 @@ end
 --- of vim.lsp.buf.code_action (which sees no client until it is initialized).
 function M.code_action(opts)
   local bufnr = vim.api.nvim_get_current_buf()
+  if vim.api.nvim_buf_get_name(bufnr) == '' and vim.bo[bufnr].buftype == '' then
+    return M.unnamed_actions(bufnr, opts)
+  end
   if server.state(bufnr) == 'starting' then
     notify('llm-patch: the server is starting; code actions follow when it is ready')
     local client, err = server.ready(bufnr, M.opts.start_timeout)
@@ -376,6 +379,42 @@ function M.code_action(opts)
     end
   end
   vim.lsp.buf.code_action(opts)
+end
+
+--- The reply actions of an unnamed buffer (|:enew|), picked with vim.ui.select. Neovim gives
+--- every unnamed buffer the same URI (`file://`), so the server cannot be shown one as a
+--- document of its own, and the stock code-action key finds no client there; the plugin
+--- offers the same actions on the buffer's (or the selection's) text.
+function M.unnamed_actions(bufnr, opts)
+  local line1, line2 = 1, vim.api.nvim_buf_line_count(bufnr)
+  local range = opts and opts.range
+  if range then
+    line1, line2 = range.start[1], range['end'][1]
+  elseif vim.fn.mode():find('^[vV\22]') then
+    line1, line2 = vim.fn.line('v'), vim.fn.line('.')
+    if line1 > line2 then
+      line1, line2 = line2, line1
+    end
+    vim.api.nvim_feedkeys(vim.keycode('<Esc>'), 'nx', false)
+  end
+  local actions = {
+    { title = 'Apply LLM patch', kind = 'apply' },
+    { title = 'Apply LLM patch: the blocks that place (skip the failed ones)', kind = 'apply', bang = true },
+    { title = 'Check LLM patch (show failures, apply nothing)', kind = 'check' },
+    { title = 'Preview LLM patch (the diff; a applies)', kind = 'preview' },
+    { title = 'Review LLM patch block by block', kind = 'review' },
+  }
+  vim.ui.select(actions, {
+    prompt = 'llm-patch:',
+    kind = 'codeaction',
+    format_item = function(a)
+      return a.title
+    end,
+  }, function(choice)
+    if choice then
+      M.command(choice.kind, { range = 2, line1 = line1, line2 = line2, bang = choice.bang == true, args = '' })
+    end
+  end)
 end
 
 -- ---- reply buffers: lenses and virtual text ---------------------------------------------------
