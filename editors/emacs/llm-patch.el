@@ -23,9 +23,8 @@
 ;; Eglot gives a buffer to one server only, so your source buffers stay with their own
 ;; language servers.  The recipe shares their text with llm-patch itself: before each
 ;; request that plans (code actions, lenses, commands) and after each edit it applies,
-;; every file buffer of the project with unsaved changes (and every buffer shared before)
-;; is sent to llm-patch (`didOpen', then `didChange' with the whole text), so edits are
-;; planned on what you see, and a check after an apply says "already applied" without a
+;; every file buffer of the project is sent to llm-patch (`didOpen' once, then
+;; `didChange' with the whole text when it changed), so edits are planned on what you see, and a check after an apply says "already applied" without a
 ;; save.  Lines inserted into a CRLF (`dos') buffer are inserted without their CR, which
 ;; Emacs adds when it saves.  Eglot 1.9 (Emacs 28) cannot create, delete or move files
 ;; through a server's edit; replies that do are refused, and `llm-patch apply' on the
@@ -205,17 +204,17 @@ a change typed after the plan then refuses the edit instead of shifting it."
 
 (defun llm-patch-share (server)
   "Send SERVER the text of the project's file buffers it does not manage.
-Those with unsaved changes, and those sent before that changed since: the
-server then plans on what the buffers hold, not on the files on disk."
+Each is opened once and sent again when it changed: the server then plans on
+what the buffers hold (unsaved changes, or a file changed on disk that the
+buffer was not reverted to), not on the files on disk."
   (let ((root (llm-patch--root)))
     (dolist (buffer (buffer-list))
       (let ((file (buffer-file-name buffer)))
         (when (and file (file-in-directory-p file root)
                    (not (llm-patch--managed-by server buffer)))
           (with-current-buffer buffer
-            (when (if (eq llm-patch--shared server)
-                      (not (eql llm-patch--shared-tick (buffer-chars-modified-tick)))
-                    (buffer-modified-p))
+            (unless (and (eq llm-patch--shared server)
+                         (eql llm-patch--shared-tick (buffer-chars-modified-tick)))
               (llm-patch--share-buffer server))))))))
 
 (defconst llm-patch--planning-methods
