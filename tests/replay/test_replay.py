@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.model import Action, HunkKind
+from lsp_server.model import Action, Format, HunkKind
 from lsp_server.reply import parse_reply
 from tests.replay.corpus import Case, cases, replay
 
@@ -27,7 +27,9 @@ def _literal_result(case: Case) -> dict[str, bytes] | None:
         return None
     files = {p: b.decode("utf-8", "replace") for p, b in case.before().items()}
     for block in parsed.blocks:
-        if block.error is not None or block.path is None or block.action is not Action.MODIFY:
+        if block.format is not Format.SEARCH_REPLACE or block.action is not Action.MODIFY:
+            return None
+        if block.error is not None or block.path is None:
             return None
         for hunk in block.hunks:
             if hunk.kind is not HunkKind.REPLACE:
