@@ -163,9 +163,9 @@ for _, open in ipairs({ false, true }) do
   local checked = T.run('check after the move (' .. how .. ')', 'LlmPatchCheck')
   local statuses = {}
   for _, b in ipairs(checked.report and checked.report.blocks or {}) do
-    statuses[#statuses + 1] = b.status .. (b.error and (' ' .. b.error.code) or '')
+    statuses[#statuses + 1] = b.already_applied and 'already applied' or (b.status .. (b.error and (' ' .. b.error.code) or '') .. (b.match and (' ' .. b.match) or ''))
   end
-  eq(('after a V4A apply (%s): every block already applied'):format(how), { 'already_applied', 'already_applied' }, statuses)
+  eq(('after a V4A apply (%s): every block already applied'):format(how), { 'already applied', 'already applied' }, statuses)
 
   said = undo('undo the move (' .. how .. ')')
   eq(('undo the move (%s): the file is back with its text'):format(how), keep_disk, bytes('src/keep.py'))

@@ -49,6 +49,8 @@ function M.parse(value)
         match = str(b.match, nil),
         reply_lines = lines,
         error = err,
+        -- the file already holds what the block asks for (it was applied before)
+        already_applied = b.already_applied == true,
       }
     end
   end

@@ -100,6 +100,8 @@ local function header(block, accepted)
   local how
   if block.status == 'failed' then
     how = '✗ ' .. (block.error and block.error.code or 'failed')
+  elseif block.already_applied then
+    how = 'already applied'
   else
     how = block.match or block.status
   end
