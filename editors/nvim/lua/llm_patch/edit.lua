@@ -331,12 +331,13 @@ function M.apply(edit, client, attach)
     -- said once, by the report the server answers with (its failure names this reason)
     return { applied = false, failureReason = reason }
   end
-  if not M.confirm_uncertain(M.to_confirm(edit)) then
-    return { applied = false, failureReason = 'declined; nothing was applied' }
-  end
+  -- unsaved work first: the question that can lose something is asked before the others
   local at_risk = M.unsaved(ops)
   if not M.ask_unsaved(at_risk) then
     return { applied = false, failureReason = M.unsaved_reason(at_risk) }
+  end
+  if not M.confirm_uncertain(M.to_confirm(edit)) then
+    return { applied = false, failureReason = 'declined; nothing was applied' }
   end
   if not M.confirm(ops) then
     return { applied = false, failureReason = 'the file operations were declined; nothing was applied' }
