@@ -184,6 +184,24 @@ end
 
 end)
 
+-- ---- a move Neovim cannot do: the edits meant for the moved file land nowhere ---------------
+
+part('a move that fails', function()
+  local handler = client.handlers['workspace/applyEdit']
+  local dest = vim.uri_from_fname(root .. '/src/dest.py')
+  T.answers = { 1 }
+  local answer = handler(nil, {
+    edit = {
+      documentChanges = {
+        { kind = 'rename', oldUri = vim.uri_from_fname(root .. '/src/ghost.py'), newUri = dest },
+        { textDocument = { uri = dest, version = vim.NIL }, edits = { { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } }, newText = 'X = 1\n' } } },
+      },
+    },
+  }, { client_id = client.id })
+  check('a move that fails: the edit is refused, saying so', answer.applied == false and tostring(answer.failureReason):find('could not be moved', 1, true) ~= nil, vim.inspect(answer))
+  eq('a move that fails: nothing at the destination, no buffer either', { nil, nil }, { bytes('src/dest.py'), buf_of('src/dest.py') })
+end)
+
 -- ---- CRLF files ----------------------------------------------------------------------------
 part('CRLF', function()
 

@@ -386,6 +386,14 @@ function M.apply(edit, client, attach)
     for _, change in ipairs(changes) do
       if change.kind then
         util.apply_workspace_edit({ documentChanges = { change } }, encoding)
+        if change.kind == 'rename' then
+          -- Neovim skips a rename it cannot do with a notification only; the edits that
+          -- follow are meant for the moved file and must not land anywhere else
+          local from, to = fname(change.oldUri), fname(change.newUri)
+          if vim.uv.fs_stat(from) or not vim.uv.fs_stat(to) then
+            error(('%s could not be moved to %s; the rest of the patch was not applied'):format(rel(from), rel(to)))
+          end
+        end
       else
         remember(vim.uri_to_bufnr(change.textDocument.uri))
         -- index 2: no second version check; every pinned version was checked above
@@ -433,8 +441,10 @@ function M.apply(edit, client, attach)
     gone[vim.fs.normalize(r.to)] = nil
   end
   for _, path in ipairs(touched) do
-    if not gone[vim.fs.normalize(path)] then
-      local b = vim.fn.bufadd(path)
+    -- a buffer the edit made, or the file on disk: never a new buffer for a path that is
+    -- neither (an edit that failed halfway leaves no phantom document behind)
+    local b = not gone[vim.fs.normalize(path)] and (existing_buf(path) or (vim.uv.fs_stat(path) and vim.fn.bufadd(path)))
+    if b then
       if not vim.api.nvim_buf_is_loaded(b) then
         pcall(vim.fn.bufload, b)
       end
