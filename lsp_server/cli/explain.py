@@ -42,8 +42,8 @@ def strict_refusals(plan: Plan) -> dict[str, Failure]:
         if w.type is WarningType.SYNTAX_BROKEN and w.path in changed:
             out[w.path] = Failure(
                 ErrorCode.SYNTAX_BROKEN,
-                f"{w.message} — refused (--strict); without --strict it is written with a "
-                "SYNTAX_BROKEN warning",
+                f"{w.message.removesuffix('; check the result')}: refused (--strict; "
+                "without it the file is written, with a SYNTAX_BROKEN warning)",
                 {"path": w.path},
             )
     return out

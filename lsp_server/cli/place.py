@@ -152,7 +152,8 @@ def _report(
     explain.annotate(report["blocks"], root, options.fuzzy_threshold)
     if refused:
         report["files"] = [f for f in report["files"] if f["path"] not in refused]
-        if options.atomic:  # held back, as when any other block fails
+        if options.atomic:  # held back, as when any other block fails: nothing to show
+            report["files"] = []
             for entry in report["blocks"]:
                 if entry["status"] == "validated":
                     entry["status"] = "skipped"
