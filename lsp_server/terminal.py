@@ -11,7 +11,6 @@ read as the reply thought it did.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -126,6 +125,7 @@ def _reason(b: Mapping[str, Any]) -> list[str]:
 def _closest_diff(b: Mapping[str, Any], closest: Mapping[str, Any], c) -> list[str]:
     """What the file has at the closest place (`-`) against what the block expected (`+`),
     the `-` side numbered as the file's lines."""
+    import difflib  # only for a failure: the command starts faster without it
     expected = str(b["error"]["details"]["expected"]).split("\n")
     region = str(closest.get("text", "")).split("\n")
     first = int(closest.get("line", 1))
