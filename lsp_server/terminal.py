@@ -92,6 +92,14 @@ def _block_lines(b: Mapping[str, Any], c) -> list[str]:
         closest = (error.get("details") or {}).get("closest")
         if closest and (error.get("details") or {}).get("expected") is not None:
             lines += ["    " + line for line in _closest_diff(b, closest, c)]
+        if b.get("retry_threshold") is not None:
+            lines.append(
+                c(
+                    _YELLOW,
+                    f"    to take that region anyway: --fuzzy-threshold {b['retry_threshold']} "
+                    "places it there (tried on its own); check the result",
+                )
+            )
         if b.get("why_not_fuzzy"):
             lines.append(c(_YELLOW, f"    why not placed: {b['why_not_fuzzy']}"))
         return lines
@@ -126,6 +134,7 @@ def _closest_diff(b: Mapping[str, Any], closest: Mapping[str, Any], c) -> list[s
     """What the file has at the closest place (`-`) against what the block expected (`+`),
     the `-` side numbered as the file's lines."""
     import difflib  # only for a failure: the command starts faster without it
+
     expected = str(b["error"]["details"]["expected"]).split("\n")
     region = str(closest.get("text", "")).split("\n")
     first = int(closest.get("line", 1))

@@ -18,7 +18,8 @@ formats (mixed with prose and with each other, in one reply):
   SEARCH/REPLACE blocks, <<<< EDIT blocks, unified diffs (git diff, diff -u),
   *** Begin Patch patches, TARGET_NODE blocks (a function by name), whole files
   under their path, JSON/XML tool calls (str_replace_editor, apply_patch,
-  write_to_file, replace_in_file, apply_diff, edit_file...), chat code snippets
+  Edit/MultiEdit/Write, write_to_file, replace_in_file, apply_diff...), chat
+  code snippets. Details: docs/formats.md in the repository
 
 exit codes:
   0  every block placed (and written, unless a dry run); undo/recover: done

@@ -69,6 +69,16 @@ def annotate(blocks: list[dict[str, Any]], root: roots.Root, threshold: float) -
                 b["why_not_fuzzy"] = why
 
 
+def add_retries(blocks: list[dict[str, Any]], retries: dict[int, float]) -> None:
+    """`retry_threshold`: the `--fuzzy-threshold` at which a failed block, planned again on
+    its own, placed at its closest region (`plan.fuzzy_retries`, as the editors' "apply at
+    the closest match" is proven)."""
+    for b in blocks:
+        threshold = retries.get(b["index"])
+        if threshold is not None and b.get("error"):
+            b["retry_threshold"] = round(threshold, 3)
+
+
 def why_not_fuzzy(
     expected: str, closest: dict[str, Any], threshold: float, message: str
 ) -> str | None:

@@ -35,7 +35,7 @@ def place(args: argparse.Namespace) -> int:
     # here too, and answers the editor's `initialize` before it needs the engine
     from lsp_server import boot, journal
     from lsp_server.disk import WriteError, workspace_lock
-    from lsp_server.plan import PlanOptions, plan_reply
+    from lsp_server.plan import PlanOptions, fuzzy_retries, plan_reply
     from lsp_server.reply import MAX_REPLY_BYTES, decode_reply, parse_reply
     from lsp_server.writer import write_plan
 
@@ -96,6 +96,7 @@ def place(args: argparse.Namespace) -> int:
         plan = plan_reply(parsed, ws, options)
         refused = explain.strict_refusals(plan) if args.strict else {}
         report = _report(plan, False, None, refused, root, options, args)
+        explain.add_retries(report["blocks"], fuzzy_retries(plan, ws, options))
         print_report(report, args.json, color=args.color, context=context)
         return 1 if refused else exit_code(plan, None)
     applied = False
@@ -129,6 +130,8 @@ def place(args: argparse.Namespace) -> int:
             print_report(report_json(Plan((), (), failure=err.failure), applied=False), True)
         return 1
     report = _report(plan, applied, write_failure, refused, root, options, args)
+    if not plan.ok:  # the blocks a looser threshold would place, each planned to prove it
+        explain.add_retries(report["blocks"], fuzzy_retries(plan, ws, options))
     print_report(report, args.json, color=args.color, context=context)
     return 1 if refused else exit_code(plan, write_failure)
 

@@ -164,3 +164,19 @@ def test_a_fuzzy_match_warning_is_coloured_as_a_warning(tmp_path):
     )
     assert r.returncode == 0, r.stdout
     assert f"{YELLOW}! FUZZY_MATCH: block 1 matched f.py approximately" in r.stdout
+
+
+def test_a_failure_a_looser_threshold_would_place_names_that_threshold(tmp_path):
+    body = (
+        "def price(cents):\n    total = cents * 2\n    tax = total // 10\n    return total + tax\n"
+    )
+    put(tmp_path, {"p.py": body})
+    reply = sr("p.py", body.replace("* 2", "* 3"), "X = 1\n")
+    r = llm_patch("check", "-", "--fuzzy-threshold", "0.99", cwd=tmp_path, stdin=reply)
+    assert r.returncode == 1
+    line = next(x for x in r.stdout.splitlines() if "to take that region anyway" in x)
+    threshold = line.split("--fuzzy-threshold ")[1].split()[0]
+    # what it says is so: at that threshold the block places
+    again = llm_patch("check", "-", "--fuzzy-threshold", threshold, cwd=tmp_path, stdin=reply)
+    assert again.returncode == 0, again.stdout
+    assert "✓ block 1 p.py (fuzzy 98%) validated" in again.stdout
