@@ -18,7 +18,7 @@ from lsp_server.cli.output import print_json, use_color
 from lsp_server.model import FileAction, FileChange, PlacementError, Plan
 from lsp_server.report import file_diff
 from lsp_server.terminal import diff_lines
-from lsp_server.workspace import UTF8_BOM, DiskWorkspace, digest
+from lsp_server.workspace import UTF8_BOM, DiskWorkspace, digest, refuse_protected
 
 
 class Refused(Exception):
@@ -83,12 +83,26 @@ def _current(ws: DiskWorkspace, path: str) -> bytes | None:
         return b""
 
 
+def _inside(ws: DiskWorkspace, path: str) -> None:
+    """A record names only root-relative paths a plan could write: anything else (a record
+    edited by hand or damaged) is refused before a file is read."""
+    try:
+        same = ws.relative(path) == path
+        refuse_protected(path)
+    except PlacementError as err:
+        raise Refused(f"the undo record is damaged: {err.failure.message}", [path]) from None
+    if not same:
+        raise Refused(f"the undo record is damaged: it names {path!r}", [path])
+
+
 def _inverse(record: undo_record.Record, ws: DiskWorkspace) -> tuple[FileChange, ...]:
     """The changes that undo the record, after checking every file is as the apply left
     it; `Refused` naming each one that is not."""
     changed: list[str] = []
     out: list[FileChange] = []
     for c in record.changes:
+        for path in filter(None, (c.path, c.new_path)):
+            _inside(ws, path)
         action = FileAction(c.action)
         now_path = c.new_path if action is FileAction.RENAME and c.new_path else c.path
         data = _current(ws, now_path)

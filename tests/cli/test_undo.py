@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -127,3 +128,17 @@ def test_apply_then_undo_gives_back_the_same_bytes(tmp_path_factory, files, news
     assert run(["undo", "--root", str(root), "--json"]) == 0
     assert tree(root) == before
     assert os.listdir(root / ".git" / "llm-patch") == []
+
+
+@pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", ".git/config"])
+def test_a_record_naming_a_path_outside_the_root_is_refused(tmp_path, path):
+    root = put(git_repo(tmp_path / "repo"), {"a.py": "a = 1\n"})
+    assert llm_patch("apply", "-", cwd=root, stdin=sr("a.py", "a = 1\n", "a = 2\n")).returncode == 0
+    (record,) = (root / ".git" / "llm-patch").glob("last-apply-*.json")
+    data = json.loads(record.read_text())
+    data["changes"][0]["path"] = path
+    record.write_text(json.dumps(data))
+    r = llm_patch("undo", cwd=root)
+    assert r.returncode == 1
+    assert "the undo record is damaged" in r.stderr
+    assert (root / "a.py").read_text() == "a = 2\n"
