@@ -130,10 +130,15 @@ def load(root: Path, where: Path) -> Record | None:
         raw = json.loads(_file(root, where).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    if not isinstance(raw, dict) or raw.get("version") != VERSION:
-        raise ValueError(f"{_file(root, where)} is not a record this version can read")
-    changes = tuple(Change(**c) for c in raw["changes"])
-    return Record(str(raw["root"]), changes)
+    except (OSError, ValueError) as err:  # unreadable, or not JSON
+        raise ValueError(f"{_file(root, where)} cannot be read: {err}") from None
+    try:
+        if not isinstance(raw, dict) or raw.get("version") != VERSION:
+            raise ValueError
+        changes = tuple(Change(**c) for c in raw["changes"])
+        return Record(str(raw["root"]), changes)
+    except (ValueError, TypeError, KeyError):
+        raise ValueError(f"{_file(root, where)} is not a record this version can read") from None
 
 
 def drop(root: Path, where: Path) -> None:
