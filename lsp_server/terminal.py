@@ -202,7 +202,7 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
             )
         if context.dry:
             more = f"; `apply --partial` would write the {placed} that placed" if placed else ""
-            return c(_RED, f"{head}{more}{aside}")
+            return c(_RED, f"{head}: nothing written (dry run){more}{aside}")
         more = f"; to write the {placed} that placed, rerun with --partial" if placed else ""
         return c(_RED, f"{head}: nothing was written{more}{aside}")
     if not report.get("ok", True):  # every block placed, yet the write failed

@@ -54,7 +54,10 @@ def test_a_failed_apply_says_nothing_was_written_and_how_to_write_the_rest(shop)
 def test_a_check_says_what_apply_partial_would_write(shop):
     r = llm_patch("check", "-", cwd=shop, stdin=ONE_FAILS)
     assert r.returncode == 1
-    assert r.stdout.rstrip().endswith("`apply --partial` would write the 1 that placed")
+    assert r.stdout.rstrip().endswith(
+        "✗ 1 of 2 blocks failed: nothing written (dry run); "
+        "`apply --partial` would write the 1 that placed"
+    )
 
 
 def test_blocks_count_from_1_and_the_failure_line_says_its_header_once(shop):
