@@ -82,13 +82,13 @@ def test_the_record_stays_out_of_the_users_files(tmp_path):
     """In a git repository it is kept in .git/llm-patch/; elsewhere in the state folder."""
     root = put(git_repo(tmp_path / "repo"), FILES)
     assert llm_patch("apply", "-", cwd=root, stdin=REPLY).returncode == 0
-    assert list((root / ".git" / "llm-patch").glob("last-apply-*.json"))
+    assert list((root / ".git" / "llm-patch").glob("last-apply-*.record"))
     plain = put(tmp_path / "plain", FILES)
     state = tmp_path / "state"
     env = {"LLM_PATCH_STATE": str(state)}
     assert llm_patch("apply", "-", cwd=plain, stdin=REPLY, env=env).returncode == 0
     assert sorted(tree(plain)) == ["src/a.py", "src/d.py", "src/new.py"]
-    assert list((state / "undo").glob("last-apply-*.json"))
+    assert list((state / "undo").glob("last-apply-*.record"))
     assert llm_patch("undo", cwd=plain, env=env).returncode == 0
     assert tree(plain) == {k: v.encode() for k, v in FILES.items()}
 
@@ -134,11 +134,35 @@ def test_apply_then_undo_gives_back_the_same_bytes(tmp_path_factory, files, news
 def test_a_record_naming_a_path_outside_the_root_is_refused(tmp_path, path):
     root = put(git_repo(tmp_path / "repo"), {"a.py": "a = 1\n"})
     assert llm_patch("apply", "-", cwd=root, stdin=sr("a.py", "a = 1\n", "a = 2\n")).returncode == 0
-    (record,) = (root / ".git" / "llm-patch").glob("last-apply-*.json")
-    data = json.loads(record.read_text())
-    data["changes"][0]["path"] = path
-    record.write_text(json.dumps(data))
+    (record,) = (root / ".git" / "llm-patch").glob("last-apply-*.record")
+    line, rest = record.read_bytes().split(b"\n", 1)
+    head = json.loads(line)
+    head["changes"][0]["path"] = path
+    record.write_bytes(json.dumps(head).encode() + b"\n" + rest)
     r = llm_patch("undo", cwd=root)
     assert r.returncode == 1
     assert "the undo record is damaged" in r.stderr
     assert (root / "a.py").read_text() == "a = 2\n"
+
+
+@pytest.mark.parametrize("damage", [b"", b"not json\n", b'{"version": 1}\n', b"\xff\xfe"])
+def test_a_damaged_record_is_said_and_nothing_is_written(tmp_path, damage):
+    root = put(git_repo(tmp_path / "repo"), {"a.py": "a = 1\n"})
+    assert llm_patch("apply", "-", cwd=root, stdin=sr("a.py", "a = 1\n", "a = 2\n")).returncode == 0
+    (record,) = (root / ".git" / "llm-patch").glob("last-apply-*.record")
+    record.write_bytes(damage)
+    r = llm_patch("undo", cwd=root)
+    assert r.returncode == 1
+    assert "is not a record this version can read" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert (root / "a.py").read_text() == "a = 2\n"
+
+
+def test_a_cut_record_is_refused(tmp_path):
+    root = put(git_repo(tmp_path / "repo"), {"a.py": "a = 1\n" * 50})
+    reply = sr("a.py", "a = 1\n" * 50, "b = 2\n")
+    assert llm_patch("apply", "-", cwd=root, stdin=reply).returncode == 0
+    (record,) = (root / ".git" / "llm-patch").glob("last-apply-*.record")
+    record.write_bytes(record.read_bytes()[:-7])
+    assert llm_patch("undo", cwd=root).returncode == 1
+    assert (root / "a.py").read_text() == "b = 2\n"
