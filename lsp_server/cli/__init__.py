@@ -3,7 +3,11 @@
 One module per command, meeting here: `args` builds the argument parser (every
 subcommand's options, parsed once; `serve` hands them to the language server), `place`
 runs `apply` and `check`, `undo` puts back what the last apply changed (its record:
-`undo_record`), `recover` finishes an interrupted apply, `output` prints a report.
+`undo_record`), `recover` finishes an interrupted apply. What they share: `roots` (which
+folder is the root: the enclosing repository's top by default), `explain` (what the
+command line adds to a report: where a missing file is, why a close match was refused,
+`--strict`, `--strip-prefix`), `output` (JSON, or `lsp_server.terminal`'s words, and
+colour).
 
 Exit codes: 0 every block placed (and written unless a dry run), 1 at least one block
 failed (nothing written unless --partial; a reply over the limit is such a failure, read no
