@@ -359,7 +359,11 @@ def _same_bytes(fd: int, name: str, other: Found) -> bool:
 # --- undoing and finishing ---------------------------------------------------------------------
 
 
-def undo(journal: Journal, folders: Folders) -> Undone:
+_CRASHED = "the interrupted apply"
+LIVE = "the apply began"  # `undo`'s `when` for an apply undoing itself
+
+
+def undo(journal: Journal, folders: Folders, when: str = _CRASHED) -> Undone:
     """Put every entry back as it was, where the disk proves that is safe.
 
     Each entry's progress is read from the disk. A saved file goes back to its name only
@@ -377,7 +381,7 @@ def undo(journal: Journal, folders: Folders) -> Undone:
         except OSError:  # the folder is gone (or is no longer a folder): nothing of ours left
             continue
         try:
-            removed += _undo_entry(e, fd, journal.state, kept)
+            removed += _undo_entry(e, fd, journal.state, kept, when)
         except OSError:
             failed.append(e.path)
     for rel in reversed(journal.dirs):
@@ -385,7 +389,7 @@ def undo(journal: Journal, folders: Folders) -> Undone:
     return Undone(tuple(kept), tuple(failed), removed)
 
 
-def _undo_entry(e: Entry, fd: int, state: str, kept: list[str]) -> int:
+def _undo_entry(e: Entry, fd: int, state: str, kept: list[str], when: str) -> int:
     removed = 0
     started = state != PREPARE  # in `prepare` no name of the user's has been touched
     current = identify(fd, e.name, e) if started else Found(OTHER)
@@ -393,32 +397,38 @@ def _undo_entry(e: Entry, fd: int, state: str, kept: list[str]) -> int:
         saved = identify(fd, e.backup, e)
         if saved.kind == ABSENT:
             if current.kind == NEW:
-                kept.append(f"{e.path} holds the new text of the interrupted apply and its old "
-                            "text is gone (its saved copy was removed); kept")
+                kept.append(
+                    f"{e.path} holds the new text of {when} and its old text is gone "
+                    "(its saved copy was removed); kept"
+                )
         elif current.kind in (ABSENT, NEW):
             # the name holds nothing or exactly our text: the saved file goes back, as it is
             # (a write into it since, through another of its names, comes back with it)
             os.replace(e.backup, e.name, src_dir_fd=fd, dst_dir_fd=fd)
             current = saved
-        elif saved.kind == OLD and current.kind == OLD:
-            os.unlink(e.backup, dir_fd=fd)  # the old text is at its name already
+        elif current.sha256 is not None and saved.sha256 == current.sha256:
+            # the same bytes are at its name already (the old text, or a second name of a
+            # file written since): removing this name loses nothing
+            os.unlink(e.backup, dir_fd=fd)
             removed += 1
         else:
-            kept.append(_kept_message(e, current, _where(e, e.backup)))
+            kept.append(_kept_message(e, current, _where(e, e.backup), when))
     elif e.backup is None and started and current.kind == NEW:
         os.unlink(e.name, dir_fd=fd)  # the file this apply created, exactly as it wrote it
         current = Found(ABSENT)
     if e.temp is not None:
-        removed += _drop_temp(e, fd, state, current, kept)
+        removed += _drop_temp(e, fd, state, current, kept, when)
     return removed
 
 
-def _kept_message(e: Entry, current: Found, old_at: str) -> str:
+def _kept_message(e: Entry, current: Found, old_at: str, when: str) -> str:
     what = "is gone" if current.kind == ABSENT else "changed"
-    return f"{e.path} {what} after the interrupted apply; kept; its old text is at {old_at}"
+    return f"{e.path} {what} after {when}; kept; its old text is at {old_at}"
 
 
-def _drop_temp(e: Entry, fd: int, state: str, stays: Found, kept: list[str]) -> int:
+def _drop_temp(
+    e: Entry, fd: int, state: str, stays: Found, kept: list[str], when: str = _CRASHED
+) -> int:
     """Remove the entry's temporary name when it provably holds nothing of anyone else's:
     the new or old text, a text cut short while `prepare` wrote it, or a second copy of
     what stays at the file's name."""
@@ -432,8 +442,7 @@ def _drop_temp(e: Entry, fd: int, state: str, stays: Found, kept: list[str]) -> 
         return 1
     keep = reserved_name(BACKUP_SUFFIX)  # out of reach of `recover`'s sweep of `.new` names
     os.rename(e.temp, keep, src_dir_fd=fd, dst_dir_fd=fd)
-    kept.append(f"{_where(e, keep)} holds a text of {e.path} that changed after the "
-                "interrupted apply; kept")
+    kept.append(f"{_where(e, keep)} holds a text of {e.path} that changed after {when}; kept")
     return 0
 
 
@@ -459,8 +468,10 @@ def finish(journal: Journal, folders: Folders) -> Undone:
                 os.unlink(e.backup, dir_fd=fd)
                 removed += 1
             elif saved.kind != ABSENT:
-                kept.append(f"{_where(e, e.backup)}, the saved old text of {e.path}, changed "
-                            "after the apply; kept")
+                kept.append(
+                    f"{_where(e, e.backup)}, the saved old text of {e.path}, changed "
+                    "after the apply; kept"
+                )
         if e.temp is not None:
             removed += _drop_temp(e, fd, COMMITTED, current, kept)
         if e.temp is None:

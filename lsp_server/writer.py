@@ -4,21 +4,23 @@ Under the workspace lock (`disk.workspace_lock`), in this order:
 
 1. **Check** every file the plan touches, before anything is written: it is where the plan
    left it (a file that changed since it was read is `STALE_VERSION`), a regular file,
-   writable by the user (a read-only file is `PERMISSION_DENIED`), not one of llm-patch's
-   own names. Its mode, owner, group and extended attributes are read.
+   writable by the user (a read-only file is `PERMISSION_DENIED`, for root too), not one
+   of llm-patch's own names. Its mode, owner, group and extended attributes are read.
 2. **Journal** (`journal.py`) what is about to happen, fsynced.
 3. **Prepare**: each new text goes to a temporary file in its destination's folder, gets
    the metadata of the file it replaces, and is fsynced.
 4. **Rename**: each old file is first kept under a saved name (a hard link, so the name
    never goes missing), then — immediately before its own rename — checked again (inode,
-   size, mtime and a hash of its bytes), then the new file is renamed over it. A deleted
-   file is renamed to its saved name.
+   size, mtime and a hash of its bytes; the inode only where the file system keeps inode
+   numbers), then the new file is renamed over it. A deleted file is renamed to its saved
+   name.
 5. **Commit**: once every rename is done and durable, and no saved file changed meanwhile,
    the journal says so; the saved files are removed.
 
 Any failure before the commit puts every saved file back under its name and removes every
-new one; a crash leaves the journal, and the next run (or `llm-patch recover`) does the
-same. All of it goes through folder descriptors (`disk.Folders`), never through a path that
+new one — where the bytes prove it (`journal.undo`): a file another program wrote meanwhile
+is kept and named. A crash leaves the journal, and the next run (or `llm-patch recover`)
+does the same. All of it goes through folder descriptors (`disk.Folders`), never through a path that
 could have been swapped for a symlink since it was checked.
 """
 
@@ -107,10 +109,10 @@ def write_plan(plan: Plan, ws: DiskWorkspace) -> None:
         except OSError as err:
             raise io_failure(str(ws.root), err, _NOTHING) from None
         try:
-            if journal.load(folders) is not None:
-                # an apply died here before: finish it first; the checks below then refuse
-                # whatever this plan read from its half-written tree
-                journal.recover_open(folders)
+            # an apply died here before: finish it first (and drop a journal it was still
+            # writing); the checks below then refuse whatever this plan read from its
+            # half-written tree
+            journal.recover_open(folders)
             _Transaction(plan, ws, folders).run()
         finally:
             folders.close()
@@ -193,7 +195,7 @@ class _Transaction:
         except OSError:
             pass
         try:
-            done = journal.undo(record, self.folders)
+            done = journal.undo(record, self.folders, journal.LIVE)
             failed, kept = list(done.failed), list(done.kept)
             if not failed:
                 journal.discard(self.folders)

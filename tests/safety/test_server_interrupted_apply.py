@@ -52,9 +52,7 @@ async def editor(request, lsp_client: EditorClient, tmp_path: Path):
 
 async def test_a_pending_journal_is_a_diagnostic_naming_recover(editor: EditorClient, monkeypatch):
     _half_applied(editor.root, monkeypatch)
-    notes = editor.open(
-        "reply.llm.md", sr("b.py", "b = 1\n", "b = 3\n"), language_id="markdown"
-    )
+    notes = editor.open("reply.llm.md", sr("b.py", "b = 1\n", "b = 3\n"), language_id="markdown")
     await editor.wait_for(lambda: editor.diagnostics.get(notes), what="a diagnostic")
     messages = [d.message for d in editor.diagnostics[notes]]
     assert any("llm-patch recover" in m for m in messages), messages
