@@ -41,6 +41,7 @@ from lsp_server.disk import (
     LOCK_NAME,
     TEMP_SUFFIX,
     Folders,
+    NotRegular,
     WriteError,
     fsync_folder,
     io_failure,
@@ -321,6 +322,7 @@ class Found(NamedTuple):
     size: int = -1
     regular: bool = False
     links: int = 0
+    uid: int = -1
 
 
 def identify(fd: int, name: str, e: Entry) -> Found:
@@ -330,19 +332,21 @@ def identify(fd: int, name: str, e: Entry) -> Found:
     st = lstat(fd, name)
     if st is None:
         return Found(ABSENT)
-    if stat.S_ISLNK(st.st_mode):
-        target = os.fsencode(os.readlink(name, dir_fd=fd))
-        got = text_of(target, link=True)
-        return Found(OLD if got == e.old else OTHER, got.sha256, got.size)
-    if not stat.S_ISREG(st.st_mode):
-        return Found(OTHER)
-    sizes = [t.size for t in (e.new, e.old) if t is not None and not t.link]
-    if st.st_size > max([*sizes, _READ_LIMIT]):
-        return Found(OTHER, None, st.st_size, True, st.st_nlink)
-    data, st = read_regular(fd, name, st.st_size)
+    try:
+        if stat.S_ISLNK(st.st_mode):
+            got = text_of(os.fsencode(os.readlink(name, dir_fd=fd)), link=True)
+            return Found(OLD if got == e.old else OTHER, got.sha256, got.size, uid=st.st_uid)
+        if not stat.S_ISREG(st.st_mode):
+            return Found(OTHER, uid=st.st_uid)
+        sizes = [t.size for t in (e.new, e.old) if t is not None and not t.link]
+        if st.st_size > max([*sizes, _READ_LIMIT]):
+            return Found(OTHER, None, st.st_size, True, st.st_nlink, st.st_uid)
+        data, st = read_regular(fd, name, st.st_size)
+    except (OSError, NotRegular):  # changed under us (or unreadable): nothing proven
+        return Found(OTHER, uid=st.st_uid)
     got = text_of(data)
     kind = NEW if got == e.new else OLD if got == e.old else OTHER
-    return Found(kind, got.sha256, got.size, True, st.st_nlink)
+    return Found(kind, got.sha256, got.size, True, st.st_nlink, st.st_uid)
 
 
 def _same_bytes(fd: int, name: str, other: Found) -> bool:
@@ -352,7 +356,10 @@ def _same_bytes(fd: int, name: str, other: Found) -> bool:
     st = lstat(fd, name)
     if st is None or not stat.S_ISREG(st.st_mode) or st.st_size != other.size:
         return False
-    data, _ = read_regular(fd, name, st.st_size)
+    try:
+        data, _ = read_regular(fd, name, st.st_size)
+    except (OSError, NotRegular):
+        return False
     return text_of(data).sha256 == other.sha256
 
 
@@ -401,9 +408,12 @@ def _undo_entry(e: Entry, fd: int, state: str, kept: list[str], when: str) -> in
                     f"{e.path} holds the new text of {when} and its old text is gone "
                     "(its saved copy was removed); kept"
                 )
-        elif current.kind in (ABSENT, NEW):
-            # the name holds nothing or exactly our text: the saved file goes back, as it is
-            # (a write into it since, through another of its names, comes back with it)
+        elif current.kind in (ABSENT, NEW) and (
+            saved.kind == OLD or saved.uid in (current.uid, os.geteuid())
+        ):
+            # the name holds nothing or exactly our text: the saved file goes back — the old
+            # text, or the old file with a write its owner made through another of its
+            # names (a file someone else put under the saved name stays where it is)
             os.replace(e.backup, e.name, src_dir_fd=fd, dst_dir_fd=fd)
             current = saved
         elif current.sha256 is not None and saved.sha256 == current.sha256:

@@ -20,6 +20,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lsp_server import cli, writer
 from lsp_server.disk import JOURNAL_NAME, Folders, WriteError
@@ -372,7 +374,7 @@ def test_a_damaged_journal_is_a_clean_refusal_from_every_command(tmp_path: Path,
     assert cli.run(["recover", "--root", str(root)]) == 1
     assert cli.run(["apply", str(reply), "--root", str(root)]) == 1
     err = capsys.readouterr().err
-    assert err.count("refusing the journal") == 2, err
+    assert err.count(f"llm-patch: {JOURNAL_NAME}: ") == 2, err  # a message, from each
     assert "Traceback" not in err
     assert tree(root) == before
 
@@ -489,3 +491,72 @@ def test_the_journal_loads_back_what_it_saved(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(writer.journal, "save", spy)
     write_plan(plan, ws)
     assert seen == [True, True, True]
+
+
+@pytest.mark.skipif(not ROOT, reason="a file of another user needs root")
+def test_a_file_another_user_put_under_a_saved_name_is_not_put_back(tmp_path: Path, monkeypatch):
+    """uid 1000 can write the root: after a crash it sees the saved `.old` name in the
+    listing and puts its own text there. Recovery does not move that text over a.py."""
+    root = tmp_path / "root"
+    plan, ws = plan_for(_made(root, two_files), TWO)
+    crash_where(
+        root,
+        lambda: two_files(root),
+        lambda: write_plan(plan, ws),
+        monkeypatch,
+        lambda: a_new_b_old(root),
+    )
+    (saved,) = [p for p in root.glob(".llm-patch-*.old") if p.read_text() == "a = 1\n"]
+    saved.unlink()
+    saved.write_text("import evil\n")
+    os.chown(saved, 1000, 1000)
+    recovery = recover(root)
+    assert (root / "a.py").read_text() == "a = 2\n"
+    assert saved.read_text() == "import evil\n"
+    assert any("a.py" in k for k in recovery.kept), recovery
+
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=5)
+    ),
+    max_leaves=20,
+)
+
+
+def _journalish():
+    entry = st.fixed_dictionaries(
+        {
+            k: _JSONISH
+            | st.sampled_from(["", "a", ".git", "../x", ".llm-patch-0123456789abcdef.new"])
+            for k in ("folder", "name", "path", "temp", "backup", "new", "old")
+        }
+    )
+    return st.fixed_dictionaries(
+        {
+            "version": st.sampled_from([1, 2, 2.0, "2", True]),
+            "state": st.sampled_from(["prepare", "commit", "committed", "x", 1]),
+            "pid": _JSONISH,
+            "dirs": _JSONISH,
+            "entries": st.lists(entry, max_size=3) | _JSONISH,
+        }
+    )
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(body=_journalish() | _JSONISH, mangle=st.binary(max_size=8))
+def test_any_journal_is_obeyed_or_refused_never_a_crash(tmp_path_factory, body, mangle):
+    root = tmp_path_factory.mktemp("j")
+    data = json.dumps(body).encode() + mangle
+    (root / JOURNAL_NAME).write_bytes(data)
+    os.chmod(root / JOURNAL_NAME, 0o600)
+    folders = Folders(root)
+    try:
+        load(folders)
+    except WriteError as err:
+        assert "refusing the journal" in err.failure.message
+    finally:
+        folders.close()
