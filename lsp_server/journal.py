@@ -193,7 +193,15 @@ def load(folders: Folders) -> Journal | None:
         raise _refused("it is larger than any journal llm-patch writes")
     try:
         raw = json.loads(data, parse_constant=_no_constant, parse_float=_no_float)
-        if not isinstance(raw, dict) or raw.get("version") != _VERSION:
+        if not isinstance(raw, dict):
+            raise _Bad("it is not a JSON object")
+        if raw.get("version") == 1:
+            raise _Bad(
+                "it was written by an earlier llm-patch, which recorded no content hashes, so "
+                "nothing proves which files it wrote; the .llm-patch-*.old files it names hold "
+                "the old texts"
+            )
+        if raw.get("version") != _VERSION:
             raise _Bad("it is from another version of llm-patch")
         state, pid, dirs, entries = raw["state"], raw["pid"], raw["dirs"], raw["entries"]
         if state not in _STATES or type(pid) is not int:

@@ -461,12 +461,7 @@ class _Transaction:
             assert e.backup is not None
             if t.linked:
                 self._same(t, folder, e.backup)
-                if self.stable_inodes:
-                    current = lstat(folder, t.name)
-                    if current is None or current.st_ino != t.old.st_ino:
-                        raise _stale(t.path, _WHILE)
-                else:
-                    self._same(t, folder, t.name)
+                self._same(t, folder, t.name, by_number=True)
                 self._swap(t, folder, e.temp, e.backup)
             else:
                 os.replace(t.name, e.backup, src_dir_fd=folder, dst_dir_fd=folder)
@@ -490,7 +485,7 @@ class _Transaction:
             os.replace(temp, t.name, src_dir_fd=folder, dst_dir_fd=folder)  # no exchange here
             return
         try:
-            self._same(t, folder, temp)
+            self._same(t, folder, temp, by_number=True)
         except _Abort:
             rename2(folder, temp, t.name, RENAME_EXCHANGE)  # give the name back to theirs
             os.unlink(backup, dir_fd=folder)  # the old file is no longer what it should hold
@@ -513,13 +508,22 @@ class _Transaction:
             return
         os.unlink(temp, dir_fd=folder)
 
-    def _same(self, t: _Target, folder: int, name: str) -> None:
+    def _same(self, t: _Target, folder: int, name: str, by_number: bool = False) -> None:
         """The file now under `name` is the one checked before anything was written: same
-        inode, size, modification time and bytes. Otherwise someone changed it meanwhile."""
+        inode, size, modification time and bytes. Otherwise someone changed it meanwhile.
+
+        `by_number`: the inode number alone is enough — for a second look at a file whose
+        bytes were just compared under its other name. Where the numbers disagree, the file
+        system may be making them up (some FUSE file systems do): from then on this apply
+        compares size, modification time and bytes without them."""
         assert t.old is not None
         st = lstat(folder, name)
-        if st is None or (self.stable_inodes and st.st_ino != t.old.st_ino):
+        if st is None:
             raise _stale(t.path, _WHILE)
+        if self.stable_inodes and st.st_ino == t.old.st_ino and by_number:
+            return
+        if st.st_ino != t.old.st_ino:
+            self.stable_inodes = False  # or another file: its size, time or bytes say so
         if not stat.S_ISREG(t.old.st_mode):
             if stat.S_ISLNK(st.st_mode) and t.old_text == text_of(
                 os.fsencode(os.readlink(name, dir_fd=folder)), link=True
