@@ -5,7 +5,7 @@
 --   * a plan made right after typing in another buffer lands on the right line (code actions)
 --   * an edit pinned to an older version of a buffer (0 included) is refused whole
 --   * a buffer with no filetype is synced before planning (src/VERSION)
---   * deleting a file with unsaved changes is refused naming it; every file operation is
+--   * deleting a file with unsaved changes asks first, naming it ("no" refuses); every file operation is
 --     confirmed first; :LlmPatchUndo brings a deleted file back
 --   * a new file in a new directory can be written
 --
