@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsp_server.cli.output import print_json
+from lsp_server.cli.roots import find_root
 
 if TYPE_CHECKING:
     from lsp_server.journal import Recovery
@@ -40,10 +41,10 @@ def recover(args: argparse.Namespace) -> int:
 
     boot.finish()
 
-    root = Path(args.root)
-    if not root.is_dir():
+    if args.root is not None and not Path(args.root).is_dir():
         print(f"llm-patch: --root {args.root} is not a folder", file=sys.stderr)
         return 2
+    root = find_root(args.root).path
     try:
         recovery = journal.recover(root, sweep=True)
     except WriteError as err:
