@@ -184,6 +184,7 @@ async function main() {
       const page = await context.newPage();
       page.on("dialog", (d) => void d.accept().catch(() => {}));
       await page.setViewportSize({ width: 1400, height: 900 });
+      page.setDefaultTimeout(10000);
       const vs = new VSCode({ page, base, ws, repo: REPO, data, shots: ARTIFACTS, story: story.name });
       let error;
       try {
@@ -192,7 +193,7 @@ async function main() {
         // the others run as in a folder the user trusts.
         const trust = story.trusted === false ? {} : { "security.workspace.trust.enabled": false };
         const settings = { ...BASE_SETTINGS, ...trust, ...(story.server === false ? {} : { "llmPatch.server.path": SERVER[0], "llmPatch.server.args": SERVER.slice(1) }), ...(story.settings ?? {}) };
-        fs.writeFileSync(path.join(data, "User", "settings.json"), JSON.stringify(settings, null, 2));
+        writeSettings(path.join(data, "User", "settings.json"), settings);
         if (story.server === false) fs.rmSync(path.join(data, "User", "globalStorage", "llm-patch.llm-patch"), { recursive: true, force: true });
         await vs.openWorkspace();
         await story.run(vs);
@@ -202,7 +203,7 @@ async function main() {
       const secs = ((Date.now() - t0) / 1000).toFixed(1);
       if (error) {
         const where = await vs.keepEvidence(run).catch((e) => `(no evidence: ${e.message})`);
-        console.log(`FAIL ${story.name} (${secs}s): ${error.stack ?? error}\n     evidence: ${where}`);
+        console.log(`FAIL ${story.name} (${secs}s): ${brief(error)}\n     evidence: ${where}`);
       } else {
         console.log(`ok   ${story.name} (${secs}s)`);
       }
@@ -228,6 +229,25 @@ async function main() {
     if (failed > 0) console.log(`vscode e2e: screenshots and logs in ${ARTIFACTS}`);
     process.exitCode = failed > 0 || results.length < stories.length ? 1 : 0;
   }
+}
+
+/**
+ * The user's settings.json, replaced in one rename (VS Code watches it: a half-written file
+ * reads as no settings at all), and only when it changes.
+ */
+function writeSettings(file, settings) {
+  const text = JSON.stringify(settings, null, 2);
+  if (fs.existsSync(file) && fs.readFileSync(file, "utf8") === text) return;
+  fs.writeFileSync(`${file}.tmp`, text);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+/** The first line of a playwright error (its call log is long), with the story's frames. */
+function brief(error) {
+  const text = String(error?.stack ?? error);
+  const [first, ...rest] = text.split("\n");
+  const frames = rest.filter((l) => /^\s+at .*(stories|lib)\//.test(l));
+  return [first, ...frames].join("\n");
 }
 
 function copyLogs(from, to) {

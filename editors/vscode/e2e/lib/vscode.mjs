@@ -137,10 +137,16 @@ export class VSCode {
     await sleep(100);
   }
 
+  /** Closes the palette or a menu when one is open (Escape in an editor would drop its selection). */
+  async closeWidgets() {
+    const open = await this.page.$(".quick-input-widget:not([style*='display: none']), .context-view .monaco-menu, .action-widget");
+    if (open && (await open.isVisible())) await this.escape();
+  }
+
   /** Opens the command palette and types `text`. */
   async palette(text) {
     for (let attempt = 0; attempt < 5; attempt++) {
-      await this.escape();
+      await this.closeWidgets();
       await this.page.keyboard.press("F1");
       try {
         await this.page.waitForFunction(
@@ -273,6 +279,37 @@ export class VSCode {
     await sleep(150);
   }
 
+  /** Right-clicks `name` in the Explorer and picks `item` from its context menu. */
+  async explorerMenu(name, item) {
+    const row = this.page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first();
+    const entry = this.page.locator(".context-view .action-item .action-label", { hasText: item }).first();
+    // The menu holds an extension's items once VS Code has read its manifest, which it does
+    // a moment after the window opens: a user who right-clicks that early sees them next time.
+    for (let attempt = 0; ; attempt++) {
+      await row.click({ button: "right" });
+      try {
+        await entry.waitFor({ timeout: 1500 });
+        break;
+      } catch (e) {
+        await this.escape();
+        if (attempt === 10) throw e;
+        await sleep(1000);
+      }
+    }
+    // Menus act on the keyboard as on the mouse; the keys do not depend on where it lands.
+    for (let i = 0; i < 30; i++) {
+      const focused = await this.page.$eval(".context-view .action-item.focused .action-label", (e) => e.textContent ?? "").catch(() => "");
+      if (focused.includes(item)) {
+        await this.page.keyboard.press("Enter");
+        await sleep(200);
+        return;
+      }
+      await this.page.keyboard.press("ArrowDown");
+      await sleep(30);
+    }
+    throw new Error(`could not reach ${item} in the menu`);
+  }
+
   // ---- what VS Code shows ------------------------------------------------------------------
 
   async toasts() {
@@ -332,8 +369,17 @@ export class VSCode {
 
   /** Picks the open code-action menu's row containing `text`. */
   async pickCodeAction(text) {
-    await this.page.locator(".action-widget .monaco-list-row.action", { hasText: text }).first().click();
-    await sleep(300);
+    for (let i = 0; i < 25; i++) {
+      const focused = await this.page.$eval(".action-widget .monaco-list-row.focused", (e) => e.getAttribute("aria-label") || e.innerText).catch(() => "");
+      if (squash(focused).includes(text)) {
+        await this.page.keyboard.press("Enter");
+        await sleep(300);
+        return;
+      }
+      await this.page.keyboard.press("ArrowDown");
+      await sleep(50);
+    }
+    throw new Error(`no code action ${text}`);
   }
 
   /** The markers of the Problems panel for the active editor's file, as text. */

@@ -1,33 +1,102 @@
+/** The five ways to apply a reply: clipboard, selection, lightbulb, code lens, Explorer. */
 import { assert } from "../lib/vscode.mjs";
+import { CART_BLOCK, PRICING_BLOCK, TWO_FILES } from "../lib/replies.mjs";
 
-const CART_REPLY = [
-  "shop/cart.py",
-  "```python",
-  "<<<<<<< SEARCH",
-  "    def add(self, item: Item) -> None:",
-  "        self.items.append(item)",
-  "=======",
-  "    def add(self, item: Item) -> None:",
-  "        if item.quantity <= 0:",
-  '            raise ValueError("quantity must be positive")',
-  "        self.items.append(item)",
-  ">>>>>>> REPLACE",
-  "```",
-  "",
-].join("\n");
+const NEW_ADD = 'raise ValueError("quantity must be positive")';
+const NEW_DISCOUNT = 'raise ValueError("percent must be between 0 and 100")';
 
 export const stories = [
   {
     name: "apply from clipboard",
     async run(vs) {
       await vs.open("shop/cart.py");
-      await vs.setClipboard(CART_REPLY);
+      await vs.setClipboard(CART_BLOCK);
       await vs.command("LLM Patch: Apply from Clipboard");
-      const toast = await vs.toast(/LLM Patch: applied/);
-      console.log(toast, await vs.status(), await vs.tabs());
+      const toast = await vs.toast(/LLM Patch: applied 1 edit in 1 file/);
+      assert.match(toast, /shop\/cart\.py/);
+      assert.match((await vs.status()).text, /✓ 1 edit/);
+      assert.deepEqual((await vs.tabs()).map((t) => [t.name, t.dirty]), [["cart.py", true]]);
+      assert.ok((await vs.editorText()).includes(NEW_ADD));
+      assert.equal(vs.gitStatus(), "", "nothing reaches the disk before the user saves");
+      await vs.command("File: Save");
+      await vs.waitFor("cart.py saved", () => vs.disk("shop/cart.py").includes(NEW_ADD));
+    },
+  },
+  {
+    name: "apply selection",
+    async run(vs) {
+      // The reply is pasted into an untitled editor; only the second block is selected.
+      await vs.newUntitled(TWO_FILES);
       const text = await vs.editorText();
-      assert.match(text, /quantity must be positive/);
-      assert.equal(vs.gitStatus(), "", "nothing is written to disk before the user saves");
+      const lines = text.split("\n");
+      const first = lines.indexOf("shop/pricing.py") + 1;
+      const last = lines.lastIndexOf("```") + 1;
+      await vs.selectLines(first, last);
+      await vs.command("LLM Patch: Apply Selection");
+      await vs.toast(/LLM Patch: applied 1 edit in 1 file/);
+      await vs.open("shop/pricing.py");
+      assert.ok((await vs.editorText()).includes(NEW_DISCOUNT));
+      await vs.open("shop/cart.py");
+      assert.equal(await vs.editorText(), vs.original("shop/cart.py"), "the block outside the selection is not applied");
+      assert.equal(vs.gitStatus(), "");
+    },
+  },
+  {
+    name: "apply from the lightbulb",
+    files: { "notes.llm.md": TWO_FILES },
+    async run(vs) {
+      await vs.open("notes.llm.md");
+      await vs.waitFor("the reply's code lenses", async () => (await vs.lenses()).filter((l) => l.startsWith("✓")).length === 2, 30000);
+      await vs.gotoLine(5);
+      const actions = await vs.codeActions();
+      assert.ok(actions.some((a) => a.startsWith("Apply LLM patch (2 edits in 2 files)")), JSON.stringify(actions));
+      await vs.pickCodeAction("Apply LLM patch (2 edits in 2 files)");
+      await vs.toast(/LLM Patch: applied 2 edits in 2 files/);
+      await vs.open("shop/cart.py");
+      assert.ok((await vs.editorText()).includes(NEW_ADD));
+      await vs.open("shop/pricing.py");
+      assert.ok((await vs.editorText()).includes(NEW_DISCOUNT));
+    },
+  },
+  {
+    name: "apply one block from its code lens",
+    files: { "notes.llm.md": TWO_FILES },
+    async run(vs) {
+      await vs.open("notes.llm.md");
+      await vs.waitFor("the reply's code lenses", async () => (await vs.lenses()).filter((l) => l.startsWith("✓")).length === 2, 30000);
+      const lenses = await vs.lenses();
+      assert.ok(lenses.some((l) => /^✓ shop\/pricing\.py:\d+ \(exact\)/.test(l)), JSON.stringify(lenses));
+      await vs.clickLens(/^✓ shop\/pricing\.py/);
+      await vs.toast(/LLM Patch: applied 1 edit in 1 file/);
+      assert.equal(vs.gitStatus(), "");
+      await vs.open("shop/cart.py");
+      assert.equal(await vs.editorText(), vs.original("shop/cart.py"), "only the clicked block lands");
+      await vs.open("shop/pricing.py");
+      assert.ok((await vs.editorText()).includes(NEW_DISCOUNT));
+      // The applied block now says so on its lens.
+      await vs.open("notes.llm.md");
+      await vs.waitFor("the lens to say already applied", async () => (await vs.lenses()).some((l) => /pricing\.py.*already applied/.test(l)));
+    },
+  },
+  {
+    name: "apply a patch file from the Explorer",
+    files: { "fix.patch": [
+      "--- a/shop/pricing.py",
+      "+++ b/shop/pricing.py",
+      "@@ -3,4 +3,6 @@",
+      " ",
+      " def apply_discount(total_cents: int, percent: int) -> int:",
+      "+    if not 0 <= percent <= 100:",
+      '+        raise ValueError("percent must be between 0 and 100")',
+      "     return total_cents - total_cents * percent // 100",
+      "",
+    ].join("\n") },
+    async run(vs) {
+      await vs.explorerMenu("fix.patch", "Apply Patch File");
+      await vs.toast(/LLM Patch: applied 1 edit in 1 file/);
+      await vs.open("shop/pricing.py");
+      assert.ok((await vs.editorText()).includes(NEW_DISCOUNT));
+      assert.equal(vs.gitStatus(), "");
     },
   },
 ];
