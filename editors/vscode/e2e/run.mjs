@@ -201,13 +201,18 @@ async function main() {
         error = e;
       }
       const secs = ((Date.now() - t0) / 1000).toFixed(1);
-      if (error) {
+      // `pending` names a fix that lands elsewhere (the server): until then the story's
+      // failure is expected and reported, not counted; once it passes, the mark should go.
+      if (error && story.pending) {
+        const where = await vs.keepEvidence(run).catch((e) => `(no evidence: ${e.message})`);
+        console.log(`xfail ${story.name} (${secs}s), pending ${story.pending}: ${brief(error).split("\n")[0]}\n     evidence: ${where}`);
+      } else if (error) {
         const where = await vs.keepEvidence(run).catch((e) => `(no evidence: ${e.message})`);
         console.log(`FAIL ${story.name} (${secs}s): ${brief(error)}\n     evidence: ${where}`);
       } else {
-        console.log(`ok   ${story.name} (${secs}s)`);
+        console.log(`ok   ${story.name} (${secs}s)${story.pending ? ` (passes now: drop its pending mark, ${story.pending})` : ""}`);
       }
-      results.push({ name: story.name, ok: !error });
+      results.push({ name: story.name, ok: !error || Boolean(story.pending) });
       await page.close().catch(() => {});
     }
   } finally {

@@ -7,7 +7,17 @@
  */
 import * as vscode from "vscode";
 
-import { ABSENT, changedEntries, planUndo, type FileState, type Journal, type UndoOp } from "./undo";
+import {
+  ABSENT,
+  changedEntries,
+  endOf,
+  planUndo,
+  saveIsNoOp,
+  type FileState,
+  type Journal,
+  type SaveHooks,
+  type UndoOp,
+} from "./undo";
 import {
   discardedWork,
   discardQuestion,
@@ -40,7 +50,8 @@ export type UndoOutcome =
   | { kind: "nothing" }
   | { kind: "changed"; files: string[] }
   | { kind: "failed" }
-  | { kind: "undone"; files: string[] };
+  /** `unsaved`: restored files whose buffers still differ from the disk (saving is the user's call). */
+  | { kind: "undone"; files: string[]; unsaved: string[] };
 
 const decoder = new TextDecoder();
 
@@ -111,6 +122,44 @@ function undoneFiles(ops: readonly UndoOp[]): string[] {
     }
   }
   return [...names.values()];
+}
+
+function saveHooks(doc: vscode.TextDocument): SaveHooks {
+  const editor = vscode.workspace.getConfiguration("editor", doc);
+  const files = vscode.workspace.getConfiguration("files", doc);
+  const actions = editor.get<unknown>("codeActionsOnSave");
+  return {
+    formatOnSave: editor.get<boolean>("formatOnSave", false) === true,
+    trimTrailingWhitespace: files.get<boolean>("trimTrailingWhitespace", false) === true,
+    insertFinalNewline: files.get<boolean>("insertFinalNewline", false) === true,
+    trimFinalNewlines: files.get<boolean>("trimFinalNewlines", false) === true,
+    codeActionsOnSave: Array.isArray(actions)
+      ? actions.length > 0
+      : typeof actions === "object" && actions !== null && Object.values(actions).some((v) => v !== false && v !== "never"),
+  };
+}
+
+/**
+ * After the undo, a restored document holding exactly the bytes on disk is saved, so it is
+ * no longer marked modified (VS Code marks any edit so, even one that restores the saved
+ * text). Saving then writes the same bytes: checked right before, and skipped when a save
+ * participant could rewrite the text. Whether the document is saved (or was never open).
+ */
+async function settleRestored(uri: string): Promise<boolean> {
+  const doc = openDocument(uri);
+  if (!doc || !doc.isDirty) {
+    return true;
+  }
+  let disk: Uint8Array | undefined;
+  try {
+    disk = await vscode.workspace.fs.readFile(doc.uri);
+  } catch {
+    disk = undefined;
+  }
+  if (!saveIsNoOp(new TextEncoder().encode(doc.getText()), disk, saveHooks(doc))) {
+    return false;
+  }
+  return doc.save();
 }
 
 export class PatchJournal {
@@ -195,9 +244,10 @@ export class PatchJournal {
     const encoder = new TextEncoder();
     for (const op of plan.ops) {
       if (op.kind === "replace") {
-        // The range is of the text as it is now, which a move back only relocates.
-        const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(op.from ?? op.uri));
-        const whole = new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length));
+        // The range covers the text as it is now (verified above), which a move back only
+        // relocates; built from that text, so no document is opened for the path moved from.
+        const end = endOf(states.get(op.from ?? op.uri)?.text ?? "");
+        const whole = new vscode.Range(new vscode.Position(0, 0), new vscode.Position(end.line, end.character));
         edit.replace(vscode.Uri.parse(op.uri), whole, op.text);
       } else if (op.kind === "create") {
         edit.createFile(vscode.Uri.parse(op.uri), { contents: encoder.encode(op.text) });
@@ -211,6 +261,13 @@ export class PatchJournal {
       return { kind: "failed" };
     }
     this.last = undefined;
-    return { kind: "undone", files: undoneFiles(plan.ops) };
+    const restored = new Set(plan.ops.flatMap((op) => (op.kind === "replace" ? [op.uri] : op.kind === "rename" ? [op.to] : [])));
+    const unsaved: string[] = [];
+    for (const uri of restored) {
+      if (!(await settleRestored(uri))) {
+        unsaved.push(displayName(uri));
+      }
+    }
+    return { kind: "undone", files: undoneFiles(plan.ops), unsaved };
   }
 }

@@ -669,6 +669,14 @@ export class LlmPatchExtension {
     void show(message, ...items).then((c) => this.onChoice(c));
   }
 
+  /** After *Undo Last Patch*: the status bar says so instead of the undone patch's result. */
+  undone(message: string): void {
+    this.status.text = "$(discard) undone";
+    this.status.tooltip = `${message}\nClick to show the report of the patch that was undone.`;
+    this.status.backgroundColor = undefined;
+    this.status.command = "llmPatch.showLastReport";
+  }
+
   async showLastReport(): Promise<void> {
     if (!this.last) {
       void vscode.window.showInformationMessage("LLM Patch: no report yet. Apply or check a reply first.");

@@ -72,11 +72,17 @@ export const MOVE_CREATE_DELETE = lines(
   "*** End Patch",
 );
 
-/** A V4A patch that only moves pricing.py (issue 24, item 1). */
+/** A V4A patch that moves pricing.py, with one line added at the end (issue 24, item 1). */
 export const MOVE_ONLY = lines(
   "*** Begin Patch",
   "*** Update File: shop/pricing.py",
   "*** Move to: shop/prices.py",
+  "@@",
+  " def format_price(cents: int) -> str:",
+  '     return f"${cents / 100:.2f}"',
+  "+",
+  "+",
+  "+ZERO = format_price(0)",
   "*** End Patch",
 );
 

@@ -70,10 +70,10 @@ export class VSCode {
     await this.waitFor("the explorer", async () => (await this.page.$(".explorer-folders-view .monaco-list-row")) !== null, 30000);
   }
 
-  /** Trusts the folder from Restricted Mode's banner (Manage → Trust). */
-  async trustFromBanner() {
-    await this.page.locator(".banner-container a", { hasText: "Manage" }).first().click();
-    const button = this.page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust$/ }).first();
+  /** Trusts the folder (Restricted Mode's banner leads to the same page: Manage → Trust). */
+  async trustFolder() {
+    await this.command("Workspaces: Manage Workspace Trust");
+    const button = this.page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust( Folder)?$/ }).first();
     await button.waitFor({ timeout: 10000 });
     await button.click();
     await sleep(500);
@@ -239,9 +239,10 @@ export class VSCode {
     await sleep(200);
   }
 
-  /** The active editor's whole text, copied out with Ctrl+A Ctrl+C (the clipboard is then overwritten). */
+  /** The active editor's whole text, copied out with Ctrl+A Ctrl+C (the clipboard is put back after). */
   async editorText() {
     await this.page.focus(".editor-group-container.active .monaco-editor textarea").catch(() => {});
+    const saved = await this.clipboard();
     await this.page.evaluate(() => navigator.clipboard.writeText("\u0000"));
     await this.page.keyboard.press("Control+a");
     await this.page.keyboard.press("Control+c");
@@ -250,6 +251,7 @@ export class VSCode {
       return t === "\u0000" ? undefined : { t };
     }, 5000);
     await this.page.keyboard.press("Control+Home");
+    await this.setClipboard(saved);
     return text.t.replace(/\r\n/g, "\n");
   }
 
@@ -327,6 +329,14 @@ export class VSCode {
     const toast = this.page.locator(".notifications-toasts .notification-toast", { hasText: re }).first();
     await toast.locator(".monaco-button", { hasText: label }).first().click();
     await sleep(200);
+  }
+
+  /** Clicks the button matching `re` on VS Code's modal dialog. */
+  async dialogButton(re, ms = 5000) {
+    const button = this.page.locator(".monaco-dialog-box .dialog-buttons .monaco-button", { hasText: re }).first();
+    await button.waitFor({ timeout: ms });
+    await button.click();
+    await sleep(300);
   }
 
   async clearToasts() {
