@@ -94,6 +94,12 @@ async function landedState(uri: string, edited: boolean): Promise<FileState> {
   if (!edited || !state.exists || parsed.scheme !== "file") {
     return state;
   }
+  // The document VS Code holds, when it is known already; opened only when not (each open
+  // is one more document VS Code keeps, even after the file moves away).
+  const open = openDocument(uri);
+  if (open) {
+    return { exists: true, text: open.getText() };
+  }
   try {
     return { exists: true, text: (await vscode.workspace.openTextDocument(parsed)).getText() };
   } catch {
