@@ -99,6 +99,10 @@ export class LlmPatchExtension {
   /** Report commands running: the server's own messages about them would say it twice. */
   private inFlight = 0;
   private watchingPython = false;
+  /** Whether the last start found no server at all (the install is offered). */
+  private missing = false;
+  /** The command that found no server: run once the install the user was offered succeeds. */
+  private afterInstall: (() => Promise<unknown>) | undefined;
   readonly reportUri = vscode.Uri.parse(`${REPORT_SCHEME}:/LLM Patch Report.md`);
 
   constructor(
@@ -306,6 +310,7 @@ export class LlmPatchExtension {
     for (const attempt of discovery.attempts) {
       this.output.info(`Server discovery: ${attempt.detail}`);
     }
+    this.missing = discovery.kind === "not-found";
     if (discovery.kind !== "found") {
       this.server = undefined;
       this.setStatus("missing");
@@ -513,6 +518,10 @@ export class LlmPatchExtension {
       "Open Settings",
       "Show Log",
     );
+    if (choice !== "Install llm-patch") {
+      // Not installing now: a later install must not run a command the user has moved on from.
+      this.afterInstall = undefined;
+    }
     this.onChoice(choice);
   }
 
@@ -593,8 +602,17 @@ export class LlmPatchExtension {
       return false;
     }
     this.output.info(`Installed ${source} into ${dir}.`);
-    void vscode.window.showInformationMessage("LLM Patch: llm-patch is installed; starting the server.");
-    return this.restart();
+    const then = this.afterInstall;
+    this.afterInstall = undefined;
+    void vscode.window.showInformationMessage(
+      then ? "LLM Patch: llm-patch is installed; starting the server, then your command." : "LLM Patch: llm-patch is installed; starting the server.",
+    );
+    const started = await this.restart();
+    if (started && then) {
+      // The command that led to the install runs now, as the user asked for it.
+      await then();
+    }
+    return started;
   }
 
   // ---- commands ---------------------------------------------------------------------------
@@ -606,7 +624,14 @@ export class LlmPatchExtension {
     label: string,
     options: ApplyOptions,
   ): Promise<Report | undefined> {
+    // Should no server be found, the install is offered: if the user takes it, this command
+    // runs after it (set first: the user may answer the offer before the start returns).
+    const retry = () => this.run(kind, source, label, options);
+    this.afterInstall = retry;
     const client = await this.readyClient();
+    if (this.afterInstall === retry && (client || !this.missing)) {
+      this.afterInstall = undefined;
+    }
     if (!client) {
       return undefined;
     }

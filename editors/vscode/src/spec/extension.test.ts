@@ -351,6 +351,31 @@ describe("server lifecycle", () => {
     assert.equal(statusItem().text, "$(check) LLM Patch");
   });
 
+  it("the command that found no server runs once the install it offered succeeds", async () => {
+    machine.path = { python3: "/usr/bin/python3" };
+    await activate(); // the first offer is dismissed
+    assert.equal(control.instances.length, 0);
+    state.clipboard = "a.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n";
+    control.onRequest = () => okReport;
+    state.answers.push("Install llm-patch");
+    await run("llmPatch.applyFromClipboard");
+    await eventually(() => control.instances.length === 1 && client().requests.length === 1, "the apply after the install");
+    assert.deepEqual(client().requests[0].params, { command: "llmPatch.apply", arguments: [{ text: state.clipboard }] });
+    await eventually(() => state.messages.some((m) => m.text === "LLM Patch: applied 2 edits in 2 files."), "the apply's report");
+    assert.ok(state.messages.some((m) => /installed; starting the server, then your command/.test(m.text)));
+  });
+
+  it("a command whose install offer was dismissed does not run at a later install", async () => {
+    machine.path = { python3: "/usr/bin/python3" };
+    await activate();
+    state.clipboard = "reply";
+    await run("llmPatch.applyFromClipboard"); // offered again, dismissed again
+    await run("llmPatch.installServer");
+    await eventually(() => control.instances.length === 1, "the server after the install");
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(client().requests, []);
+  });
+
   it("llmPatch.server.installSource, when set, is installed instead of the bundled wheel", async () => {
     machine.path = { python3: "/usr/bin/python3" };
     state.config.set("llmPatch.server.installSource", "/src/llm-patch");
