@@ -112,6 +112,12 @@ function openState(uri: string): OpenDocument | undefined {
   return doc ? { dirty: doc.isDirty } : undefined;
 }
 
+/** Whether VS Code saves the file by itself (`files.autoSave` other than `off`). */
+function autoSaves(uri: string): boolean {
+  const mode = vscode.workspace.getConfiguration("files", vscode.Uri.parse(uri)).get<string>("autoSave", "off");
+  return mode !== "off";
+}
+
 /** Whether the document is open with unsaved changes. */
 export function isUnsaved(uri: string): boolean {
   return openDocument(uri)?.isDirty === true;
@@ -219,15 +225,33 @@ export class PatchJournal {
     return result;
   }
 
-  /** The files the patch numbered `seq` changed, and which of them are not saved yet. */
-  changedFiles(seq: number): { changed: string[]; unsaved: string[] } | undefined {
+  /**
+   * The files the patch numbered `seq` changed (a move named `from → to`), those it deleted,
+   * and which changed files are not saved yet: unsaved, and not left to auto save (which
+   * saves them by itself).
+   */
+  changedFiles(seq: number): { changed: string[]; unsaved: string[]; deleted: string[] } | undefined {
     if (!this.last || this.last.seq !== seq) {
       return undefined;
     }
-    const changed = changedEntries(this.last.journal).filter((e) => e.after.exists);
+    const entries = changedEntries(this.last.journal);
+    const gone = new Set(entries.filter((e) => e.before.exists && !e.after.exists).map((e) => e.uri));
+    const movedTo = new Map<string, string>();
+    for (const { from, to } of this.last.journal.moves) {
+      if (gone.has(from)) {
+        movedTo.set(to, from);
+        gone.delete(from);
+      }
+    }
+    const name = (uri: string) => {
+      const from = movedTo.get(uri);
+      return from === undefined ? displayName(uri) : `${displayName(from)} → ${displayName(uri)}`;
+    };
+    const changed = entries.filter((e) => e.after.exists);
     return {
-      changed: changed.map((e) => displayName(e.uri)),
-      unsaved: changed.filter((e) => isUnsaved(e.uri)).map((e) => displayName(e.uri)),
+      changed: changed.map((e) => name(e.uri)),
+      unsaved: changed.filter((e) => isUnsaved(e.uri) && !autoSaves(e.uri)).map((e) => name(e.uri)),
+      deleted: entries.filter((e) => gone.has(e.uri)).map((e) => displayName(e.uri)),
     };
   }
 

@@ -36,6 +36,7 @@ import { nodeProbes, pythonVersion, runStep } from "./probes";
 import { RecentEditors } from "./recent";
 import {
   changedFilesLine,
+  isRunSummary,
   notification,
   parseReport,
   reportDocument,
@@ -98,6 +99,8 @@ export class LlmPatchExtension {
   readonly recent = new RecentEditors(["file"]);
   /** Report commands running: the server's own messages about them would say it twice. */
   private inFlight = 0;
+  /** The server's messages while a report command runs (see flushServerLines). */
+  private held: { type: number; message: string }[] = [];
   private watchingPython = false;
   /** Whether the last start found no server at all (the install is offered). */
   private missing = false;
@@ -421,6 +424,7 @@ export class LlmPatchExtension {
     };
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
     client.onNotification("window/showMessage", (params: { type: number; message: string }) => this.serverMessage(params));
+    client.onNotification("window/logMessage", (params: { type: number; message: string }) => this.serverLog(params));
     return client;
   }
 
@@ -431,7 +435,7 @@ export class LlmPatchExtension {
    */
   serverMessage(params: { type: number; message: string }): void {
     if (this.inFlight > 0) {
-      this.output.info(`server: ${params.message}`);
+      this.held.push(params);
       return;
     }
     const show =
@@ -441,6 +445,46 @@ export class LlmPatchExtension {
           ? vscode.window.showWarningMessage
           : vscode.window.showInformationMessage;
     void show(params.message);
+  }
+
+  /**
+   * The server's `window/logMessage`, at its level; while a report command runs, held until
+   * the report is in (see flushServerLines).
+   */
+  serverLog(params: { type: number; message: string }): void {
+    if (this.inFlight > 0) {
+      this.held.push(params);
+      return;
+    }
+    this.log(params);
+  }
+
+  private log(params: { type: number; message: string }): void {
+    const text = `server: ${params.message}`;
+    if (params.type === 1) {
+      this.output.error(text);
+    } else if (params.type === 2) {
+      this.output.warn(text);
+    } else if (params.type === 4) {
+      this.output.debug(text);
+    } else {
+      this.output.info(text);
+    }
+  }
+
+  /**
+   * The server's lines held while its report command ran: its own account of the run is
+   * dropped (the report's notification and log line say it, once); anything else is logged
+   * at info (a report's outcome is not an error of the extension or the server).
+   */
+  private flushServerLines(): void {
+    const lines = this.held;
+    this.held = [];
+    for (const line of lines) {
+      if (!isRunSummary(line.message)) {
+        this.log({ type: Math.max(line.type, 3), message: line.message });
+      }
+    }
   }
 
   async stop(): Promise<void> {
@@ -681,9 +725,10 @@ export class LlmPatchExtension {
     this.reportChanged.fire(this.reportUri);
     const files =
       landed !== undefined && this.journal.count > landed ? this.journal.changedFiles(this.journal.count) : undefined;
-    const line = files ? changedFilesLine(files.changed, files.unsaved) : "";
+    const line = files ? changedFilesLine(files.changed, files.unsaved, files.deleted) : "";
     const message = line ? `${notification(report)} ${line}` : notification(report);
     this.output.info(message);
+    this.flushServerLines();
     const show =
       report.level === "error"
         ? vscode.window.showErrorMessage
@@ -708,7 +753,14 @@ export class LlmPatchExtension {
       return;
     }
     const doc = await vscode.workspace.openTextDocument(this.reportUri);
-    await vscode.window.showTextDocument(doc, { preview: true });
+    try {
+      // The report is Markdown: shown rendered, by VS Code's built-in Markdown preview.
+      await vscode.commands.executeCommand("markdown.showPreview", this.reportUri);
+    } catch (error) {
+      // no Markdown extension (disabled): the source is still readable
+      this.output.info(`Markdown preview unavailable (${errorMessage(error)}): showing the report's source.`);
+      await vscode.window.showTextDocument(doc, { preview: true });
+    }
   }
 
   private setStatus(state: StatusState): void {

@@ -332,6 +332,49 @@ describe("Undo Last Patch", () => {
 });
 
 describe("what the user is told after an apply", () => {
+  it("an apply is logged once, at info, whatever the server logged and showed about it", async () => {
+    await activate();
+    vscode.openFile("/w/a.py");
+    control.onRequest = async () => {
+      const c = client();
+      c.notificationHandlers.get("window/logMessage")?.({ type: 3, message: "LLM patch: applied 2 edits in 2 files: a.py; not saved yet: a.py." });
+      c.notificationHandlers.get("window/showMessage")?.({ type: 3, message: "LLM patch: applied 2 edits in 2 files." });
+      c.notificationHandlers.get("window/logMessage")?.({ type: 2, message: "journal: 1 pending entry kept" });
+      await serverEdit([lineEdit("/w/a.py", 1, "COUNT = 3\n")]);
+      return serverReport("applied");
+    };
+    state.clipboard = "reply";
+    await run("llmPatch.applyFromClipboard");
+    const lines = state.outputs[0].lines;
+    assert.deepEqual(lines.filter((l) => /applied 2 edits/.test(l)), ["[info] LLM Patch: applied 2 edits in 2 files. Changed, not saved yet: a.py."]);
+    assert.ok(lines.includes("[info] server: journal: 1 pending entry kept"), lines.join("\n"));
+    assert.deepEqual(lines.filter((l) => /^\[(warn|error)\]/.test(l)), []);
+    // outside a run the server's log keeps its levels
+    client().notificationHandlers.get("window/logMessage")?.({ type: 1, message: "crashed reading settings" });
+    assert.equal(lines.at(-1), "[error] server: crashed reading settings");
+  });
+
+  it("names moved and deleted files, and does not say 'not saved yet' when auto save saves them", async () => {
+    await activate();
+    state.disk.set("/w/gone.py", "x = 1\n");
+    vscode.openFile("/w/a.py");
+    state.config.set("files.autoSave", "afterDelay");
+    control.onRequest = async () => {
+      await serverEdit([
+        { kind: "rename", oldUri: uri("/w/m.py"), newUri: uri("/w/n.py") },
+        lineEdit("/w/n.py", null, "moved = 2\n"),
+        lineEdit("/w/a.py", 1, "COUNT = 3\n"),
+        { kind: "delete", uri: uri("/w/gone.py") },
+      ]);
+      return serverReport("applied");
+    };
+    state.clipboard = "reply";
+    await run("llmPatch.applyFromClipboard");
+    const msg = state.messages.at(-1);
+    assert.equal(msg?.text, "LLM Patch: applied 2 edits in 2 files. Changed: m.py → n.py, a.py. Deleted: gone.py.");
+    assert.deepEqual(msg?.items, ["Show Report"]);
+  });
+
   it("names the files the patch changed and those not saved yet, with Save All; on the code-action path too", async () => {
     await activate();
     vscode.openFile("/w/a.py");
@@ -369,7 +412,9 @@ describe("what the user is told after an apply", () => {
     await run("llmPatch.applyFromClipboard");
     assert.equal(state.messages.length, 1, JSON.stringify(state.messages));
     assert.deepEqual(state.messages[0].items, ["Show Report"]);
-    assert.ok(state.outputs[0].lines.some((l) => l.includes("server: LLM patch not applied: 1 of 2 edits failed")));
+    // said once in the log too: the extension's line, not the server's echo of it
+    assert.ok(!state.outputs[0].lines.some((l) => l.includes("LLM patch not applied: 1 of 2 edits failed")), state.outputs[0].lines.join("\n"));
+    assert.equal(state.outputs[0].lines.filter((l) => l.includes("1 of 2 blocks failed")).length, 1, state.outputs[0].lines.join("\n"));
     // outside a command the server's messages are shown as VS Code's client would
     client().notificationHandlers.get("window/showMessage")?.({ type: 1, message: "something else" });
     assert.deepEqual(state.messages.at(-1), { level: "error", text: "something else", items: [] });

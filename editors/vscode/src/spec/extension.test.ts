@@ -218,9 +218,13 @@ describe("commands", () => {
     const msg = state.messages.at(-1);
     assert.equal(msg?.level, "error");
     assert.match(msg?.text ?? "", /1 of 2 blocks failed; nothing was applied\. #1 b\.py \(reply lines 10-18\): TEXT_NOT_FOUND/);
-    await eventually(() => state.shownDocuments.length === 1, "report document shown");
-    const doc = state.shownDocuments[0];
-    assert.equal(doc.uri.scheme, "llm-patch-report");
+    // rendered: VS Code's Markdown preview of the report document
+    await eventually(() => state.executed.some((e) => e.command === "markdown.showPreview"), "report preview shown");
+    const shown = state.executed.find((e) => e.command === "markdown.showPreview");
+    assert.equal((shown?.args[0] as vscode.Uri).scheme, "llm-patch-report");
+    assert.equal(state.shownDocuments.length, 0, "not the Markdown source");
+    const doc = state.openedDocuments.find((d) => d.uri.scheme === "llm-patch-report");
+    assert.ok(doc);
     const text = doc.getText();
     assert.match(text, /^# LLM Patch apply report/);
     assert.match(text, /from clipboard/);
