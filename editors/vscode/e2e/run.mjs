@@ -121,6 +121,7 @@ async function loadStories(filters) {
 async function main() {
   const stories = await loadStories(process.argv.slice(2));
   if (stories.length === 0) fail("no story matches");
+  fs.rmSync(ARTIFACTS, { recursive: true, force: true }); // evidence of this run only
   const run = fs.mkdtempSync(path.join(os.tmpdir(), "llm-patch-vscode-e2e-"));
   const data = path.join(run, "data");
   const exts = path.join(run, "exts");

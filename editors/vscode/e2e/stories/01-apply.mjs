@@ -20,6 +20,21 @@ export const stories = [
       assert.equal(vs.gitStatus(), "", "nothing reaches the disk before the user saves");
       await vs.command("File: Save");
       await vs.waitFor("cart.py saved", () => vs.disk("shop/cart.py").includes(NEW_ADD));
+      // The report, rendered (Markdown preview), from the status bar item.
+      await vs.command("LLM Patch: Show Last Report");
+      await vs.waitFor("the report's preview", async () => (await vs.tabs()).some((t) => /^Preview LLM Patch Report/.test(t.name)));
+    },
+  },
+  {
+    name: "apply with auto save on",
+    settings: { "files.autoSave": "afterDelay", "files.autoSaveDelay": 500 },
+    async run(vs) {
+      await vs.open("shop/cart.py");
+      await vs.setClipboard(CART_BLOCK);
+      await vs.command("LLM Patch: Apply from Clipboard");
+      const toast = await vs.toast(/LLM Patch: applied 1 edit in 1 file/);
+      assert.doesNotMatch(toast, /not saved yet/, "auto save saves it");
+      await vs.waitFor("auto save", () => vs.disk("shop/cart.py").includes(NEW_ADD));
     },
   },
   {
