@@ -57,11 +57,13 @@ export const stories = [
     },
   },
   {
-    name: "apply from the lightbulb",
+    name: "apply from the lightbulb (merge-conflict lenses off, as the README says)",
     files: { "notes.llm.md": TWO_FILES },
+    settings: { "merge-conflict.codeLens.enabled": false, "merge-conflict.decorators.enabled": false },
     async run(vs) {
       await vs.open("notes.llm.md");
       await vs.waitFor("the reply's code lenses", async () => (await vs.lenses()).filter((l) => l.startsWith("✓")).length === 2, 30000);
+      assert.ok(!(await vs.lenses()).some((l) => l.includes("Accept Current Change")), "the documented settings hide VS Code's conflict lenses");
       await vs.gotoLine(5);
       const actions = await vs.codeActions();
       assert.ok(actions.some((a) => a.startsWith("Apply LLM patch (2 edits in 2 files)")), JSON.stringify(actions));
