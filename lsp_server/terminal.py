@@ -200,11 +200,15 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
                 f"{head}; the {placed} that placed were written "
                 f"({plural(files, 'file')} changed){aside}",
             )
-        if context.dry:
+        if any(b.get("hint") for b in failed):
+            # the reply's paths point elsewhere: writing the rest here would be the mistake
+            more = "; the hints above say which --root or --strip-prefix reaches the files"
+        elif context.dry:
             more = f"; `apply --partial` would write the {placed} that placed" if placed else ""
-            return c(_RED, f"{head}: nothing written (dry run){more}{aside}")
-        more = f"; to write the {placed} that placed, rerun with --partial" if placed else ""
-        return c(_RED, f"{head}: nothing was written{more}{aside}")
+        else:
+            more = f"; to write the {placed} that placed, rerun with --partial" if placed else ""
+        done = "nothing written (dry run)" if context.dry else "nothing was written"
+        return c(_RED, f"{head}: {done}{more}{aside}")
     if not report.get("ok", True):  # every block placed, yet the write failed
         return c(_RED, f"✗ {plural(placed, 'block')} placed, but nothing was written{aside}")
     already_note = f" ({already} already applied)" if already and already < placed else ""

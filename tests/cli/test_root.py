@@ -59,6 +59,9 @@ def test_a_path_relative_to_the_current_folder_is_said_so(tmp_path):
     assert r.returncode == 1
     hint = json.loads(r.stdout)["blocks"][0]["hint"]
     assert "the current folder has it" in hint and "--root ." in hint
+    # the last line points at the hint, not at --partial (which would write elsewhere)
+    last = llm_patch("apply", "-", cwd=tmp_path / "pkg", stdin=EDIT).stdout.splitlines()[-1]
+    assert last.endswith("the hints above say which --root or --strip-prefix reaches the files")
 
 
 AGENT = sr("/workspace/app/models.py", "x = 1\n", "x = 2\n")
