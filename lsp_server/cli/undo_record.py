@@ -171,6 +171,21 @@ def load(root: Path, where: Path) -> Record | None:
         raise ValueError(f"{_file(root, where)} is not a record this version can read") from None
 
 
+def latest_elsewhere(root: Path, where: Path) -> str | None:
+    """The root of the newest record kept in `where` for another root (an apply run with
+    `--root`), so `undo` without it can say which `--root` it needs."""
+    found: list[tuple[float, str]] = []
+    for path in where.glob("last-apply-*.record") if where.is_dir() else ():
+        try:
+            with path.open("rb") as f:
+                head = json.loads(f.readline())
+            found.append((path.stat().st_mtime, str(head["root"])))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    others = [r for _, r in sorted(found, reverse=True) if r != str(root)]
+    return others[0] if others else None
+
+
 def drop(root: Path, where: Path) -> None:
     _file(root, where).unlink(missing_ok=True)
 

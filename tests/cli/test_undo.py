@@ -166,3 +166,14 @@ def test_a_cut_record_is_refused(tmp_path):
     record.write_bytes(record.read_bytes()[:-7])
     assert llm_patch("undo", cwd=root).returncode == 1
     assert (root / "a.py").read_text() == "b = 2\n"
+
+
+def test_undo_without_the_root_the_apply_had_names_it(tmp_path):
+    root = put(git_repo(tmp_path / "repo"), {"pkg/a.py": "a = 1\n"})
+    reply = sr("a.py", "a = 1\n", "a = 2\n")
+    assert llm_patch("apply", "-", "--root", ".", cwd=root / "pkg", stdin=reply).returncode == 0
+    r = llm_patch("undo", cwd=root / "pkg")  # the root is now the repository's top
+    assert r.returncode == 1
+    assert f"run `llm-patch undo --root {root / 'pkg'}`" in r.stderr
+    assert llm_patch("undo", "--root", ".", cwd=root / "pkg").returncode == 0
+    assert (root / "pkg/a.py").read_text() == "a = 1\n"
