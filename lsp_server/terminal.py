@@ -33,6 +33,7 @@ class Context(NamedTuple):
     dry: bool = False  # a check or a dry run: nothing is written whatever the outcome
     only: tuple[int, ...] = ()  # `--only`, numbered from 1
     total: int | None = None  # blocks in the reply, when `--only` chose some
+    undo: str | None = None  # the command that takes this apply back, once it wrote
 
 
 def number(index: int) -> int:
@@ -195,10 +196,11 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
     if failed:
         head = f"✗ {len(failed)} of {plural(len(counted), 'block')} failed"
         if written:
+            undo = f"; `{context.undo}` puts them back" if context.undo else ""
             return c(
                 _RED,
                 f"{head}; the {placed} that placed were written "
-                f"({plural(files, 'file')} changed){aside}",
+                f"({plural(files, 'file')} changed){aside}{undo}",
             )
         if any(b.get("hint") for b in failed):
             # the reply's paths point elsewhere: writing the rest here would be the mistake
@@ -216,10 +218,11 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
         why = "already applied" if already == placed else "placed, and no file differs"
         return c(_GREEN, f"✓ nothing to change: {plural(placed, 'block')} {why}{aside}")
     if written:
+        undo = f" (`{context.undo}` puts them back)" if context.undo else ""
         return c(
             _GREEN,
             f"✓ {placed} of {plural(len(counted), 'block')} applied{already_note}, "
-            f"{plural(files, 'file')} changed{aside}",
+            f"{plural(files, 'file')} changed{aside}{undo}",
         )
     return c(
         _GREEN,

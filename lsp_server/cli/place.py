@@ -122,8 +122,9 @@ def place(args: argparse.Namespace) -> int:
                     applied = True
                 except WriteError as err:
                     write_failure = err.failure
-                if applied:
-                    undo_record.keep(root, record)
+                if applied and undo_record.keep(root, record):
+                    again = "" if root.how != "given" else f" --root {args.root}"
+                    context = context._replace(undo=f"llm-patch undo{again}")
     except WriteError as err:  # the lock, or an interrupted apply that could not be undone
         print(f"llm-patch: {err.failure.message}", file=sys.stderr)
         if args.json:

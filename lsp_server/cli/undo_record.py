@@ -207,14 +207,16 @@ def prepare(plan: Plan, ws: DiskWorkspace) -> tuple[Change, ...]:
     return build(plan, replaced)
 
 
-def keep(root: Root, changes: tuple[Change, ...]) -> None:
+def keep(root: Root, changes: tuple[Change, ...]) -> bool:
     """Keep the record after a write; a record that cannot be kept costs the undo, not the
-    apply, and is said on stderr."""
+    apply, and is said on stderr (False)."""
     try:
         save(root.path, folder(root.path, root.repo, root.vcs), changes)
+        return True
     except OSError as err:
         print(
             f"llm-patch: the files were written, but `llm-patch undo` will not be able to "
             f"put them back: its record could not be kept ({err.strerror or err})",
             file=sys.stderr,
         )
+        return False
