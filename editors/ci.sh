@@ -7,7 +7,7 @@
 #            vsce package (-> editors/vscode/dist/llm-patch.vsix, the wheel inside)
 #   Neovim   (editors/nvim):   installs Neovim 0.11 (PyPI) and 0.10 (Debian trixie, private
 #            root) and runs the plugin's unit tests and its end-to-end scripts (e2e, safety,
-#            tools) in each, against the real server.
+#            tools, files) in each, against the real server.
 #
 # The server is started as $LLM_PATCH_SERVER (a JSON array) when set, else the repository's
 # .venv python with `-m lsp_server`, else `llm-patch serve` from PATH, else python3 -m lsp_server.
@@ -104,7 +104,7 @@ if [ "${SKIP_NVIM:-0}" != 1 ]; then
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
   for nvim in "$LLM_PATCH_EDITOR_TOOLS"/bin/nvim-*; do
-    for script in unit e2e safety tools; do
+    for script in unit e2e safety tools files; do
       step "nvim: $("$nvim" --version | head -n1) $script.lua"
       home="$work/$(basename "$nvim")-$script"
       mkdir -p "$home"
@@ -163,5 +163,28 @@ if [ "${SKIP_EMACS:-0}" != 1 ]; then
   fi
 fi
 # ---- Emacs (eglot) — end --------------------------------------------------------------------
+
+# ---- Kate — begin ---------------------------------------------------------------------------
+# tests/editors/test_kate.py: editors/README.md's Kate configuration in a real Kate (Debian's
+# 22.12) under Xvfb, driven with xdotool, against the real server. kate, xvfb and xdotool are
+# installed with apt-get when missing and this runs as root; without them: skipped, saying so.
+# SKIP_KATE=1 leaves it out.
+if [ "${SKIP_KATE:-0}" != 1 ]; then
+  step "kate: the README's configuration in Kate under Xvfb"
+  has_kate() { command -v kate && command -v Xvfb && command -v xdotool; } >/dev/null
+  if ! has_kate && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends \
+      kate xvfb xdotool >/dev/null 2>&1 || true
+  fi
+  if ! has_kate; then
+    echo "kate: skipped (no kate, Xvfb and xdotool, and apt-get could not install them)"
+  else
+    kate_python="$REPO/.venv/bin/python"
+    [ -x "$kate_python" ] || kate_python=python3
+    (cd "$REPO" && timeout 300 "$kate_python" -m pytest -q -p no:cacheprovider tests/editors/test_kate.py) ||
+      { echo "editors/ci.sh: the Kate test failed (tests/editors/test_kate.py)" >&2; exit 1; }
+  fi
+fi
+# ---- Kate — end -----------------------------------------------------------------------------
 
 step "editors: all checks passed in $((SECONDS - started))s"
