@@ -66,12 +66,11 @@ def render_human(report: Mapping[str, Any], *, color: bool, context: Context | N
         out.append(c(_RED, f"✗ {err['code']}: {renumber(err['message'])}"))
     for b in report["blocks"]:
         out.extend(_block_lines(b, c))
-    strict = any((b.get("error") or {}).get("code") == "SYNTAX_BROKEN" for b in report["blocks"])
     for w in report["warnings"]:
         tone = _CYAN if w["type"] in _INFO_WARNINGS else _YELLOW
         out.append(c(tone, f"! {w['type']}: {renumber(w['message'])}"))
-        if w["type"] == "SYNTAX_BROKEN" and not strict:
-            out.append("    (--strict refuses an edit that breaks its file's syntax)")
+        if w.get("hint"):
+            out.append(f"    ({w['hint']})")
     for f in report["files"]:
         out.extend(_diff_lines(f["diff"], c))
     if err and report["blocks"]:  # a failure after planning: the write was rolled back

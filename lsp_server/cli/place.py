@@ -19,6 +19,8 @@ from lsp_server.workspace import DiskWorkspace, read_regular
 if TYPE_CHECKING:
     from lsp_server.plan import PlanOptions
 
+STRICT_HINT = "--strict refuses an edit that breaks its file's syntax"
+
 
 def find_root(args: argparse.Namespace) -> roots.Root | None:
     """The command's root (`--root`, else the enclosing repository's top), or None after
@@ -154,6 +156,10 @@ def _report(
     if args.only:
         report["only"] = [n - 1 for n in args.only]  # as the JSON counts: `index`
     explain.annotate(report["blocks"], root, options.fuzzy_threshold)
+    if not args.strict:
+        for w in report["warnings"]:
+            if w["type"] == "SYNTAX_BROKEN":
+                w["hint"] = STRICT_HINT
     if refused:
         report["files"] = [f for f in report["files"] if f["path"] not in refused]
         if options.atomic:  # held back, as when any other block fails: nothing to show
