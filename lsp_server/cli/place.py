@@ -60,9 +60,13 @@ def place(args: argparse.Namespace) -> int:
         if args.json:  # the report shape, with the reason as its error; nothing was read
             print_report(report_json(Plan((), (), failure=err.failure), applied=False), True)
         return 2
+    target = roots.typed_path(args.file, root) if args.file else None
+    if args.file and target is None:
+        print(f"llm-patch: --file {args.file} is outside the root {root.path}", file=sys.stderr)
+        return 2
     dry = args.command == "check" or args.dry_run
     partial = getattr(args, "partial", False)
-    options = PlanOptions(atomic=not partial, protected=tuple(args.protect), target=args.file)
+    options = PlanOptions(atomic=not partial, protected=tuple(args.protect), target=target)
     if args.fuzzy_threshold is not None:
         options = options._replace(fuzzy_threshold=args.fuzzy_threshold)
     ws = DiskWorkspace(root.path)
