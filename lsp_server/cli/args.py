@@ -111,7 +111,8 @@ def _placing(sp: argparse.ArgumentParser, command: str) -> None:
     sp.add_argument(
         "--file",
         metavar="PATH",
-        help="the file (relative to --root) a code snippet that names none applies to",
+        help="the file a code snippet that names none applies to (relative to the current "
+        "folder; to --root when given)",
     )
     sp.add_argument(
         "--only",

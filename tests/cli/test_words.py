@@ -47,7 +47,9 @@ def test_a_failed_apply_says_nothing_was_written_and_how_to_write_the_rest(shop)
 
     r = llm_patch("apply", "-", "--partial", cwd=shop, stdin=ONE_FAILS)
     assert r.returncode == 1
-    assert r.stdout.rstrip().endswith("the 1 that placed were written (1 file changed)")
+    assert r.stdout.rstrip().endswith(
+        "the 1 that placed were written (1 file changed); `llm-patch undo` puts them back"
+    )
     assert "def drop" in (shop / "shop" / "cart.py").read_text()
 
 
@@ -183,3 +185,20 @@ def test_a_failure_a_looser_threshold_would_place_names_that_threshold(tmp_path)
     again = llm_patch("check", "-", "--fuzzy-threshold", threshold, cwd=tmp_path, stdin=reply)
     assert again.returncode == 0, again.stdout
     assert "✓ block 1 p.py (fuzzy 98%) validated" in again.stdout
+
+
+def test_already_applied_is_not_claimed_for_a_block_held_back(tmp_path):
+    """With another block failing nothing is planned to be written, so a whole-file block's
+    missing change proves nothing: it is held back (`skipped`), not "already applied"."""
+    put(tmp_path, {"new.py": "x = 1\n", "a.py": "a = 1\n"})
+    reply = "*** Begin Patch\n*** Add File: new.py\n+x = 2\n*** End Patch\n" + sr(
+        "a.py", "nope\n", "b\n"
+    )
+    report = json.loads(llm_patch("check", "-", "--json", cwd=tmp_path, stdin=reply).stdout)
+    assert report["blocks"][0]["status"] == "skipped"
+    assert "already_applied" not in report["blocks"][0]
+    same = "*** Begin Patch\n*** Add File: new.py\n+x = 1\n*** End Patch\n" + sr(
+        "a.py", "nope\n", "b\n"
+    )
+    report = json.loads(llm_patch("check", "-", "--json", cwd=tmp_path, stdin=same).stdout)
+    assert "already_applied" not in report["blocks"][0]  # held back: not claimed either
