@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -206,7 +207,7 @@ root = Path(sys.argv[1])
 real = writer.rename2
 def pause_after_a(*args):
     done = real(*args)
-    if (root / "a.py").read_text() == "a = 2\\n" and not (root / "ready").exists():
+    if (root / "a.py").read_text() == "a = 2\\n" and not (root.parent / "ready").exists():
         (root.parent / "ready").write_text("")
         {after}
     return done
@@ -230,8 +231,6 @@ def _run_pausing(tmp_path: Path, after: str) -> tuple[subprocess.Popen, Path]:
     for _ in range(6000):
         if (tmp_path / "ready").exists() or proc.poll() is not None:
             break
-        import time
-
         time.sleep(0.01)
     assert (tmp_path / "ready").exists(), proc.communicate()
     return proc, root
