@@ -35,6 +35,7 @@ from lsp_server.model import (
     Target,
     WarningType,
 )
+from lsp_server.plan_patch import PatchReads
 from lsp_server.plan_state import FileState, PlanState, missing, net_changes
 from lsp_server.plan_warnings import set_aside_code_samples, warnings_for
 from lsp_server.resolve.hunks import HunksResult, apply_hunks, rebuild
@@ -50,6 +51,8 @@ INLINE_FORMATS = {
     Format.GEMINI,
     Format.OPENHANDS,
 }
+
+
 class PlanOptions(NamedTuple):  # not a dataclass: see journal.Entry
     """How a plan is made: all or nothing, how close a fuzzy match must be, and more."""
 
@@ -162,6 +165,8 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
         raise PlacementError(block.error)
     if block.action is Action.SNIPPET and not block.path:
         block = dataclasses.replace(block, path=_snippet_file(state, block, options))
+    elif block.hunks and not block.path:
+        block = dataclasses.replace(block, path=_diff_file(state, block, options))
     if not block.path:
         raise PlacementError.of(ErrorCode.MALFORMED_BLOCK, "the block names no file")
     _check_size(block)
@@ -212,6 +217,8 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             state.refuse_lookalike(block.path)
         if action is Action.LAZY and not existed:
             _refuse_misplaced(state, key, block.content or "")
+        if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.APPEND:
+            return _append(state, key, f, block)
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.ERROR:
             if f.text == _to_file_endings(block.content or "", f.text):
                 f.blocks.append(block.index)
@@ -353,6 +360,38 @@ def _snippet_file(state: PlanState, block: EditBlock, options: PlanOptions) -> s
     return snippet_files.choose(block, options.target, text_of, listing)
 
 
+def _diff_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
+    """The file a diff without a header applies to: the caller's target, else the one
+    file the prose names that holds the old text of every hunk. Two such, or none: refused,
+    naming them (`--file` chooses)."""
+    if options.target:
+        return options.target
+    holding: list[str] = []
+    for path in block.candidates:
+        try:
+            key, _, snap = state.look(path)
+        except PlacementError:
+            continue
+        f = state.files.get(key)
+        text = to_lf((f.text if f is not None else snap.text) or "")
+        if text and all(h.old in text for h in block.hunks) and key not in holding:
+            holding.append(key)
+    if len(holding) == 1:
+        return holding[0]
+    named = ", ".join(block.candidates) or "none"
+    why = (
+        f"several of the files it names hold its old lines ({', '.join(holding)})"
+        if holding
+        else f"no file its prose names holds its old lines (named: {named})"
+    )
+    raise PlacementError.of(
+        ErrorCode.TARGET_NOT_FOUND,
+        f"the diff has no ---/+++ header naming its file, and {why}; name the file above "
+        "the fence, or give it (`--file PATH`, or the editor's target)",
+        candidates=list(holding or block.candidates),
+    )
+
+
 def _is_snippet(key: str, f: FileState, block: EditBlock) -> bool:
     """A fenced block for an existing file that is only part of it (see docs/snippets.md)."""
     from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
@@ -387,6 +426,40 @@ def _place_snippet(block: EditBlock, key: str, f: FileState, options: PlanOption
         placements=edit.placements,
         already_applied=already,
     )
+
+
+def _append(state: PlanState, key: str, f: FileState, block: EditBlock) -> BlockOutcome:
+    """aider's reading of an empty SEARCH on a file that exists: the REPLACE text goes at
+    the end of the file, and the report says so. A file that already ends with that text
+    has it: applied before (a second apply adds nothing)."""
+    add = block.content or ""
+    base = to_lf(f.text or "")
+    n_old = len(split_lines(base))
+    if add.strip() and base.endswith(add):
+        f.blocks.append(block.index)
+        return BlockOutcome(block, Status.VALIDATED, MatchKind.EXACT, already_applied=True)
+    new = base + ("" if not base or base.endswith("\n") else "\n") + add
+    f.text = rebuild(f.text or "", new)
+    f.blocks.append(block.index)
+    state.warnings.append(
+        PlanWarning(
+            WarningType.APPENDED,
+            f"block {block.index}: its SEARCH section is empty and {key} exists, so its "
+            "REPLACE text was added at the end of the file, as aider does (quote the lines "
+            "to replace to put it elsewhere)",
+            key,
+            block.index,
+        )
+    )
+    n = len(split_lines(new))
+    return BlockOutcome(
+        block,
+        Status.VALIDATED,
+        MatchKind.EXACT,
+        placements=(Placement(n_old, n_old, MatchKind.EXACT, 1.0, n),),
+    )
+
+
 def _same_name_elsewhere(state: PlanState, key: str) -> list[str]:
     """Files named like `key` elsewhere in the workspace. A delete of a path that does not
     exist finds what it asks for (applied before), unless one of these exists: then the
@@ -552,6 +625,7 @@ def plan_reply(
     state = PlanState(source, options.protected)
     outcomes: list[BlockOutcome] = []
     loose = spent = 0  # loose blocks so far (see LOOSE_WORK_LINES), and their files' lines
+    patch = PatchReads()  # a git patch's sections read their files at once
     for block in reply.blocks:
         if cancelled is not None and cancelled():
             raise Cancelled()
@@ -561,7 +635,9 @@ def plan_reply(
             continue
         cp = state.checkpoint()
         try:
-            outcomes.append(_resolve_block(state, block, options))
+            outcomes.append(
+                patch.resolve(state, block, lambda b: _resolve_block(state, b, options))
+            )
         except PlacementError as err:
             state.restore(cp)
             outcomes.append(

@@ -30,6 +30,7 @@ The block's language is its fence's info string, else a guess from the code's ke
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from lsp_server.model import Action, EditBlock, Format
@@ -200,14 +201,17 @@ def _mentions(line: str) -> list[str]:
     """The file paths a line of prose mentions, in reading order: backticked, or bare
     words shaped like a file name (`hello.py`, `src/app.ts`); never part of a URL."""
     found: list[tuple[int, str]] = []
-    taken: list[tuple[int, int]] = []
+    starts: list[int] = []  # the backticked spans, in order and disjoint: a bisect finds
+    ends: list[int] = []  # the one a token could be in (a scan of all is quadratic)
     for m in _BACKTICKED.finditer(line):
         text = m.group(1).strip().strip("'\"")
-        taken.append(m.span())
+        starts.append(m.start())
+        ends.append(m.end())
         if looks_like_file_path(text) and "://" not in text:
             found.append((m.start(), text))
     for m in _TOKEN.finditer(line):
-        if any(a <= m.start() < b for a, b in taken) or "://" in m.group(0):
+        k = bisect.bisect_right(starts, m.start()) - 1
+        if (k >= 0 and m.start() < ends[k]) or "://" in m.group(0):
             continue
         text = m.group(0).strip("*_~").rstrip(".:!?*_")  # **bold**, _emphasis_
         if "." in text and text[0].isalpha() and looks_like_file_path(text):
@@ -218,7 +222,7 @@ def _mentions(line: str) -> list[str]:
 def prose_paths(lines: list[str], start: int, floor: int) -> tuple[str, ...]:
     """The paths mentioned in the paragraph ending just above `lines[start]` and the one
     before it (never above `floor`), the closest mention first."""
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered, and a look-up per mention (a line may hold thousands)
     k = start - 1
     paragraphs = 0
     while k > floor and not lines[k].strip():
@@ -232,8 +236,7 @@ def prose_paths(lines: list[str], start: int, floor: int) -> tuple[str, ...]:
         if line.lstrip().startswith(("```", "~~~")):
             break
         for path in reversed(_mentions(line)):
-            if path not in out:
-                out.append(path)
+            out.setdefault(path)
         k -= 1
     return tuple(out)
 
