@@ -259,7 +259,7 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
         )
 
     if action is Action.LAZY:
-        from lsp_server.resolve import lazy_merge  # whole-file blocks only, as above
+        from lsp_server.resolve.merge import lazy as lazy_merge  # whole-file blocks only, as above
 
         old_lf = to_lf(f.text)
         merged = lazy_merge.merge(old_lf, block.content or "", key)
@@ -339,7 +339,7 @@ def _apply_block_hunks(
 
 def _snippet_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
     """The file a snippet that names none applies to (see resolve.snippet_files)."""
-    from lsp_server.resolve import snippet_files
+    from lsp_server.resolve.merge import files as snippet_files
 
     def text_of(path: str) -> str | None:
         try:
@@ -355,14 +355,14 @@ def _snippet_file(state: PlanState, block: EditBlock, options: PlanOptions) -> s
 
 def _is_snippet(key: str, f: FileState, block: EditBlock) -> bool:
     """A fenced block for an existing file that is only part of it (see docs/snippets.md)."""
-    from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
+    from lsp_server.resolve.merge import snippet as snippets  # tree-sitter: only when a reply needs it
 
     return snippets.is_fragment(to_lf(f.text or ""), key, block.content or "", block.language)
 
 
 def _place_snippet(block: EditBlock, key: str, f: FileState, options: PlanOptions) -> BlockOutcome:
     """Definitions placed by kind, name and scope (resolve.snippets)."""
-    from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
+    from lsp_server.resolve.merge import snippet as snippets  # tree-sitter: only when a reply needs it
 
     old_lf = to_lf(f.text or "")
     try:

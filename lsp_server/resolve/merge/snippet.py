@@ -49,13 +49,14 @@ from lsp_server.model import (
     PlacementError,
 )
 from lsp_server.resolve import languages as L
-from lsp_server.resolve import lazy_merge, outline, spans, structure, syntax
+from lsp_server.resolve import outline, spans, structure, syntax
+from lsp_server.resolve.merge import lazy as lazy_merge
 from lsp_server.resolve.hunks import apply_hunks
 from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of
 from lsp_server.resolve.outcome import refused
 from lsp_server.resolve.outline import Item
 from lsp_server.resolve.placeholders import is_placeholder_line
-from lsp_server.resolve.snippet_imports import add_imports, is_import, normalise
+from lsp_server.resolve.merge.imports import add_imports, is_import, normalise
 from lsp_server.resolve.syntax import Grammar, Parsed
 
 # Code that members need around them to parse: a class for C-family methods, an impl for
