@@ -95,6 +95,7 @@ from lsp_server.resolve.line_shape import (
     parents,
     similar,
 )
+from lsp_server.resolve.merge.elision import file_comments
 from lsp_server.resolve.placeholders import count_placeholder_lines, is_placeholder_line
 
 # --- result --------------------------------------------------------------------------------
@@ -122,6 +123,8 @@ def merge(original: str, snippet: str, path: str = "") -> LazyMerge:
     o_lines, o_newline = _split(original)
     s_lines, _ = _split(snippet)
     placeholder = [is_placeholder_line(line, path) for line in s_lines]
+    # the file's own `# ... see below ...` shown where the file has it is that comment
+    placeholder = file_comments(s_lines, placeholder, o_lines)
     if not any(placeholder):
         restated = _restate_definition(o_lines, s_lines, path)
         if restated is None:
@@ -152,7 +155,6 @@ def _join(lines: list[str], newline: bool) -> str:
     if not lines:
         return ""
     return "\n".join(lines) + ("\n" if newline else "")
-
 
 
 # --- the merge -----------------------------------------------------------------------------
