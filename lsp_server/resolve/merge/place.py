@@ -86,7 +86,8 @@ def _place(
 ) -> Merged:
     if choice.as_ == "whole" and not placeholders.has_placeholder(content, path):
         return _checked(text, path, language, _whole(text, content), [readings.FRAGMENT])
-    if choice.as_ == "fragment":
+    if choice.as_ == "fragment" or (choice.rest is not None and choice.as_ is None):
+        # keeping or dropping the rest of a definition is a reading of a fragment
         return _checked(
             text,
             path,
@@ -107,14 +108,7 @@ def _place(
     try:
         part = _fragment(text, path, content, language, choice, fuzzy_threshold)
     except PlacementError as err:
-        raise readings.ambiguous(
-            f"the block for {path} begins where the file begins but leaves out some of its "
-            f"definitions, so it may be the whole new file; as a fragment of the file it "
-            f"cannot be placed ({err.failure.message})",
-            [readings.WHOLE],
-            path=path,
-            fragment_failure=err.failure.code.value,
-        ) from None
+        raise _whole_or_failed_fragment(text, path, content, language, whole, err) from None
     if part.text.rstrip("\n") == whole.text.rstrip("\n"):
         return _checked(text, path, language, part, [])
     raise readings.ambiguous(
@@ -122,6 +116,38 @@ def _place(
         f"readings give different files: {_difference(text, part.text, whole.text)}",
         [readings.WHOLE, readings.FRAGMENT],
         path=path,
+    )
+
+
+def _whole_or_failed_fragment(
+    text: str, path: str, content: str, language: str | None, whole: Merged, err: PlacementError
+) -> PlacementError:
+    """The refusal of a block that may be the whole file, whose fragment reading failed:
+    the whole file is a reading; so are the fragment's own readings, if it has any (the
+    whole file is left out when it is one of them)."""
+    failure = err.failure
+    reason = failure.details.get("reason", failure.message)
+    own = readings.readings_of(failure.details)
+    if not own:
+        return readings.ambiguous(
+            f"the block for {path} may be the whole new file; as a part of the file it "
+            f"cannot be placed: {reason}",
+            [readings.WHOLE],
+            path=path,
+            fragment_failure=failure.code.value,
+        )
+    offered = [readings.Reading(**{**r, "choice": {"as": "fragment", **r["choice"]}}) for r in own]
+    try:
+        dropped = _fragment(text, path, content, language, Choice(rest="drop"), 0.0).text
+    except PlacementError:
+        dropped = None
+    if dropped is None or dropped.rstrip("\n") != whole.text.rstrip("\n"):
+        offered = [readings.WHOLE, *offered]
+    return readings.ambiguous(
+        reason,
+        offered,
+        path=path,
+        **{k: v for k, v in failure.details.items() if k not in ("readings", "reason", "state")},
     )
 
 

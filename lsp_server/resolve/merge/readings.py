@@ -63,6 +63,7 @@ def ambiguous(message: str, readings: list[Reading], **details: Any) -> Placemen
         ErrorCode.TEXT_AMBIGUOUS,
         f"{message}. Choose a reading: {named}",
         readings=[r.as_json() for r in readings],
+        reason=message,
         state="FILE_UNCHANGED",
         **details,
     )
