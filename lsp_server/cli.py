@@ -68,6 +68,28 @@ def _parser() -> argparse.ArgumentParser:
             metavar="PATH",
             help="the file (relative to --root) a code snippet that names none applies to",
         )
+        # the readings of a block the evidence leaves open (docs/snippets.md)
+        sp.add_argument(
+            "--as",
+            dest="read_as",
+            choices=("whole", "fragment"),
+            help="read a fenced block that may be the whole file or a part of it as this",
+        )
+        rest = sp.add_mutually_exclusive_group()
+        rest.add_argument(
+            "--keep-rest",
+            dest="rest",
+            action="store_const",
+            const="keep",
+            help="a definition the reply shows cut short keeps the rest of the file's",
+        )
+        rest.add_argument(
+            "--drop-rest",
+            dest="rest",
+            action="store_const",
+            const="drop",
+            help="a definition the reply shows cut short replaces the file's as written",
+        )
         if name == "apply":
             sp.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
             sp.add_argument(
@@ -162,7 +184,13 @@ def _place(args: argparse.Namespace) -> int:
         return 2
     dry = args.command == "check" or args.dry_run
     partial = getattr(args, "partial", False)
-    options = PlanOptions(atomic=not partial, protected=tuple(args.protect), target=args.file)
+    options = PlanOptions(
+        atomic=not partial,
+        protected=tuple(args.protect),
+        target=args.file,
+        read_as=args.read_as,
+        rest=args.rest,
+    )
     if args.fuzzy_threshold is not None:
         options = options._replace(fuzzy_threshold=args.fuzzy_threshold)
     ws = DiskWorkspace(root)

@@ -164,3 +164,33 @@ def test_a_definition_whose_last_line_is_rewritten_is_no_cut(tmp_path):
     assert written(plan(tmp_path, {"m.py": file}, reply), "m.py") == file.replace(
         "return y\n", "return y + 1\n"
     )
+
+
+# --- the command line's flags ---------------------------------------------------------------
+
+
+def _cli(root, reply: str, *flags: str) -> int:
+    from lsp_server.cli import run
+
+    (root / "reply.md").write_text(reply)
+    return run(["apply", str(root / "reply.md"), "--root", str(root), *flags])
+
+
+def test_the_cli_refuses_naming_the_flags_and_the_flags_pick_the_reading(tmp_path, capsys):
+    (tmp_path / "loader.py").write_text(LOADER)
+    assert _cli(tmp_path, DEBUG) != 0
+    said = capsys.readouterr()
+    assert "--keep-rest" in said.out + said.err and "--drop-rest" in said.out + said.err
+    assert (tmp_path / "loader.py").read_text() == LOADER
+    assert _cli(tmp_path, DEBUG, "--keep-rest") == 0
+    assert "long = long.dropna()" in (tmp_path / "loader.py").read_text()
+
+
+def test_the_cli_as_whole_flag(tmp_path, capsys):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/main.cpp").write_text(MAIN_CPP)
+    reply = f"src/main.cpp\n```cpp\n{APP_MAIN}```\n"
+    assert _cli(tmp_path, reply) != 0
+    assert "--as whole" in "".join(capsys.readouterr())
+    assert _cli(tmp_path, reply, "--as", "whole") == 0
+    assert (tmp_path / "src/main.cpp").read_text() == APP_MAIN
