@@ -122,9 +122,7 @@ DEBUG = '''Add debug prints in `loader.py`:
 
 
 def test_a_definition_cut_short_is_refused_with_keep_and_drop(tmp_path):
-    failure = refused_with(
-        plan(tmp_path, {"loader.py": LOADER}, DEBUG), "keep-rest", "drop-rest"
-    )
+    failure = refused_with(plan(tmp_path, {"loader.py": LOADER}, DEBUG), "keep-rest", "drop-rest")
     assert "reshape_data" in failure.message and "long = long.dropna()" in failure.message
 
 
@@ -153,9 +151,7 @@ def test_a_definition_whose_closer_ends_it_is_no_cut(tmp_path):
     # removed between two anchors are the reply's change
     file = "function f(x) {\n  const a = x;\n  log(a);\n  return a;\n}\n"
     reply = "In `m.js`:\n\n```js\nfunction f(x) {\n  const a = x;\n  return a;\n}\n```\n"
-    assert written(plan(tmp_path, {"m.js": file}, reply), "m.js") == file.replace(
-        "  log(a);\n", ""
-    )
+    assert written(plan(tmp_path, {"m.js": file}, reply), "m.js") == file.replace("  log(a);\n", "")
 
 
 def test_a_definition_whose_last_line_is_rewritten_is_no_cut(tmp_path):

@@ -849,3 +849,19 @@ def elides_code(text: str, path: str, content: str, language: str | None = None)
         return bool(_read(content, grammar, path, text).placeholders)
     except PlacementError:
         return False
+
+
+@syntax.locked
+def restates_some(text: str, path: str, content: str, language: str | None = None) -> bool:
+    """Does the block restate one of the file's top-level definitions (by kind family and
+    name)? A block that does, and leaves others out, is a part of the file."""
+    grammar = _readable(path, language)
+    if grammar is None:
+        return False
+    try:
+        s = _read(content, grammar, path, text)
+        p = syntax.parse(text, grammar, path)
+    except PlacementError:
+        return False
+    theirs = {(_family(i.kind), i.name) for i in outline.top(p)}
+    return any((_family(i.kind), i.name) in theirs for i in s.top)
