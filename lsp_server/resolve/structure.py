@@ -167,6 +167,10 @@ def replace_item(p: Parsed, item: Item, content: str) -> StructureEdit:
         content.replace("\r\n", "\n"), indent, style, p.grammar.spec.convert_indent_units
     )
     new_text = spans.splice(p, region, new_lines, indent)
+    if new_text and p.text.endswith("\n") and not new_text.endswith("\n"):
+        # a node that ends the file (a Markdown last section) holds its final newline:
+        # the file keeps it, it was not asked to change
+        new_text += "\n"
     new_end = region.start_row + len(new_lines)
     return StructureEdit(
         new_text,

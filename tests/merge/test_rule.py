@@ -152,3 +152,13 @@ def test_a_whole_file_cut_short_is_refused_not_written_broken(tmp_path):
     )
     failure = refused(plan(tmp_path, {"src/m.ts": file}, reply), ErrorCode.PARSER_FAILED)
     assert "syntax errors it did not have" in failure.message
+
+
+def test_a_target_node_on_a_markdowns_last_section_keeps_the_final_newline(tmp_path):
+    md = "# Title\n\nIntro.\n\n## Usage\n\nOld usage.\n\n## License\n\nMIT\n"
+    reply = (
+        "```markdown\n<!-- FILE: README.md -->\n<!-- TARGET_NODE: License -->\n"
+        "## License\n\nApache-2.0\n```\n"
+    )
+    out = written(plan(tmp_path, {"README.md": md}, reply), "README.md")
+    assert out == md.replace("MIT", "Apache-2.0")
