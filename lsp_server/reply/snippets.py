@@ -145,12 +145,23 @@ def _is_signature(line: str) -> bool:
 
 
 def has_definition(body: list[str]) -> bool:
-    """Does a line at the body's outermost indentation open a definition?"""
-    code = [ln for ln in body if ln.strip()]
+    """Does a line at the body's outermost indentation open a definition? Comment lines
+    (`// ...existing code...` around a nested definition, as Copilot writes them) do not
+    set that indentation, and the block's first line of code is always outermost (a
+    template literal's text may sit further left than the code around it)."""
+    code = [ln for ln in body if ln.strip() and not _is_comment(ln.strip())]
     if not code:
         return False
+    if opens_definition(code[0].strip()):
+        return True
     depth = min(len(ln) - len(ln.lstrip()) for ln in code)
     return any(len(ln) - len(ln.lstrip()) == depth and opens_definition(ln.strip()) for ln in code)
+
+
+def _is_comment(line: str) -> bool:
+    return line.startswith(("#", "//", "/*", "*", "--", "<!--", "{/*")) and not line.startswith(
+        ("#[", "#include", "#define", "#if", "#!")
+    )
 
 
 # --- the language, guessed when the fence has no info string ------------------------------

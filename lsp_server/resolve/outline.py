@@ -54,7 +54,6 @@ class Item:
         return " > ".join(reversed(parts))
 
 
-
 # --------------------------------------------------------------------------- names
 
 _IDENT_TYPES = frozenset(
@@ -610,4 +609,3 @@ def warm(text: str, path: str, language: str | None = None) -> None:
         index(syntax.parse(text, syntax.grammar(name), path))
     except PlacementError:
         return
-

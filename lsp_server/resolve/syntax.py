@@ -509,4 +509,3 @@ def syntax_errors(
             }
         )
     return out
-

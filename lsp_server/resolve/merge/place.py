@@ -180,8 +180,10 @@ def _kind(text: str, path: str, content: str, language: str | None) -> str:
     begins = _begins_like_file(text, content)
     if begins and snippet.holds_every_definition(text, path, content, language):
         return "whole"
-    if fragment and (not begins or snippet.restates_some(text, path, content, language)):
-        return "fragment"  # a part: a whole file begins at the top; a rewrite restates all
+    if not begins:
+        return "fragment"  # a whole file begins at its top, a part at a definition
+    if fragment and snippet.restates_some(text, path, content, language):
+        return "fragment"  # a rewrite would restate them all
     return "either"
 
 

@@ -49,7 +49,7 @@ from lsp_server.model import (
     PlacementError,
 )
 from lsp_server.resolve import languages as L
-from lsp_server.resolve import outline, spans, structure, syntax
+from lsp_server.resolve import literals, outline, spans, structure, syntax
 from lsp_server.resolve.hunks import apply_hunks
 from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of
 from lsp_server.resolve.merge import elision, readings, tails
@@ -143,23 +143,32 @@ def _read(content: str, grammar: Grammar, key: str, file_text: str | None = None
         for line, hole in zip(raw, holes, strict=True)
     ]
     parse_lines = list(raw)
-    code = [ln for ln in raw if ln.strip()]
+    # a multi-line string's text is not indentation: it is neither measured nor moved
+    strings = literals.string_rows_of("\n".join(raw) + "\n", grammar, key + "\x00snippet-raw")
+    code = [ln for k, ln in enumerate(raw) if ln.strip() and k not in strings]
     bare = bool(code) and min(len(indent_of(ln)) for ln in code) > 0
-    lines = dedent(parse_lines)
-    cut = _common(raw, parse_lines)
-    body = [ln[min(cut, len(indent_of(ln))) :] if ln.strip() else "" for ln in raw]
+    lines = dedent(parse_lines, strings)
+    cut = _common(code)
+    body = [
+        ln if k in strings else ln[min(cut, len(indent_of(ln))) :] if ln.strip() else ""
+        for k, ln in enumerate(raw)
+    ]
     p = syntax.parse("\n".join(lines) + "\n", grammar, key + "\x00snippet")
     shell = _SHELLS.get(grammar.spec.name)
     offset = 0
     container = p.tree.root_node
+
+    def inside(rows: list[str]) -> list[str]:
+        return ["    " + ln if ln.strip() and k not in strings else ln for k, ln in enumerate(rows)]
+
     if shell is not None and (p.tree.root_node.has_error or not _outer_items(p, None)):
-        wrapped = [shell[0], *("    " + ln if ln.strip() else "" for ln in lines), shell[1]]
+        wrapped = [shell[0], *inside(lines), shell[1]]
         q = syntax.parse("\n".join(wrapped) + "\n", grammar, key + "\x00snippet-shell")
         holder = next((i for i in outline.index(q) if i.parent is None), None)
         if holder is not None and _errors(q) < max(_errors(p), 1) and outline.kids(q, holder):
             p, offset, bare = q, 1, True
             container = holder.node.child_by_field_name("body") or holder.node
-            body = [shell[0], *("    " + ln if ln.strip() else "" for ln in body), shell[1]]
+            body = [shell[0], *inside(body), shell[1]]
             holes = [False, *holes, False]
     errors = syntax.error_nodes(p)
     if errors:  # its definitions' boundaries would be error recovery's guess
@@ -215,9 +224,8 @@ def _canonical(line: str, grammar: Grammar) -> str:
     return f"{indent_of(line)}{marker} ... existing code ...{closer}"
 
 
-def _common(raw: list[str], parse_lines: list[str]) -> int:
-    """The indentation the snippet's non-blank lines share (what `dedent` removed)."""
-    code = [ln for ln in parse_lines if ln.strip()] or [ln for ln in raw if ln.strip()]
+def _common(code: list[str]) -> int:
+    """The indentation the snippet's lines of code share (what `dedent` removed)."""
     return min((len(indent_of(ln)) for ln in code), default=0)
 
 
@@ -243,7 +251,8 @@ def _span(s: _Snippet, item: Item) -> tuple[int, int]:
 def _text_of(s: _Snippet, item: Item) -> str:
     """A snippet definition's own lines, dedented, placeholders as the model wrote them."""
     start, end = _span(s, item)
-    return "\n".join(dedent(s.raw[start : end + 1])) + "\n"
+    strings = {r - start for r in literals.string_rows(s.parsed) if start <= r <= end}
+    return "\n".join(dedent(s.raw[start : end + 1], strings)) + "\n"
 
 
 def _elides(s: _Snippet, item: Item) -> bool:
