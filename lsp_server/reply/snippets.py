@@ -44,6 +44,7 @@ from lsp_server.reply.common import (
     strip_comment_marker,
 )
 from lsp_server.reply.whole_file import NOT_FILES, fence_head
+from lsp_server.resolve.placeholders import is_placeholder_line
 
 # Info strings that are never code to place: prose, data samples, program output.
 _NOT_CODE = NOT_FILES | frozenset(
@@ -156,6 +157,13 @@ def has_definition(body: list[str]) -> bool:
         return True
     depth = min(len(ln) - len(ln.lstrip()) for ln in code)
     return any(len(ln) - len(ln.lstrip()) == depth and opens_definition(ln.strip()) for ln in code)
+
+
+def _elides(body: list[str]) -> bool:
+    """A line of the block says code is left out (`// ...existing code...`): the block is
+    an edit of a file whatever it holds (a statement, a callback, object properties), as
+    Copilot's chat writes them."""
+    return any(is_placeholder_line(line) for line in body)
 
 
 def _is_comment(line: str) -> bool:
@@ -273,7 +281,7 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
     if language in _NOT_CODE or language == "diff":
         return None
     body = lines[fence.start + 1 : fence.end]
-    if not has_definition(body):
+    if not has_definition(body) and not _elides(body):
         return None
     span = (fence.start + 1, fence.end + 1)
     marker = find_marker(lines, fence.start + 1, fence.end, VERBATIM, is_document(None, language))

@@ -277,6 +277,22 @@ class _Merger:
                 self._pair(i, o)
                 seg.anchors.append((i, o))
                 added = True
+        # A segment nothing anchored may still begin with a line that occurs once in the
+        # file and once in the reply (`build: {` of an object shown between two
+        # `// ...existing code...` lines): that line is where it is.
+        for seg in self.segments:
+            if seg.anchors:
+                continue
+            i = self._first_code(seg)
+            key = self.s_key[i]
+            if s_count.get(key) != 1 or o_count.get(key) != 1:
+                continue
+            o = o_where[key]
+            if o in self.pair_o or not self._in_order(i, o):
+                continue
+            self._pair(i, o)
+            seg.anchors.append((i, o))
+            added = True
         if added:
             for seg in self.segments:
                 seg.anchors.sort()
@@ -416,6 +432,7 @@ class _Merger:
                 seg.b, seg.e = min(paired), max(paired) + 1
             else:
                 continue  # new code between two placeholders: placed below
+            seg.e = max(seg.e, self._closed_blocks(seg, next_first))
             seg.placed = True
             prev_end = max(prev_end, seg.e - 1)
         if not self.pair_s and (
@@ -453,6 +470,27 @@ class _Merger:
                 )
             seg.b = seg.e = gap_lo = at
             seg.placed = True
+
+    def _closed_blocks(self, seg: _Segment, o_stop: int) -> int:
+        """Where the file's blocks end that the segment shows whole: a header it restates
+        (paired with a file line) and the closer that ends it at the header's indentation
+        (`const f = () => {` ... `};`). The file's block of that header is the segment's to
+        replace down to its own closer, even where the reply's last lines are new: the
+        file's old tail is not kept beside them. Never past `o_stop`."""
+        reach = seg.e
+        for h in range(seg.start, seg.end):
+            o = self.pair_s.get(h)
+            if o is None or is_blank(self.s[h]):
+                continue
+            end_s = _block_end(self.s, h)
+            if end_s <= h or end_s >= seg.end or not is_closer(self.s[end_s]):
+                continue
+            if indent_width(self.s[end_s]) != indent_width(self.s[h]):
+                continue
+            end_o = _block_end(self.o, o)
+            if end_o > o and is_closer(self.o[end_o]) and end_o < o_stop:
+                reach = max(reach, end_o + 1)
+        return reach
 
     def _reach(self, paired: list[int], step: int) -> int:
         """Where a head (step -1) or tail (step +1) segment's region starts or ends: it
