@@ -85,6 +85,9 @@ def _skip_modifiers(words: list[str]) -> list[str]:
 def opens_definition(line: str) -> bool:
     """Does this (stripped) line open a definition in some language? Plain string tests,
     no backtracking: a reply line may be long and hostile."""
+    if line.startswith("#") and line[1:2].isalpha() and "(" in line:
+        # a JavaScript / TypeScript private method: `#bump(by: number): void {`
+        return _is_signature(line[1:])
     if not line or line.startswith(("#", "//", "/*", "*", "@", "--")):
         return False
     words = line.split()
@@ -167,6 +170,8 @@ def _elides(body: list[str]) -> bool:
 
 
 def _is_comment(line: str) -> bool:
+    if line.startswith("#") and opens_definition(line):
+        return False
     return line.startswith(("#", "//", "/*", "*", "--", "<!--", "{/*")) and not line.startswith(
         ("#[", "#include", "#define", "#if", "#!")
     )

@@ -65,6 +65,7 @@ _IDENT_TYPES = frozenset(
         "name",
         "word",
         "property_identifier",
+        "private_property_identifier",  # a JavaScript / TypeScript `#private` member
         "field_identifier",
         "namespace_identifier",
         "package_identifier",
@@ -73,7 +74,7 @@ _IDENT_TYPES = frozenset(
 )
 # Patterns used off the common path stay text; `re` compiles and caches them on first use.
 _QUALIFIED_SPLIT = r"::|\.|:|->|\\"
-_NAME_OK = r"^[\w$@~!?'\-.:\\<>]+$"
+_NAME_OK = r"^[\w$@~!?'\-.:\\<>#]+$"
 _GENERICS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
 
 

@@ -94,3 +94,40 @@ def test_copilot_object_property(tmp_path):
     )
     p = plan(tmp_path, {"config.ts": CONFIG}, reply, target="config.ts")
     assert written(p, "config.ts") == CONFIG.replace("false", "true")
+
+
+COUNTER = """export class Counter {
+  #count = 0;
+
+  #bump(by: number): void {
+    this.#count += by;
+  }
+
+  increment(): void {
+    this.#bump(1);
+  }
+}
+"""
+
+
+def test_a_typescript_private_method_is_a_definition(tmp_path):
+    reply = (
+        "In `counter.ts`:\n\n```ts\n  #bump(by: number): void {\n"
+        '    if (by < 0) throw new Error("negative");\n    this.#count += by;\n  }\n```\n'
+    )
+    out = written(plan(tmp_path, {"counter.ts": COUNTER}, reply), "counter.ts")
+    assert out == COUNTER.replace(
+        "  #bump(by: number): void {\n",
+        '  #bump(by: number): void {\n    if (by < 0) throw new Error("negative");\n',
+    )
+
+
+def test_the_outline_names_private_members():
+    from lsp_server.resolve import outline, syntax
+
+    p = syntax.parse(COUNTER, syntax.grammar("typescript"), "counter.ts")
+    assert [(i.kind, i.name) for i in outline.index(p)][:3] == [
+        ("class", "Counter"),
+        ("property", "#count"),
+        ("method", "#bump"),
+    ]
