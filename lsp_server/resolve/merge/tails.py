@@ -5,8 +5,9 @@ A snippet definition replaces the file's in full. That is the reply's change onl
 the reply shows it: a file line is matched to a reply line, or lies between two reply
 lines that anchor it. Two stretches of a definition have no anchor on one side:
 
-* its **tail**: the snippet's last line is a line of the file's definition (matched as it
-  stands) and the file's definition goes on past it, with lines the snippet never shows.
+* its **tail**: the snippet's last line is a line of the file's definition (as it stands,
+  or rewritten one for one) and the file's definition goes on past it, with lines the
+  snippet never shows.
   A closer at the definition's own indentation (`}`, `end`) ends a definition for the
   grammar, and so anchors its end: only a definition whose end is its indentation
   (Python, and the like) or whose last shown line is inside it can be cut short;
@@ -81,14 +82,17 @@ def cut(file_def: Sequence[str], snippet_def: Sequence[str], python: bool) -> Cu
         return None
     tail: tuple[int, int] | None = None
     after = s_rows[-1]
-    last = snippet_def[after]
-    ends_itself = _indent(last) == 0 and _CLOSER.match(last) is not None
+    ends_itself = _indent(snippet_def[after]) == 0 and _CLOSER.match(snippet_def[after]) is not None
     if not ends_itself:
-        matcher = difflib.SequenceMatcher(None, fk, sk, autojunk=False)
+        # the file line the snippet's last line stands for: the same line, or the one it
+        # rewrites (lines of a rewritten stretch pair up in order; blank lines aside)
+        fc, sc = [fk[i] for i in f_rows], [sk[j] for j in s_rows]
+        matcher = difflib.SequenceMatcher(None, fc, sc, autojunk=False)
         partner = None
-        for i, j, n in matcher.get_matching_blocks():
-            if j <= after < j + n:
-                partner = i + (after - j)
+        last = len(sc) - 1
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if j1 <= last < j2 and tag in ("equal", "replace"):
+                partner = f_rows[min(i1 + (last - j1), i2 - 1)]
         if partner is not None:
             rest = [i for i in f_rows if i > partner]
             shown = set(sk)
