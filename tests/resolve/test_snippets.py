@@ -283,7 +283,9 @@ def test_replacing_one_function_changes_only_its_lines(generated, main_guard):
     head = "import os\n\n\n"
     tail = '\n\nif __name__ == "__main__":\n    pass\n' if main_guard else ""
     file = head + "\n\n".join(functions) + tail
-    out = place_snippet(file, "m.py", snippet).text
+    # the reading "replace it as written": a restatement that stops before the file's
+    # definition does is otherwise refused, offering this reading and keep-the-rest
+    out = place_snippet(file, "m.py", snippet, rest="drop").text
     # the oracle: the text before and after the chosen function, cut by string position
     start = file.index(functions[pick])
     end = start + len(functions[pick])

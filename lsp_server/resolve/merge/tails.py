@@ -5,9 +5,10 @@ A snippet definition replaces the file's in full. That is the reply's change onl
 the reply shows it: a file line is matched to a reply line, or lies between two reply
 lines that anchor it. Two stretches of a definition have no anchor on one side:
 
-* its **tail**: the snippet's last line is a line of the file's definition (as it stands,
-  or rewritten one for one) and the file's definition goes on past it, with lines the
-  snippet never shows.
+* its **tail**: the snippet's last line is a line of the file's definition, as it stands
+  or a close variant of it (the line it rewrites, similarity >= 0.75), and the file's
+  definition goes on past it, with lines the snippet never shows. A snippet that ends on
+  code of its own (a new last line) has ended its definition there;
   A closer at the definition's own indentation (`}`, `end`) ends a definition for the
   grammar, and so anchors its end: only a definition whose end is its indentation
   (Python, and the like) or whose last shown line is inside it can be cut short;
@@ -72,6 +73,16 @@ def _docstring_rows(lines: Sequence[str], python: bool) -> tuple[int, int] | Non
     return None
 
 
+# How alike a line and its rewrite must be for the rewrite to stand for that line.
+_VARIANT = 0.75
+
+
+def _variant(mine: str, theirs: str) -> bool:
+    return mine == theirs or (
+        difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio() >= _VARIANT
+    )
+
+
 def cut(file_def: Sequence[str], snippet_def: Sequence[str], python: bool) -> Cut | None:
     """The stretches of the file's definition `file_def` that `snippet_def` leaves out
     without a marker (both dedented to the definition's own indentation), or None."""
@@ -93,6 +104,8 @@ def cut(file_def: Sequence[str], snippet_def: Sequence[str], python: bool) -> Cu
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if j1 <= last < j2 and tag in ("equal", "replace"):
                 partner = f_rows[min(i1 + (last - j1), i2 - 1)]
+        if partner is not None and not _variant(sk[after], fk[partner]):
+            partner = None  # the reply ends on code of its own: its definition ends there
         if partner is not None:
             rest = [i for i in f_rows if i > partner]
             shown = set(sk)
