@@ -73,3 +73,24 @@ def readings_of(details: dict[str, Any]) -> list[dict[str, Any]]:
     """The readings a failure's details offer (for editors' code actions)."""
     found = details.get("readings")
     return [r for r in found if isinstance(r, dict)] if isinstance(found, list) else []
+
+
+def reading_commands(
+    data: dict[str, Any], uri: str, version: int | None
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """For a failure's diagnostic data: (title, arguments of `llmPatch.applyBlock`) per
+    reading it offers, the block applied with a preview. Plain data: the server makes the
+    code actions."""
+    block = data.get("block")
+    if not isinstance(block, int):
+        return []
+    out = []
+    for r in readings_of(data):
+        choice = r.get("choice")
+        if not isinstance(choice, dict) or not isinstance(r.get("title"), str):
+            continue
+        target = {"uri": uri, "version": version, "block": block}
+        out.append(
+            (f"{r['title']} (block {block})", [target, {"reading": choice, "preview": True}])
+        )
+    return out
