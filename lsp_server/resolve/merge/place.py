@@ -2,21 +2,26 @@
 by the reading the evidence settles (or the one the user chose), or refused naming the
 readings. See the package docstring for the rule.
 
-Which reading:
+Which reading, in order:
 
-* placeholders (`... existing code ...`) settle it: the block elides, it is merged around
-  them — as a snippet when it is one by `snippet.is_fragment`, else as the whole file with
+* a block that marks code as left out (`... existing code ...`, a worded elision) is
+  merged around its markers: member by member when it is a part of the file (a class
+  with members elided, members shown without their class), else as the whole file with
   parts elided (`lazy`);
-* a block that defines no code (Markdown, CSS, data, a language with no grammar) is the
-  whole file (or the one definition it restates, `lazy`);
-* a block that begins where the file begins (its first line is the file's, or an import)
-  and holds every top-level definition the file has is the whole file: aider's whole
-  format, and any full rewrite, by that convention;
-* a block that does not begin where a file begins (it starts at a definition, it is
-  indented) and reads as a snippet is a fragment: a whole file would start with its
-  imports, or with the file's first line;
-* anything else could be either. The two readings are both made: equal, the block is
-  placed; different, it is refused with both (`--as whole|fragment`).
+* a block that defines no code its file's grammar knows (Markdown, CSS, data, a language
+  with no grammar) is the whole file, or the one definition it restates (`lazy`);
+* a block that begins where a file begins (the file's first line when that is not a
+  definition's — an import written another way counts —, or an import, include or
+  package line) and holds every top-level definition the file has is the whole file:
+  aider's whole format, and any full rewrite, by that convention;
+* a block that does not begin where a file begins is a part of it (a whole file would
+  begin with its imports, or with the file's own first line); so is one that restates
+  some of the file's definitions and leaves others out;
+* anything else could be either — a block that begins like a file, defines none of the
+  file's definitions and leaves some out (`main.cpp` rewritten from `setup()`/`loop()` to
+  `app_main`). Both readings are made: equal, the block is placed; different, it is
+  refused with both (`--as whole|fragment`); a fragment reading that cannot be placed
+  leaves the whole file, and the fragment's own readings, to choose from.
 
 Every result then passes `verify` (no new syntax errors; Python's parser agrees) and
 keeps the file's own bytes on the lines it restates (`keep_bytes`).
