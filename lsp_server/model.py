@@ -39,6 +39,7 @@ class ErrorCode(StrEnum):
     MODE_RESTRICTED = "MODE_RESTRICTED"
     IO_ERROR = "IO_ERROR"
     PROTECTED_PATH = "PROTECTED_PATH"
+    SYNTAX_BROKEN = "SYNTAX_BROKEN"  # `--strict`: the edit adds syntax errors (else a warning)
 
 
 class WarningType(StrEnum):

@@ -30,6 +30,7 @@ from lsp_server.lsp.editor_workspace import (
     plan_root,
     target_path,
 )
+from lsp_server.lsp.interrupted import interrupted_apply
 from lsp_server.model import EditBlock, ErrorCode, ParsedReply, PlacementError, Plan
 from lsp_server.report import percent
 from lsp_server.workspace import DiskWorkspace
@@ -122,6 +123,9 @@ def place(
 
     root = plan_root(view, source.uri)
     open_texts, uris = overlay(view, root.path)
+    interrupted = interrupted_apply(root.path)  # never a plan on a half-applied tree
+    if interrupted is not None:
+        return Analysis(source, parsed, Plan((), (), failure=interrupted), root.path, uris)
     try:
         rel_target = target_path(root, target) if target is not None else None
     except PlacementError as err:
