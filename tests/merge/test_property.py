@@ -312,6 +312,14 @@ def check(c: Case) -> None:
     assert outcome.status is Status.VALIDATED, outcome.failure
     new = plan.files[0].new_text if plan.files else before
     assert new == expected
+    # and applying the same reply again changes nothing
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "src").mkdir()
+        (root / path).write_text(new)
+        again = plan_reply(parse_reply(reply_for(c)), DiskWorkspace(root), PlanOptions())
+    assert again.ok and not again.files, again.outcomes
+    assert all(o.already_applied for o in again.outcomes), again.outcomes
 
 
 def _tail(c: Case) -> bool:

@@ -190,3 +190,10 @@ def test_the_cli_as_whole_flag(tmp_path, capsys):
     assert "--as whole" in "".join(capsys.readouterr())
     assert _cli(tmp_path, reply, "--as", "whole") == 0
     assert (tmp_path / "src/main.cpp").read_text() == APP_MAIN
+
+
+def test_a_block_applied_with_a_reading_is_already_applied_the_next_time(tmp_path):
+    p = plan(tmp_path, {"loader.py": LOADER}, DEBUG, rest="keep")
+    after = written(p, "loader.py")
+    again = plan(tmp_path, {"loader.py": after}, DEBUG)
+    assert again.ok and not again.files and again.outcomes[0].already_applied

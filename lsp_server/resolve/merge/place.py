@@ -75,10 +75,37 @@ def place(
     try:
         return _place(text, path, content, language, choice, fuzzy_threshold)
     except PlacementError as err:
+        done = _already(text, path, content, language, choice, fuzzy_threshold, err)
+        if done is not None:
+            return done
         plain = plain_text(content, text)
         if plain == content or "syntax_errors" not in err.failure.details:
             raise
         return _place(text, path, plain, language, choice, fuzzy_threshold)
+
+
+def _already(
+    text: str,
+    path: str,
+    content: str,
+    language: str | None,
+    choice: Choice,
+    fuzzy_threshold: float,
+    err: PlacementError,
+) -> Merged | None:
+    """A block refused for its readings, one of which leaves the file as it is: the block
+    was applied before (read that way), and applying it again changes nothing."""
+    for r in readings.readings_of(err.failure.details):
+        picked = readings.choice_of(r.get("choice"), choice)
+        if picked == choice:
+            continue
+        try:
+            merged = _place(text, path, content, language, picked, fuzzy_threshold)
+        except PlacementError:
+            continue
+        if merged.text == text:
+            return merged
+    return None
 
 
 def _place(
