@@ -210,9 +210,7 @@ def stray_markers(lines: list[str], blocks: Sequence[EditBlock]) -> list[EditBlo
                 before = [b.path for b in touching if b.reply_lines[1] < run_lo and b.path]
                 path = before[-1] if before else head.path
                 group = [
-                    m
-                    for m in markers_in(lines, run_lo - 1, run_hi, document)
-                    if m.kind in kinds
+                    m for m in markers_in(lines, run_lo - 1, run_hi, document) if m.kind in kinds
                 ]
                 out.extend(_stray(group, path, head.language))
         floor = fence.end if fence.end is not None else len(lines)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .conftest import EditorClient
 
-LOADER = '''class Loader:
+LOADER = """class Loader:
     def __init__(self, path):
         self.path = path
 
@@ -15,7 +15,7 @@ LOADER = '''class Loader:
         long = melt(df)
         long = long.dropna()
         return long
-'''
+"""
 REPLY = """Add a debug print in `loader.py`:
 
 ```python

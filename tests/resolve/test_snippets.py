@@ -97,7 +97,7 @@ def test_a_go_function_without_a_receiver_is_not_taken_for_a_method():
 
 def test_a_go_method_matches_its_receivers_only():
     s = SAMPLES["go"]
-    snippet = "func (c *Circle) Describe() string {\n\treturn \"NEW\"\n}\n"
+    snippet = 'func (c *Circle) Describe() string {\n\treturn "NEW"\n}\n'
     out = place_snippet(s.file, s.path, snippet).text
     assert out == s.file.replace('fmt.Sprint("circle")', '"NEW"')
 
@@ -366,7 +366,7 @@ def test_a_trait_impl_is_not_merged_into_the_inherent_impl():
     file = "pub struct S;\n\nimpl S {\n    pub fn new() -> Self {\n        S\n    }\n}\n"
     snippet = (
         "impl std::fmt::Display for S {\n    fn fmt(&self, f: &mut std::fmt::Formatter) "
-        "-> std::fmt::Result {\n        write!(f, \"S\")\n    }\n}\n"
+        '-> std::fmt::Result {\n        write!(f, "S")\n    }\n}\n'
     )
     out = place_snippet(file, "lib.rs", snippet).text
     assert out == file + "\n" + snippet
