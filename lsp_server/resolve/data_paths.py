@@ -30,7 +30,6 @@ from lsp_server.resolve.syntax import Parsed
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-
 @dataclass(frozen=True, slots=True)
 class _Hit:
     """A located value: its node (None for `key:` with no value), the node that owns it
@@ -602,7 +601,9 @@ def _toml_edit(p: Parsed, segs: list[Segment], op: str, content: str | None) -> 
     return _edit(text, row, node.end_point.row + 1, row + n, segs)
 
 
-def _toml_table_replace(p: Parsed, table: Node, content: str, segs: list[Segment]) -> StructureEdit:
+def _toml_table_replace(
+    p: Parsed, table: Node, content: str, segs: list[Segment]
+) -> StructureEdit:
     lines = p.line_list()
     start = table.start_point.row
     end = table.end_point.row - (1 if table.end_point.column == 0 else 0)

@@ -490,7 +490,9 @@ def apply_hunks(
             if is_counted(hunk):
                 from lsp_server.resolve.counted import place_counted  # only counted hunks
 
-                counted = place_counted(ft.contents, ft.terminated(), ft.index, hunk, new, inline)
+                counted = place_counted(
+                    ft.contents, ft.terminated(), ft.index, hunk, new, inline
+                )
                 if counted is not None:
                     if counted.already_applied:
                         noops += 1

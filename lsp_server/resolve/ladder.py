@@ -61,6 +61,7 @@ def _too_many(starts: Sequence[int], n: int, how: MatchKind) -> PlacementError:
     )
 
 
+
 def _pick(starts: list[int], n: int, hints: Hints, total: int, index: ContentIndex) -> list[int]:
     """Narrow equally good candidates with the hints; returns what is left (maybe several)."""
     starts = [s for s in starts if s >= hints.start_at]

@@ -35,7 +35,9 @@ from lsp_server.resolve.placeholders import is_placeholder_line
 _KEPT, _SKIPPED, _NEW = 0, 1, 2
 
 
-def build(index: ContentIndex, match: Match, old: Sequence[str], new: Sequence[str]) -> list[str]:
+def build(
+    index: ContentIndex, match: Match, old: Sequence[str], new: Sequence[str]
+) -> list[str]:
     """The replacement of file lines [match.start, match.end) (contents, no endings).
 
     `index` holds the file's line contents (its indent unit is only read when a new line's
@@ -70,7 +72,9 @@ class _Depths(NamedTuple):
             return cls()
         # a change of unit only when the new lines are whole levels of the reply's unit
         # too: a quoted line that drifted can make two lines look like another unit
-        if any((width(indent_of(x)) - found.old_base) % found.old_unit for x in new if x.strip()):
+        if any(
+            (width(indent_of(x)) - found.old_base) % found.old_unit for x in new if x.strip()
+        ):
             return cls()
         file_unit = width(found.file_unit) if found.file_unit != "\t" else TAB_WIDTH
         fb = min(width(indent_of(f)) for _, f in pairs)

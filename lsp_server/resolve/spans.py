@@ -302,6 +302,7 @@ def separator(p: Parsed, item: Item, start_row: int, end_row: int) -> int:
     return spec.top_blank_lines if item.parent is None else spec.nested_blank_lines
 
 
+
 def delete_rows(lines: list[str], start: int, end: int) -> tuple[list[str], int]:
     """Remove rows [start, end] and the blank lines that would be left doubled.
     Returns the new lines and the first removed row (where the gap now is)."""
@@ -325,3 +326,4 @@ def delete_rows(lines: list[str], start: int, end: int) -> tuple[list[str], int]
     if hi >= len(lines) - 1 and lines and lines[-1] == "" and hi == len(lines) - 1:
         hi -= 1  # keep the final newline
     return lines[:lo] + lines[hi + 1 :], lo
+

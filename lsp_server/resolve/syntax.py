@@ -509,3 +509,4 @@ def syntax_errors(
             }
         )
     return out
+

@@ -368,7 +368,9 @@ def _window_clean(grammar: syntax.Grammar, old: str, new: str, w: _Window) -> bo
     new_text = new[w.start + w.shift : w.end + w.new_shift]
     old_cuts = (w.first - w.start, w.last - w.start)
     new_cuts = (w.first - w.start, w.last + w.new_shift - w.start - w.shift)
-    return _parses_clean(grammar, old_text, old_cuts) and _parses_clean(grammar, new_text, new_cuts)
+    return _parses_clean(grammar, old_text, old_cuts) and _parses_clean(
+        grammar, new_text, new_cuts
+    )
 
 
 def _parses_clean(grammar: syntax.Grammar, text: str, cuts: tuple[int, int]) -> bool:
