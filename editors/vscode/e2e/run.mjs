@@ -106,6 +106,8 @@ const BASE_SETTINGS = {
   "security.workspace.trust.untrustedFiles": "open",
   "git.enabled": false,
   "window.confirmBeforeClose": "never",
+  // Seen in the page's title once the window has read the user's settings (see openWorkspace).
+  "window.title": "e2e ${rootName}",
 };
 
 async function loadStories(filters) {

@@ -68,6 +68,9 @@ export class VSCode {
     await this.page.goto(`${this.base}/?folder=${encodeURIComponent(this.ws)}`);
     await this.page.waitForSelector(".monaco-workbench .part.statusbar", { timeout: 60000 });
     await this.waitFor("the explorer", async () => (await this.page.$(".explorer-folders-view .monaco-list-row")) !== null, 30000);
+    // On a busy machine the window can come up before it has read the user's settings (the
+    // server's path among them): wait until its title shows one of them.
+    await this.waitFor("the user settings to be read", async () => (await this.page.title()).startsWith("e2e "), 30000);
   }
 
   /** Trusts the folder (Restricted Mode's banner leads to the same page: Manage → Trust). */
@@ -319,7 +322,7 @@ export class VSCode {
   }
 
   /** Waits for a notification matching `re`; returns its text. */
-  async toast(re, ms = 20000) {
+  async toast(re, ms = 30000) {
     return this.waitFor(`a notification matching ${re}`, async () => (await this.toasts()).find((t) => re.test(t)), ms);
   }
 
@@ -371,8 +374,18 @@ export class VSCode {
 
   /** Opens the code-action menu (Ctrl+.) at the cursor; returns its rows. */
   async codeActions() {
-    await this.page.keyboard.press("Control+.");
-    await this.page.waitForSelector(".action-widget .monaco-list-row.action", { timeout: 15000 });
+    // The server may be slow to answer on a busy machine; VS Code then shows nothing, and a
+    // user presses the key again.
+    for (let attempt = 0; ; attempt++) {
+      await this.page.keyboard.press("Control+.");
+      try {
+        await this.page.waitForSelector(".action-widget .monaco-list-row.action", { timeout: 8000 });
+        break;
+      } catch (e) {
+        if (attempt === 3) throw e;
+        await this.escape();
+      }
+    }
     await sleep(300);
     return this.page.$$eval(".action-widget .monaco-list-row.action", (els) => els.map((e) => (e.getAttribute("aria-label") || e.innerText).replace(/\s+/g, " ").trim()));
   }
