@@ -160,6 +160,15 @@ async function main() {
   execFileSync("node", [...csArgs, "--install-extension", VSIX], { env: { ...env }, stdio: ["ignore", "ignore", "inherit"] });
 
   let cs, chrome, browser;
+  // Interrupted (Ctrl+C, CI's timeout): stop what this run started, then go.
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.once(signal, () => {
+      stop(chrome);
+      stop(cs);
+      fs.rmSync(run, { recursive: true, force: true });
+      process.exit(130);
+    });
+  }
   const results = [];
   const started = Date.now();
   try {
