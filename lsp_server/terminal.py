@@ -33,6 +33,7 @@ class Context(NamedTuple):
     dry: bool = False  # a check or a dry run: nothing is written whatever the outcome
     only: tuple[int, ...] = ()  # `--only`, numbered from 1
     total: int | None = None  # blocks in the reply, when `--only` chose some
+    undo: str | None = None  # the command that takes this apply back, once it wrote
 
 
 def number(index: int) -> int:
@@ -63,14 +64,15 @@ def render_human(report: Mapping[str, Any], *, color: bool, context: Context | N
     err = report.get("error")
     if err and not report["blocks"]:
         out.append(c(_RED, f"✗ {err['code']}: {renumber(err['message'])}"))
+    # an error beside placed blocks is the write's, after planning: nothing was written
+    held = bool(err) and not context.dry
     for b in report["blocks"]:
-        out.extend(_block_lines(b, c))
-    strict = any((b.get("error") or {}).get("code") == "SYNTAX_BROKEN" for b in report["blocks"])
+        out.extend(_block_lines(b, c, held))
     for w in report["warnings"]:
         tone = _CYAN if w["type"] in _INFO_WARNINGS else _YELLOW
         out.append(c(tone, f"! {w['type']}: {renumber(w['message'])}"))
-        if w["type"] == "SYNTAX_BROKEN" and not strict:
-            out.append("    (--strict refuses an edit that breaks its file's syntax)")
+        if w.get("hint"):
+            out.append(f"    ({w['hint']})")
     for f in report["files"]:
         out.extend(_diff_lines(f["diff"], c))
     if err and report["blocks"]:  # a failure after planning: the write was rolled back
@@ -79,7 +81,7 @@ def render_human(report: Mapping[str, Any], *, color: bool, context: Context | N
     return "\n".join(out) + "\n"
 
 
-def _block_lines(b: Mapping[str, Any], c) -> list[str]:
+def _block_lines(b: Mapping[str, Any], c, held: bool = False) -> list[str]:
     n = number(b["index"])
     lo, hi = b["reply_lines"]
     where = b.get("path") or "(no file named)"
@@ -112,6 +114,8 @@ def _block_lines(b: Mapping[str, Any], c) -> list[str]:
         return [c(_CYAN, f"· block {n} (reply lines {lo}-{hi}) ({how}) skipped")]
     if b["status"] == "skipped":
         return [c(_CYAN, f"· block {n} {where} ({how}) placed, not written: another block failed")]
+    if held and b["status"] == "validated":
+        return [c(_CYAN, f"· block {n} {where} ({how}) placed, not written: the write failed")]
     return [c(_GREEN, f"✓ block {n} {where} ({how}) {b['status']}")]
 
 
@@ -195,16 +199,21 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
     if failed:
         head = f"✗ {len(failed)} of {plural(len(counted), 'block')} failed"
         if written:
+            undo = f"; `{context.undo}` puts them back" if context.undo else ""
             return c(
                 _RED,
                 f"{head}; the {placed} that placed were written "
-                f"({plural(files, 'file')} changed){aside}",
+                f"({plural(files, 'file')} changed){aside}{undo}",
             )
-        if context.dry:
+        if any(b.get("hint") for b in failed):
+            # the reply's paths point elsewhere: writing the rest here would be the mistake
+            more = "; the hints above say which --root or --strip-prefix reaches the files"
+        elif context.dry:
             more = f"; `apply --partial` would write the {placed} that placed" if placed else ""
-            return c(_RED, f"{head}: nothing written (dry run){more}{aside}")
-        more = f"; to write the {placed} that placed, rerun with --partial" if placed else ""
-        return c(_RED, f"{head}: nothing was written{more}{aside}")
+        else:
+            more = f"; to write the {placed} that placed, rerun with --partial" if placed else ""
+        done = "nothing written (dry run)" if context.dry else "nothing was written"
+        return c(_RED, f"{head}: {done}{more}{aside}")
     if not report.get("ok", True):  # every block placed, yet the write failed
         return c(_RED, f"✗ {plural(placed, 'block')} placed, but nothing was written{aside}")
     already_note = f" ({already} already applied)" if already and already < placed else ""
@@ -212,10 +221,11 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
         why = "already applied" if already == placed else "placed, and no file differs"
         return c(_GREEN, f"✓ nothing to change: {plural(placed, 'block')} {why}{aside}")
     if written:
+        undo = f" (`{context.undo}` puts them back)" if context.undo else ""
         return c(
             _GREEN,
             f"✓ {placed} of {plural(len(counted), 'block')} applied{already_note}, "
-            f"{plural(files, 'file')} changed{aside}",
+            f"{plural(files, 'file')} changed{aside}{undo}",
         )
     return c(
         _GREEN,

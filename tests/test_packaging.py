@@ -36,7 +36,10 @@ def test_the_metadata_names_the_project():
 
 
 def test_the_release_workflow_publishes_with_trusted_publishing():
-    text = (ROOT / ".github" / "workflows" / "release.yml").read_text()
+    workflow = ROOT / ".github" / "workflows" / "release.yml"
+    if not workflow.parent.is_dir():
+        pytest.skip("not a clone of the repository (an sdist carries no .github/)")
+    text = workflow.read_text()
     assert "id-token: write" in text  # OIDC: no API token stored anywhere
     assert "pypa/gh-action-pypi-publish" in text
     assert "tools/check_dist.py" in text  # what is published is what CI checks

@@ -31,6 +31,9 @@ SDIST_NEEDS = (
     "pyproject.toml",
     "lsp_server/__init__.py",
     "tests/conftest.py",
+    "tests/conformance/corpora.json",
+    "fuzz/targets.py",  # the tests import it
+    "tools/fetch_conformance.py",
     "examples/reply.md",
 )
 
@@ -72,7 +75,12 @@ def check_sdist(sdist: Path, version: str) -> list[str]:
     with tarfile.open(sdist) as t:
         top = f"llm_patch-{version}/"
         names = {n.removeprefix(top) for n in t.getnames()}
-    return [f"the sdist lacks {need}" for need in SDIST_NEEDS if need not in names]
+    problems = [f"the sdist lacks {need}" for need in SDIST_NEEDS if need not in names]
+    # no test that needs what the sdist leaves out (the editor plugins, fetched corpora)
+    problems += [
+        f"the sdist carries {n}" for n in names if n.startswith(("tests/editors/", ".conformance/"))
+    ]
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:

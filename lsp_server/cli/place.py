@@ -19,6 +19,8 @@ from lsp_server.workspace import DiskWorkspace, read_regular
 if TYPE_CHECKING:
     from lsp_server.plan import PlanOptions
 
+STRICT_HINT = "--strict refuses an edit that breaks its file's syntax"
+
 
 def find_root(args: argparse.Namespace) -> roots.Root | None:
     """The command's root (`--root`, else the enclosing repository's top), or None after
@@ -58,9 +60,19 @@ def place(args: argparse.Namespace) -> int:
         if args.json:  # the report shape, with the reason as its error; nothing was read
             print_report(report_json(Plan((), (), failure=err.failure), applied=False), True)
         return 2
+    target = roots.typed_path(args.file, root) if args.file else None
+    if args.file and target is None:
+        print(f"llm-patch: --file {args.file} is outside the root {root.path}", file=sys.stderr)
+        return 2
     dry = args.command == "check" or args.dry_run
     partial = getattr(args, "partial", False)
-    options = PlanOptions(atomic=not partial, protected=tuple(args.protect), target=args.file)
+    options = PlanOptions(
+        atomic=not partial,
+        protected=tuple(args.protect),
+        target=target,
+        read_as=args.read_as,
+        rest=args.rest,
+    )
     if args.fuzzy_threshold is not None:
         options = options._replace(fuzzy_threshold=args.fuzzy_threshold)
     ws = DiskWorkspace(root.path)
@@ -122,8 +134,9 @@ def place(args: argparse.Namespace) -> int:
                     applied = True
                 except WriteError as err:
                     write_failure = err.failure
-                if applied:
-                    undo_record.keep(root, record)
+                if applied and undo_record.keep(root, record):
+                    again = "" if root.how != "given" else f" --root {args.root}"
+                    context = context._replace(undo=f"llm-patch undo{again}")
     except WriteError as err:  # the lock, or an interrupted apply that could not be undone
         print(f"llm-patch: {err.failure.message}", file=sys.stderr)
         if args.json:
@@ -153,6 +166,10 @@ def _report(
     if args.only:
         report["only"] = [n - 1 for n in args.only]  # as the JSON counts: `index`
     explain.annotate(report["blocks"], root, options.fuzzy_threshold)
+    if not args.strict:
+        for w in report["warnings"]:
+            if w["type"] == "SYNTAX_BROKEN":
+                w["hint"] = STRICT_HINT
     if refused:
         report["files"] = [f for f in report["files"] if f["path"] not in refused]
         if options.atomic:  # held back, as when any other block fails: nothing to show

@@ -26,11 +26,12 @@ def _recovery_words(recovery: Recovery) -> str:
             f"; {recovery.removed} leftover temporary files removed" if recovery.removed else ""
         )
     files = ", ".join(recovery.paths[:10]) + (" ..." if len(recovery.paths) > 10 else "")
-    how = (
-        "rolled back: every file is as it was before it"
-        if recovery.outcome == "rolled back"
-        else "completed: it had committed, every file holds its new text"
-    )
+    if recovery.kept:  # files changed after the crash: theirs, not "as it was before"
+        how = f"{recovery.outcome}, except: " + "; ".join(recovery.kept)
+    elif recovery.outcome == "rolled back":
+        how = "rolled back: every file is as it was before it"
+    else:
+        how = "completed: it had committed, every file holds its new text"
     return f"an interrupted apply ({len(recovery.paths)} files: {files}) was {how}"
 
 
@@ -59,6 +60,7 @@ def recover(args: argparse.Namespace) -> int:
             "outcome": recovery.outcome,
             "paths": list(recovery.paths),
             "removed": recovery.removed,
+            "kept": list(recovery.kept),
         }
         print_json(result)
     else:

@@ -115,3 +115,18 @@ def strip_prefix(path: str | None, prefixes: tuple[str, ...]) -> str | None:
         if head and path.startswith(head + "/"):
             return path[len(head) + 1 :]
     return path
+
+
+def typed_path(path: str, root: Root, cwd: Path | None = None) -> str | None:
+    """A path the user typed (`--file`) as the root-relative path a plan takes: with
+    `--root` it is relative to that root, as it always was; with the root found above the
+    current folder it is relative to where the user stands, as any path typed in a shell.
+    None when it lies outside the root."""
+    if root.how == "given" and not os.path.isabs(path):
+        return path
+    here = Path(os.path.realpath(cwd or Path.cwd()))
+    full = Path(os.path.normpath(here / path))
+    try:
+        return full.relative_to(root.path).as_posix()
+    except ValueError:
+        return None

@@ -48,6 +48,13 @@ def undo(args: argparse.Namespace) -> int:
                 say_recovered(recovery)
             record = undo_record.load(root.path, where)
             if record is None:
+                other = undo_record.latest_elsewhere(root.path, where)
+                if other is not None:
+                    raise Refused(
+                        "no apply to undo in this root; the last apply recorded nearby was "
+                        f"in {other}: run `llm-patch undo --root {other}`",
+                        [],
+                    )
                 raise Refused(
                     "no apply to undo in this root (undo puts back the last apply that wrote)",
                     [],

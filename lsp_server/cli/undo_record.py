@@ -171,6 +171,21 @@ def load(root: Path, where: Path) -> Record | None:
         raise ValueError(f"{_file(root, where)} is not a record this version can read") from None
 
 
+def latest_elsewhere(root: Path, where: Path) -> str | None:
+    """The root of the newest record kept in `where` for another root (an apply run with
+    `--root`), so `undo` without it can say which `--root` it needs."""
+    found: list[tuple[float, str]] = []
+    for path in where.glob("last-apply-*.record") if where.is_dir() else ():
+        try:
+            with path.open("rb") as f:
+                head = json.loads(f.readline())
+            found.append((path.stat().st_mtime, str(head["root"])))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    others = [r for _, r in sorted(found, reverse=True) if r != str(root)]
+    return others[0] if others else None
+
+
 def drop(root: Path, where: Path) -> None:
     _file(root, where).unlink(missing_ok=True)
 
@@ -192,14 +207,16 @@ def prepare(plan: Plan, ws: DiskWorkspace) -> tuple[Change, ...]:
     return build(plan, replaced)
 
 
-def keep(root: Root, changes: tuple[Change, ...]) -> None:
+def keep(root: Root, changes: tuple[Change, ...]) -> bool:
     """Keep the record after a write; a record that cannot be kept costs the undo, not the
-    apply, and is said on stderr."""
+    apply, and is said on stderr (False)."""
     try:
         save(root.path, folder(root.path, root.repo, root.vcs), changes)
+        return True
     except OSError as err:
         print(
             f"llm-patch: the files were written, but `llm-patch undo` will not be able to "
             f"put them back: its record could not be kept ({err.strerror or err})",
             file=sys.stderr,
         )
+        return False

@@ -259,6 +259,7 @@ class LlmPatchServer(LanguageServer):
         retries: bool = False,
         target: str | None = None,
         dirty: tuple[str, ...] = (),
+        reading: tuple[str | None, str | None] = (None, None),
     ) -> Analysis:
         """Parse (unless given) and place a reply in a worker thread, on frozen document copies;
         `target` is the URI blocks without a path apply to, `dirty` the documents the client
@@ -289,6 +290,7 @@ class LlmPatchServer(LanguageServer):
             retries=retries,
             target=target,
             dirty=dirty,
+            reading=reading,
         )
         return await self.run_work(work)
 

@@ -85,6 +85,9 @@ BREAKS = sr("a.py", "y = 2\n", "y = (2\n") + sr("b.py", "z = 1\n", "z = 3\n")
 
 def test_a_syntax_breaking_edit_is_written_with_a_warning_that_names_strict(tmp_path):
     put(tmp_path, {"a.py": "y = 2\n", "b.py": "z = 1\n"})
+    report = json.loads(llm_patch("check", "-", "--json", cwd=tmp_path, stdin=BREAKS).stdout)
+    (warning,) = report["warnings"]
+    assert warning["type"] == "SYNTAX_BROKEN" and "--strict refuses" in warning["hint"]
     r = llm_patch("apply", "-", cwd=tmp_path, stdin=BREAKS)
     assert r.returncode == 0
     assert "! SYNTAX_BROKEN: a.py has syntax errors after the patch" in r.stdout

@@ -59,6 +59,9 @@ def test_a_path_relative_to_the_current_folder_is_said_so(tmp_path):
     assert r.returncode == 1
     hint = json.loads(r.stdout)["blocks"][0]["hint"]
     assert "the current folder has it" in hint and "--root ." in hint
+    # the last line points at the hint, not at --partial (which would write elsewhere)
+    last = llm_patch("apply", "-", cwd=tmp_path / "pkg", stdin=EDIT).stdout.splitlines()[-1]
+    assert last.endswith("the hints above say which --root or --strip-prefix reaches the files")
 
 
 AGENT = sr("/workspace/app/models.py", "x = 1\n", "x = 2\n")
@@ -108,3 +111,14 @@ def test_a_root_that_is_not_a_folder_is_a_usage_error(tmp_path):
     assert r.returncode == 2 and "is not a folder" in r.stderr
     r = llm_patch("undo", "--root", str(tmp_path / "nope"), cwd=tmp_path)
     assert r.returncode == 2 and "is not a folder" in r.stderr
+
+
+def test_file_is_relative_to_where_the_user_stands_when_the_root_is_found(tmp_path):
+    (tmp_path / ".git").mkdir()
+    put(tmp_path, {"src/app.py": "def f():\n    return 1\n"})
+    snippet = "```python\ndef f():\n    return 2\n```\n"
+    r = llm_patch("apply", "-", "--file", "app.py", cwd=tmp_path / "src", stdin=snippet)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (tmp_path / "src/app.py").read_text() == "def f():\n    return 2\n"
+    r = llm_patch("apply", "-", "--file", "../../x.py", cwd=tmp_path / "src", stdin=snippet)
+    assert r.returncode == 2 and "is outside the root" in r.stderr

@@ -39,6 +39,7 @@ def test_undo_puts_back_every_file_the_last_apply_changed(tmp_path):
     before = tree(root)
     applied = llm_patch("apply", "-", cwd=root / "src", stdin=REPLY)
     assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert applied.stdout.rstrip().endswith("(`llm-patch undo` puts them back)")
     assert tree(root) != before
     r = llm_patch("undo", cwd=root / "src")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -166,3 +167,15 @@ def test_a_cut_record_is_refused(tmp_path):
     record.write_bytes(record.read_bytes()[:-7])
     assert llm_patch("undo", cwd=root).returncode == 1
     assert (root / "a.py").read_text() == "b = 2\n"
+
+
+def test_undo_without_the_root_the_apply_had_names_it(tmp_path):
+    root = put(git_repo(tmp_path / "repo"), {"pkg/a.py": "a = 1\n"})
+    reply = sr("a.py", "a = 1\n", "a = 2\n")
+    applied = llm_patch("apply", "-", "--root", ".", cwd=root / "pkg", stdin=reply)
+    assert applied.stdout.rstrip().endswith("(`llm-patch undo --root .` puts them back)")
+    r = llm_patch("undo", cwd=root / "pkg")  # the root is now the repository's top
+    assert r.returncode == 1
+    assert f"run `llm-patch undo --root {root / 'pkg'}`" in r.stderr
+    assert llm_patch("undo", "--root", ".", cwd=root / "pkg").returncode == 0
+    assert (root / "pkg/a.py").read_text() == "a = 1\n"

@@ -47,7 +47,9 @@ def test_a_failed_apply_says_nothing_was_written_and_how_to_write_the_rest(shop)
 
     r = llm_patch("apply", "-", "--partial", cwd=shop, stdin=ONE_FAILS)
     assert r.returncode == 1
-    assert r.stdout.rstrip().endswith("the 1 that placed were written (1 file changed)")
+    assert r.stdout.rstrip().endswith(
+        "the 1 that placed were written (1 file changed); `llm-patch undo` puts them back"
+    )
     assert "def drop" in (shop / "shop" / "cart.py").read_text()
 
 
@@ -183,3 +185,31 @@ def test_a_failure_a_looser_threshold_would_place_names_that_threshold(tmp_path)
     again = llm_patch("check", "-", "--fuzzy-threshold", threshold, cwd=tmp_path, stdin=reply)
     assert again.returncode == 0, again.stdout
     assert "✓ block 1 p.py (fuzzy 98%) validated" in again.stdout
+
+
+def test_already_applied_is_not_claimed_for_a_block_held_back(tmp_path):
+    """With another block failing nothing is planned to be written, so a whole-file block's
+    missing change proves nothing: it is held back (`skipped`), not "already applied"."""
+    put(tmp_path, {"new.py": "x = 1\n", "a.py": "a = 1\n"})
+    reply = "*** Begin Patch\n*** Add File: new.py\n+x = 2\n*** End Patch\n" + sr(
+        "a.py", "nope\n", "b\n"
+    )
+    report = json.loads(llm_patch("check", "-", "--json", cwd=tmp_path, stdin=reply).stdout)
+    assert report["blocks"][0]["status"] == "skipped"
+    assert "already_applied" not in report["blocks"][0]
+    same = "*** Begin Patch\n*** Add File: new.py\n+x = 1\n*** End Patch\n" + sr(
+        "a.py", "nope\n", "b\n"
+    )
+    report = json.loads(llm_patch("check", "-", "--json", cwd=tmp_path, stdin=same).stdout)
+    assert "already_applied" not in report["blocks"][0]  # held back: not claimed either
+
+
+def test_a_write_that_fails_says_the_placed_blocks_were_not_written(tmp_path):
+    put(tmp_path, {"ro.py": "q = 1\n"})
+    (tmp_path / "ro.py").chmod(0o444)
+    r = llm_patch("apply", "-", cwd=tmp_path, stdin=sr("ro.py", "q = 1\n", "q = 2\n"))
+    assert r.returncode == 1
+    assert "· block 1 ro.py (exact) placed, not written: the write failed" in r.stdout
+    assert "✗ PERMISSION_DENIED: ro.py is not writable for you" in r.stdout
+    assert r.stdout.rstrip().endswith("✗ 1 block placed, but nothing was written")
+    assert (tmp_path / "ro.py").read_text() == "q = 1\n"

@@ -96,5 +96,6 @@ def test_the_recipe_end_to_end(tmp_path: Path):
         "CRLF (not open): the saved file has exactly \\r\\n line ends",
         "CRLF (open): the saved file has exactly \\r\\n line ends",
         "delete of an unsaved buffer: nothing lost",
+        "typing between the plan and the edit: typed, then the edit refused or placed right",
     ):
         assert f"ok   {name}" in out, out

@@ -64,14 +64,19 @@ def readme_kate_config() -> dict:
     return json.loads(block[1])
 
 
-def wait_for(what: str, check: Callable[[], object], timeout: float = 30.0) -> object:
+def wait_for(
+    what: str,
+    check: Callable[[], object],
+    timeout: float = 30.0,
+    detail: Callable[[], str] | None = None,
+) -> object:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = check()
         if value:
             return value
         time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"timed out waiting for {what}" + (f"\n{detail()}" if detail else ""))
 
 
 class Kate:
@@ -123,21 +128,23 @@ class Kate:
         self.procs: list[subprocess.Popen] = []
 
     def start(self, *files: str) -> None:
-        for number in range(91, 140):
-            if (
-                not Path(f"/tmp/.X11-unix/X{number}").exists()
-                and not Path(f"/tmp/.X{number}-lock").exists()
-            ):
-                break
-        self.env["DISPLAY"] = f":{number}"
+        # Xvfb picks a free display itself and says which (-displayfd): no race with another
+        # X server starting on the machine at the same time
+        read_end, write_end = os.pipe()
         xvfb = subprocess.Popen(
-            [TOOLS["Xvfb"], f":{number}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+            [TOOLS["Xvfb"], "-displayfd", str(write_end), "-screen", "0", "1280x800x24"]
+            + ["-nolisten", "tcp"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            pass_fds=(write_end,),
             start_new_session=True,
         )
+        os.close(write_end)
         self.procs.append(xvfb)
-        wait_for("Xvfb", lambda: Path(f"/tmp/.X11-unix/X{number}").exists(), 20)
+        with os.fdopen(read_end, "rb") as displayfd:
+            number = displayfd.readline().strip().decode()
+        assert number.isdigit(), f"Xvfb did not start (exit {xvfb.poll()})"
+        self.env["DISPLAY"] = f":{number}"
         with (self.work / "kate.out").open("wb") as out:
             kate = subprocess.Popen(
                 [TOOLS["kate"], "-n", *files],
@@ -183,6 +190,14 @@ class Kate:
             return []
         return [json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines()]
 
+    def describe(self) -> str:
+        """What a failure message needs: Kate's title and the last messages."""
+        tail = [json.dumps(m)[:300] for m in self.messages()[-8:]]
+        return f"Kate shows: {self.title() if hasattr(self, 'main') else '?'}\n" + "\n".join(tail)
+
+    def wait(self, what: str, check: Callable[[], object], timeout: float = 30.0) -> object:
+        return wait_for(what, check, timeout, self.describe)
+
     def opened(self) -> set[str]:
         return {
             m["message"]["params"]["textDocument"]["uri"].rsplit("/", 1)[-1]
@@ -215,7 +230,7 @@ class Kate:
             self.type(name)
             time.sleep(0.5)
             self.keys("Return")
-            wait_for(f"{name} in front", lambda: self.title().startswith(name + " "), 15)
+            self.wait(f"{name} in front", lambda: self.title().startswith(name + " "), 15)
             self.xdotool("windowfocus", "--sync", self.main)
 
     def apply_reply(self, name: str) -> None:
@@ -225,17 +240,17 @@ class Kate:
         self.keys("ctrl+a")
         mark = len(self.messages())
         self.keys("alt+Return")
-        requests = wait_for(
+        requests = self.wait(
             "the code action request", lambda: self.sent("textDocument/codeAction", mark)
         )
         ids = {r["id"] for r in requests}
-        actions = wait_for("the code actions", lambda: self.answers(ids, mark))
+        actions = self.wait("the code actions", lambda: self.answers(ids, mark))
         titles = [a.get("title") for a in actions[-1].get("result") or []]
         assert titles and titles[0].startswith("Apply LLM patch"), titles
         time.sleep(0.5)
         self.keys("Down", "Return")
-        edit = wait_for("the server's edit", lambda: self.sent("workspace/applyEdit", mark), 30)
-        answered = wait_for(
+        edit = self.wait("the server's edit", lambda: self.sent("workspace/applyEdit", mark), 30)
+        answered = self.wait(
             "Kate's answer to the edit", lambda: self.answers({edit[0]["id"]}, mark), 30
         )
         assert answered[0].get("result", {}).get("applied") is True, answered
@@ -259,7 +274,7 @@ def test_readme_kate_configuration_shares_every_document_and_applies_on_unsaved_
         # default servers for them come first for a server name that sorts after theirs)
         kate.focus("build.sh")
         kate.focus("app.py")
-        wait_for(
+        kate.wait(
             "app.py and build.sh shared (didOpen)", lambda: {"app.py", "build.sh"} <= kate.opened()
         )
 
@@ -275,7 +290,7 @@ def test_readme_kate_configuration_shares_every_document_and_applies_on_unsaved_
         # File > Save All (Ctrl+L), then the file on disk
         kate.focus("app.py")
         kate.keys("ctrl+l")
-        wait_for(
+        kate.wait(
             "app.py saved with the typed line",
             lambda: (kate.project / "app.py").read_text(encoding="utf-8").startswith(TYPED),
         )
@@ -310,12 +325,12 @@ def test_readme_kate_configuration_keeps_crlf_files_crlf(kate_work: Path) -> Non
     )
     try:
         kate.start("crlf.llm.md", "dos_open.py")
-        wait_for("dos_open.py shared", lambda: "dos_open.py" in kate.opened())
+        kate.wait("dos_open.py shared", lambda: "dos_open.py" in kate.opened())
         kate.apply_reply("crlf.llm.md")
         kate.focus("dos_open.py")
         kate.keys("ctrl+l")  # File > Save All
         for name in ("dos_open.py", "dos_closed.py"):
-            wait_for(
+            kate.wait(
                 f"{name} saved", lambda name=name: (kate.project / name).read_bytes() != CRLF, 30
             )
         assert (kate.project / "dos_open.py").read_bytes() == CRLF_WANT

@@ -17,6 +17,9 @@
   (when (and env (not (string-empty-p env)))
     (setq llm-patch-server-command (append (json-read-from-string env) nil))))
 
+;; a server that starts slowly on a busy machine is still a server
+(setq eglot-connect-timeout 120)
+
 (defvar e2e-passed 0)
 (defvar e2e-failed 0)
 (defvar e2e-prompts nil "What eglot asked, newest first.")
@@ -58,6 +61,16 @@
     (set-buffer-multibyte nil)
     (insert-file-contents-literally (expand-file-name rel e2e-root))
     (buffer-string)))
+
+(defvar e2e-race-buffer nil)
+(defvar e2e-race-typed nil)
+(defun e2e-type-in-race (&rest _)
+  "A line typed into `e2e-race-buffer' after the plan, right before eglot applies the edit."
+  (unless e2e-race-typed
+    (setq e2e-race-typed t)
+    (with-current-buffer e2e-race-buffer
+      (goto-char (point-min))
+      (insert "# typed\n"))))
 
 (defun e2e-sr (path search replace)
   (format "%s\n```\n<<<<<<< SEARCH\n%s=======\n%s>>>>>>> REPLACE\n```\n" path search replace))
@@ -178,6 +191,22 @@
                          (with-current-buffer app-buffer (buffer-string)))
               (e2e-check "the other file defining it is left alone"
                          (equal (e2e-file-text "lib/copy.py") app)))
+;; ---- typing between the plan and the edit: refused, never shifted
+            (let* ((file (e2e-write "src/race.py" "A = 1\nB = 2\n"))
+                   (race (find-file-noselect file))
+                   (race-reply (e2e-open-reply
+                                "notes/race.llm.md"
+                                (concat "Bump B:\n\n" (e2e-sr "src/race.py" "B = 2\n" "B = 3\n")))))
+              (setq e2e-race-buffer race e2e-race-typed nil e2e-answer t)
+              (advice-add 'eglot--apply-workspace-edit :before #'e2e-type-in-race)
+              (unwind-protect (ignore-errors (e2e-code-action race-reply))
+                (advice-remove 'eglot--apply-workspace-edit #'e2e-type-in-race))
+              (e2e-check "typing between the plan and the edit: typed, then the edit refused or placed right, never shifted"
+                         (and e2e-race-typed
+                              (member (with-current-buffer race (buffer-string))
+                                      '("# typed\nA = 1\nB = 2\n" "# typed\nA = 1\nB = 3\n")))
+                         (with-current-buffer race (buffer-string))))
+
             ;; ---- CRLF files keep exactly CRLF, open or not
             (dolist (open '(nil t))
               (let* ((how (if open "open" "not open"))

@@ -5,7 +5,7 @@
 --   * a plan made right after typing in another buffer lands on the right line (code actions)
 --   * an edit pinned to an older version of a buffer (0 included) is refused whole
 --   * a buffer with no filetype is synced before planning (src/VERSION)
---   * deleting a file with unsaved changes is refused naming it; every file operation is
+--   * deleting a file with unsaved changes asks first, naming it ("no" refuses); every file operation is
 --     confirmed first; :LlmPatchUndo brings a deleted file back
 --   * a new file in a new directory can be written
 --
@@ -161,6 +161,16 @@ T.run('undo a delete', function()
   T.done = {}
 end)
 eq(':LlmPatchUndo: the deleted file is back', { 'x = 2  # unsaved work' }, vim.uv.fs_stat(root .. '/src/old.py') and vim.fn.readfile(root .. '/src/old.py') or {})
+
+-- the server's own questions (window/showMessageRequest) are asked with confirm(), Cancel the
+-- default: answered before the handler returns, whatever runs it
+local ask = client.handlers['window/showMessageRequest']
+local asked_before = #T.questions
+T.answers = { 1 }
+eq('a question from the server: its action chosen', { title = 'Go ahead' }, ask and ask(nil, { type = 3, message = 'LLM patch: lose it?', actions = { { title = 'Go ahead' } } }, { client_id = client.id }))
+check('a question from the server: asked with its words', (T.questions[asked_before + 1] or ''):find('LLM patch: lose it?', 1, true) ~= nil, T.questions[asked_before + 1])
+T.answers = { 2 }
+eq('a question from the server: Cancel answers no action', vim.NIL, ask and ask(nil, { type = 3, message = 'LLM patch: lose it?', actions = { { title = 'Go ahead' } } }, { client_id = client.id }))
 
 -- ---- a new file in a new directory --------------------------------------------------------
 

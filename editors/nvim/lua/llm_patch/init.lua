@@ -217,6 +217,12 @@ function M.execute(client, command, args, bufnr, on_done, asked)
     args = vim.deepcopy(args)
     args[1].dirty = dirty
   end
+  if (command == 'llmPatch.apply' or command == 'llmPatch.applyBlock') and type(args[1]) == 'table' then
+    -- the plugin asks itself before a delete or move of a buffer's unsaved work (edit.lua),
+    -- offering to write it first, which keeps the work: the server need not refuse or ask
+    args = vim.deepcopy(args)
+    args[2] = vim.tbl_extend('force', type(args[2]) == 'table' and args[2] or {}, { confirmUnsaved = true })
+  end
   edit.begin()
   server.quiet = server.quiet + 1
   local ok = server.request(client, 'workspace/executeCommand', { command = command, arguments = args }, function(err, result)
