@@ -175,23 +175,31 @@ export class VSCode {
     return rows.map(squash);
   }
 
-  /** Runs a command by its palette title (`LLM Patch: Apply from Clipboard`). */
-  async command(title) {
-    await this.palette(title);
-    for (let i = 0; i < 20; i++) {
-      const label = await this.page
-        .$eval(".quick-input-list .monaco-list-row.focused", (e) => e.getAttribute("aria-label") || e.innerText)
-        .catch(() => "");
-      if (label && squash(label).startsWith(title)) {
-        await this.page.keyboard.press("Enter");
-        await sleep(200);
-        return;
+  /**
+   * Runs a command by its palette title (`LLM Patch: Apply from Clipboard`). An extension's
+   * commands join the palette once VS Code has read its manifest, a moment after the window
+   * opens (longer on a busy machine): a user who does not find it yet looks again.
+   */
+  async command(title, ms = 20000) {
+    const t0 = Date.now();
+    for (;;) {
+      await this.palette(title);
+      for (let i = 0; i < 20; i++) {
+        const label = await this.page
+          .$eval(".quick-input-list .monaco-list-row.focused", (e) => e.getAttribute("aria-label") || e.innerText)
+          .catch(() => "");
+        if (label && squash(label).startsWith(title)) {
+          await this.page.keyboard.press("Enter");
+          await sleep(200);
+          return;
+        }
+        await this.page.keyboard.press("ArrowDown");
+        await sleep(40);
       }
-      await this.page.keyboard.press("ArrowDown");
-      await sleep(40);
+      await this.escape();
+      if (Date.now() - t0 > ms) throw new Error(`not in the palette: ${title}`);
+      await sleep(1000);
     }
-    await this.escape();
-    throw new Error(`not in the palette: ${title}`);
   }
 
   async setClipboard(text) {
