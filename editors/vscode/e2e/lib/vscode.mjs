@@ -64,13 +64,13 @@ export class VSCode {
 
   // ---- the window ------------------------------------------------------------------------------
 
-  async openWorkspace() {
+  async openWorkspace(titleMark) {
     await this.page.goto(`${this.base}/?folder=${encodeURIComponent(this.ws)}`);
     await this.page.waitForSelector(".monaco-workbench .part.statusbar", { timeout: 60000 });
     await this.waitFor("the explorer", async () => (await this.page.$(".explorer-folders-view .monaco-list-row")) !== null, 30000);
     // On a busy machine the window can come up before it has read the user's settings (the
     // server's path among them): wait until its title shows one of them.
-    await this.waitFor("the user settings to be read", async () => (await this.page.title()).startsWith("e2e "), 30000);
+    await this.waitFor("the user settings to be read", async () => (await this.page.title()).startsWith(titleMark), 30000);
   }
 
   /** Trusts the folder (Restricted Mode's banner leads to the same page: Manage → Trust). */
