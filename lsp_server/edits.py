@@ -284,7 +284,8 @@ def build_workspace_edit(
     file otherwise) and, when the client supports them, one change annotation per block; a
     file whose content a move or an `Add File` replaces (`overwrite_dest`) gets its own
     annotation, which always asks for confirmation. The plan gives each path one change at
-    most, so the operations never depend on each other's order.
+    most, so the operations of different files never depend on each other's order; a
+    moved file's text edit comes after its rename, under the new name.
     Without: a plain `changes` map; file operations it cannot express come back in
     `unsupported` so the caller can refuse or report them.
     """
@@ -392,9 +393,11 @@ def build_workspace_edit(
                 types.DeleteFile(uri=uri, options=deleted, annotation_id=file_annotation(change))
             )
         elif change.action is FileAction.RENAME and change.new_path is not None:
-            # edit under the old name first: that document's version is the one we read
-            if new != old:
-                doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
+            # the rename first, then the edit under the new name: an editor that renames a
+            # document saves its pending changes first (Neovim runs `:update!`), so an edit
+            # sent before the rename would be written to disk unasked. The document under
+            # its new name has a version the server cannot know yet (null); the one read
+            # was checked right before sending (`guards.moved_documents`).
             doc_changes.append(
                 types.RenameFile(
                     old_uri=uri,
@@ -406,6 +409,9 @@ def build_workspace_edit(
                     annotation_id=file_annotation(change),
                 )
             )
+            if new != old:
+                moved = uri_for(change.new_path)
+                doc_changes.append(_doc_edit(moved, None, edits_for(change, old, new)))
 
     sent = tuple(c for c in changes if c not in unsupported)
     if caps.document_changes:

@@ -301,3 +301,28 @@ async def test_moving_onto_a_document_with_unsaved_work_edits_its_buffer(
 async def test_confirm_unsaved_must_be_a_boolean(client: EditorClient, ws: Path):
     with pytest.raises(JsonRpcException, match="confirmUnsaved"):
         await client.command("llmPatch.apply", {"text": DELETE_A}, {"confirmUnsaved": "yes"})
+
+
+@pytest.mark.parametrize("opened", [False, True])
+async def test_a_move_is_renamed_before_it_is_edited_so_nothing_is_saved_unasked(
+    client: EditorClient, ws: Path, opened: bool
+):
+    """Editors save a document's pending changes when they rename it (Neovim's `:update!`;
+    the client here does the same): the text edit of a moved file comes after its rename,
+    under the new name, so the moved file's new text stays unsaved in the editor."""
+    client.write("a.py", "x = 1\n")
+    if opened:
+        client.open("a.py")
+    report = await client.command("llmPatch.apply", {"text": MOVE_A})
+    assert report["ok"] is True, report["summary"]
+    ops = client.received[-1].edit.document_changes
+    kinds = [type(op).__name__ for op in ops]
+    assert kinds == ["RenameFile", "TextDocumentEdit"], kinds
+    (doc_edit,) = only_text_edits(client.received[-1])
+    assert doc_edit.text_document.uri == client.uri("b.py")
+    assert doc_edit.text_document.version is None
+    b = client.uri("b.py")
+    await client.wait_for(lambda: b in client.docs and client.text(b) == "x = 2\n", what="edit")
+    assert (ws / "b.py").read_text() == "x = 1\n"  # on disk: the text the user saved
+    assert not (ws / "a.py").exists()
+    assert report["unsaved"] == ["b.py"]
