@@ -173,6 +173,7 @@ class EditorClient(LanguageClient):
         self.before_apply: Any = None  # called (with the client) before an edit is applied
         self.before_progress: Any = None  # called (with the client) before a progress token
         self.sync_delay = 0.0
+        self.unsynced = 0  # applied edits whose didChange is not sent yet
         self.lens_refreshes = 0
 
     @property
@@ -371,13 +372,19 @@ class EditorClient(LanguageClient):
 
     def _sync(self, pending: list[tuple[str, list, int]]) -> None:
         def send() -> None:
+            self.unsynced -= 1
             for uri, changes, version in pending:
                 self._send_changes(uri, changes, version)
 
+        self.unsynced += 1
         if self.sync_delay:
             asyncio.get_running_loop().call_later(self.sync_delay, send)
         else:
             send()
+
+    async def synced(self) -> None:
+        """Wait until every applied edit has been sent to the server (Neovim debounces)."""
+        await self.wait_for(lambda: not self.unsynced, what="the editor's didChange")
 
 
 def make_client() -> EditorClient:

@@ -326,3 +326,29 @@ async def test_a_move_is_renamed_before_it_is_edited_so_nothing_is_saved_unasked
     assert (ws / "b.py").read_text() == "x = 1\n"  # on disk: the text the user saved
     assert not (ws / "a.py").exists()
     assert report["unsaved"] == ["b.py"]
+
+
+async def test_a_document_for_a_path_with_no_file_is_not_that_file(client: EditorClient, ws: Path):
+    """After an undo that renamed a moved document back, the editor still holds a document
+    for the move's destination, with no file behind it. A move onto that path whose text
+    equals the buffer's collapsed to a bare delete of the source (its text lost): it is
+    refused, naming the document, and nothing is sent."""
+    text = "PRICE = 2\n"
+    client.write("shop/pricing.py", "PRICE = 1\n")
+    client.open("shop/prices.py", text)  # open, synced, and no file on disk
+    move = v4a(
+        "*** Update File: shop/pricing.py\n*** Move to: shop/prices.py\n",
+        "@@\n-PRICE = 1\n+PRICE = 2\n",
+    )
+    report = await client.command("llmPatch.apply", {"text": move})
+    assert report["ok"] is False, report["summary"]
+    assert client.received == []
+    (block,) = report["blocks"]
+    assert block["status"] == "failed"
+    assert "no such file is on disk" in block["error"]["message"]
+    assert (ws / "shop/pricing.py").read_text() == "PRICE = 1\n"
+    # once the buffer is saved, it is the file, and the move replaces it (asking first)
+    (ws / "shop/prices.py").write_text(text)
+    report = await client.command("llmPatch.apply", {"text": move})
+    kinds = [type(op).__name__ for op in client.received[-1].edit.document_changes or []]
+    assert report["ok"] is True and kinds, report["summary"]
