@@ -18,6 +18,7 @@ import bisect
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from lsprotocol import types
 
@@ -153,6 +154,9 @@ class BuiltEdit:
     unsupported: tuple[FileChange, ...] = ()  # file operations this client cannot perform
     needs_confirmation: bool = False
     annotations: dict[str, types.ChangeAnnotation] = field(default_factory=dict)
+    # the file (its `FileChange.path`) each entry of `documentChanges` belongs to, in order:
+    # what a client's `failedChange` index names
+    operations: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -302,6 +306,12 @@ def build_workspace_edit(
                 )
 
     doc_changes: list = []
+    op_paths: list[str] = []
+
+    def emit(path: str, operation: Any) -> None:
+        doc_changes.append(operation)
+        op_paths.append(path)
+
     plain: dict[str, list[types.TextEdit]] = {}
     unsupported: list[FileChange] = []
     count = 0
@@ -379,18 +389,20 @@ def build_workspace_edit(
             unsupported.append(change)
             continue
         if change.action is FileAction.MODIFY:
-            doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
+            emit(change.path, _doc_edit(uri, change.version, edits_for(change, old, new)))
         elif change.action is FileAction.CREATE:
             created = types.CreateFileOptions(ignore_if_exists=True)
-            doc_changes.append(
-                types.CreateFile(uri=uri, options=created, annotation_id=file_annotation(change))
+            emit(
+                change.path,
+                types.CreateFile(uri=uri, options=created, annotation_id=file_annotation(change)),
             )
             if new != old:
-                doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
+                emit(change.path, _doc_edit(uri, change.version, edits_for(change, old, new)))
         elif change.action is FileAction.DELETE:
             deleted = types.DeleteFileOptions(ignore_if_not_exists=True)
-            doc_changes.append(
-                types.DeleteFile(uri=uri, options=deleted, annotation_id=file_annotation(change))
+            emit(
+                change.path,
+                types.DeleteFile(uri=uri, options=deleted, annotation_id=file_annotation(change)),
             )
         elif change.action is FileAction.RENAME and change.new_path is not None:
             # the rename first, then the edit under the new name: an editor that renames a
@@ -398,7 +410,8 @@ def build_workspace_edit(
             # sent before the rename would be written to disk unasked. The document under
             # its new name has a version the server cannot know yet (null); the one read
             # was checked right before sending (`guards.moved_documents`).
-            doc_changes.append(
+            emit(
+                change.path,
                 types.RenameFile(
                     old_uri=uri,
                     new_uri=uri_for(change.new_path),
@@ -407,11 +420,11 @@ def build_workspace_edit(
                         ignore_if_exists=None if change.overwrite_dest else False,
                     ),
                     annotation_id=file_annotation(change),
-                )
+                ),
             )
             if new != old:
                 moved = uri_for(change.new_path)
-                doc_changes.append(_doc_edit(moved, None, edits_for(change, old, new)))
+                emit(change.path, _doc_edit(moved, None, edits_for(change, old, new)))
 
     sent = tuple(c for c in changes if c not in unsupported)
     if caps.document_changes:
@@ -428,6 +441,7 @@ def build_workspace_edit(
         unsupported=tuple(unsupported),
         needs_confirmation=any(a.needs_confirmation for a in annotations.values()),
         annotations=annotations,
+        operations=tuple(op_paths),
     )
 
 

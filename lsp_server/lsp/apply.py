@@ -293,6 +293,9 @@ async def _send(
         result = types.ApplyWorkspaceEditResult(applied=False, failure_reason=err.message)
 
     if not result.applied:
+        partly = await _partly_applied(ls, analysis, built, result)
+        if partly:
+            return await _report_partial(ls, analysis, built, result, partly, unsupported)
         if result.failure_reason:
             code = ErrorCode.IO_ERROR
             why = f"the editor refused the edit: {result.failure_reason}"
@@ -339,6 +342,158 @@ async def _send(
         ls.tell(types.MessageType.Info, f"LLM patch: {applied_message(done)}")
     if analysis.source.uri is not None and analysis.source.whole_document:
         diagnostics.schedule(ls, analysis.source.uri, delay=0.05)
+    return done
+
+
+# --- an edit the editor applied in part ------------------------------------------------------
+
+
+def failure_handling(ls: LlmPatchServer) -> str | None:
+    """The client's `workspaceEdit.failureHandling` ("abort", "transactional",
+    "textOnlyTransactional", "undo"), None when it says nothing."""
+    kind = ls.client_capability("workspace.workspace_edit.failure_handling")
+    return str(getattr(kind, "value", kind)) if kind is not None else None
+
+
+def expected_landed(
+    strategy: str | None, failed_change: int | None, built: BuiltEdit
+) -> tuple[set[str] | None, set[str]]:
+    """What an `applied: false` answer says landed, from `failedChange` and the client's
+    failure handling: (files whose every operation came before the failed one — None when
+    the answer does not say —, files of which only some operations did)."""
+    resource = any(not isinstance(op, types.TextDocumentEdit) for op in _operations(built))
+    if strategy in ("transactional", "undo") or (
+        strategy == "textOnlyTransactional" and not resource
+    ):
+        return set(), set()  # all or nothing: nothing
+    if failed_change is None or not 0 <= failed_change < len(built.operations):
+        return None, set()
+    before = set(built.operations[:failed_change])
+    after = set(built.operations[failed_change:])
+    return before - after, before & after
+
+
+def _operations(built: BuiltEdit) -> list:
+    return list(built.edit.document_changes or [])
+
+
+async def _partly_applied(
+    ls: LlmPatchServer,
+    analysis: Analysis,
+    built: BuiltEdit,
+    result: types.ApplyWorkspaceEditResult,
+) -> dict[str, str]:
+    """The files an `applied: false` answer still changed: path → "all" (its change
+    landed) or "moved" (a move whose rename landed and whose text edit did not). Each
+    file is looked at where the server can see it (open documents, the disk); one it
+    cannot see (a file the editor edits without opening it for the server) is taken
+    from `failedChange`."""
+    expected, split = expected_landed(failure_handling(ls), result.failed_change, built)
+    uri_for = ls.uri_for(analysis)
+    out: dict[str, str] = {}
+    for change in built.files:
+        wait = expected is not None and change.path in expected
+        seen = await _landed(ls, change, uri_for, analysis.root, wait=wait)
+        if change.path in split and change.action is FileAction.RENAME and seen is not False:
+            moved = await ls.run_work(_moved, analysis.root, change)
+            if moved:
+                out[change.path] = "moved"
+            continue
+        if seen is True or (seen is None and expected is not None and change.path in expected):
+            out[change.path] = "all"
+    return out
+
+
+def _moved(root: Path, change: FileChange) -> bool:
+    dest = root / (change.new_path or change.path)
+    return dest.exists() and not (root / change.path).exists()
+
+
+async def _landed(
+    ls: LlmPatchServer, change: FileChange, uri_for: Callable[[str], str], root: Path, wait: bool
+) -> bool | None:
+    """Is this file's planned change there now? None when the server cannot see it."""
+    if change.action is FileAction.MODIFY:
+        uri = uri_for(change.path)
+        old, new = change.old_text or "", change.new_text or ""
+
+        def synced() -> bool:
+            doc = ls.open_document(uri)
+            if doc is None:
+                return False
+            return (
+                doc.version != change.version if change.version is not None else doc.source != old
+            )
+
+        if wait:  # said to have landed: give the editor's sync the time it takes
+            await ls.wait_for_document(uri, synced, VERIFY_TIMEOUT)
+        doc = ls.open_document(uri)
+        if doc is None:
+            return None
+        if change.version is not None and doc.version == change.version:
+            return False
+        if doc.source == old:
+            return False
+        return bool(await ls.run_work(edit_present, old, new, doc.source))
+    if change.action is FileAction.RENAME:
+        if not await ls.run_work(_moved, root, change):
+            return False
+        doc = ls.open_document(uri_for(change.new_path or change.path))
+        if doc is None:
+            return None  # moved; its text cannot be seen
+        return doc.source == change.new_text or bool(
+            await ls.run_work(
+                edit_present, change.old_text or "", change.new_text or "", doc.source
+            )
+        )
+    target = root / change.path
+    if change.action is FileAction.CREATE:
+        return (
+            bool(await ls.run_work(target.exists))
+            or ls.open_document(uri_for(change.path)) is not None
+        )
+    return not await ls.run_work(target.exists)  # DELETE
+
+
+async def _report_partial(
+    ls: LlmPatchServer,
+    analysis: Analysis,
+    built: BuiltEdit,
+    result: types.ApplyWorkspaceEditResult,
+    landed: dict[str, str],
+    unsupported: dict[str, Failure],
+) -> dict[str, Any]:
+    """The editor applied part of the edit and then failed: say exactly what landed."""
+    reason = f" ({result.failure_reason})" if result.failure_reason else ""
+    at = f" at change {result.failed_change}" if result.failed_change is not None else ""
+    failures: dict[str, Failure] = {}
+    for change in built.files:
+        how = landed.get(change.path)
+        if how == "all":
+            continue
+        if how == "moved":
+            why = (
+                f"{change.path}: the editor moved it to {change.new_path} but failed{at} "
+                f"before editing it{reason}: {change.new_path} holds the old text"
+            )
+        else:
+            why = f"{change.path}: the editor failed{at}{reason}; this file was not changed"
+        failures[change.path] = Failure(
+            ErrorCode.IO_ERROR, why, {"path": change.path, "partial": True}
+        )
+    ls.stats.conflicts += 1
+    done_files = [c for c in built.files if landed.get(c.path) == "all"]
+    unsaved = await ls.run_work(guards.not_saved, analysis.root, done_files)
+    done = await report(
+        ls, analysis.plan, applied=True, failures={**failures, **unsupported}, unsaved=unsaved
+    )
+    changed = ", ".join(c.path for c in done_files) or "nothing"
+    missed = ", ".join(sorted(failures))
+    ls.tell(
+        types.MessageType.Error,
+        f"LLM patch: the editor applied part of the edit and failed{at}{reason}: changed "
+        f"{changed}; not applied: {missed}. Undo restores the changed files",
+    )
     return done
 
 

@@ -170,6 +170,9 @@ class EditorClient(LanguageClient):
         self.received: list[types.ApplyWorkspaceEditParams] = []
         self.encoding = "utf-16"
         self.refuse_next = False  # answer the next applyEdit with applied: false
+        # apply only the operations before this index of the next edit, then answer
+        # `applied: false, failedChange: index` (as a client whose failure handling is abort)
+        self.fail_at: int | None = None
         self.before_apply: Any = None  # called (with the client) before an edit is applied
         self.before_progress: Any = None  # called (with the client) before a progress token
         self.sync_delay = 0.0
@@ -301,6 +304,9 @@ class EditorClient(LanguageClient):
                 )
                 for uri, edits in edit.changes.items()
             )
+        failed_change, self.fail_at = self.fail_at, None
+        if failed_change is not None:
+            operations = operations[:failed_change]
         if not self.is_neovim:
             # VS Code: the whole edit is refused when a pinned version is stale
             for op in operations:
@@ -361,6 +367,8 @@ class EditorClient(LanguageClient):
                 if path.exists():
                     path.unlink()
         self._sync(pending)
+        if failed_change is not None:
+            return types.ApplyWorkspaceEditResult(applied=False, failed_change=failed_change)
         return types.ApplyWorkspaceEditResult(applied=True)
 
     def _changes_for(self, old: str, edits: list) -> list[tuple[types.Range, str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -311,3 +312,83 @@ def test_a_snippet_placement_always_needs_confirmation():
         assert note.needs_confirmation is True
         assert "snippet" in note.label
         assert built.needs_confirmation
+
+
+# --- an edit the editor applied in part ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("opened", [False, True])
+async def test_a_partly_applied_edit_is_reported_as_what_landed(
+    client: EditorClient, ws: Path, opened: bool
+):
+    """`applied: false, failedChange: 1` after the editor applied the first document change:
+    a.py holds the edit, and the report says so (it said "nothing was applied")."""
+    client.write("a.py", "a = 1\n")
+    client.write("b.py", "b = 1\n")
+    if opened:
+        client.open("a.py")
+        client.open("b.py")
+    reply = sr("a.py", "a = 1\n", "a = 2\n") + sr("b.py", "b = 1\n", "b = 2\n")
+    client.fail_at = 1
+    report = await client.command("llmPatch.apply", {"text": reply})
+    assert [b["status"] for b in report["blocks"]] == ["applied", "failed"], report["summary"]
+    assert report["ok"] is False
+    assert "nothing was applied" not in report["summary"]
+    assert "change 1" in report["blocks"][1]["error"]["message"]
+    assert client.text(client.uri("a.py")) == "a = 2\n"
+    message = next(m.message for m in client.messages if "part of the edit" in m.message)
+    assert "changed a.py" in message and "not applied: b.py" in message
+
+
+async def test_a_move_whose_text_edit_failed_is_reported_as_moved_not_edited(
+    client: EditorClient, ws: Path
+):
+    client.write("a.py", "x = 1\n")
+    move = "*** Begin Patch\n*** Update File: a.py\n*** Move to: b.py\n@@\n-x = 1\n+x = 2\n"
+    client.fail_at = 1  # the rename lands, the edit under the new name does not
+    report = await client.command("llmPatch.apply", {"text": move + "*** End Patch\n"})
+    (block,) = report["blocks"]
+    assert block["status"] == "failed"
+    assert "moved it to b.py" in block["error"]["message"]
+    assert "holds the old text" in block["error"]["message"]
+    assert (ws / "b.py").read_text() == "x = 1\n"
+
+
+async def test_nothing_landed_is_still_nothing_applied(client: EditorClient, ws: Path):
+    client.write("a.py", "a = 1\n")
+    client.fail_at = 0
+    report = await client.command("llmPatch.apply", {"text": sr("a.py", "a = 1\n", "a = 2\n")})
+    assert report["blocks"][0]["status"] == "failed"
+    assert (ws / "a.py").read_text() == "a = 1\n"
+
+
+def test_failed_change_is_read_with_the_clients_failure_handling():
+    from lsp_server.edits import BuiltEdit
+    from lsp_server.lsp.apply import expected_landed
+
+    doc = types.TextDocumentEdit(
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri="file:///a", version=None),
+        edits=[],
+    )
+    rename = types.RenameFile(old_uri="file:///m", new_uri="file:///n")
+    built = BuiltEdit(
+        edit=types.WorkspaceEdit(document_changes=[doc, doc, rename, doc]),
+        text_edit_count=3,
+        files=(),
+        operations=("a.py", "b.py", "m.py", "m.py"),
+    )
+    assert expected_landed("abort", 2, built) == ({"a.py", "b.py"}, set())
+    assert expected_landed(None, 3, built) == ({"a.py", "b.py"}, {"m.py"})
+    assert expected_landed("transactional", 2, built) == (set(), set())
+    assert expected_landed("undo", 2, built) == (set(), set())
+    # with a resource operation, textOnlyTransactional is abort
+    assert expected_landed("textOnlyTransactional", 1, built) == ({"a.py"}, set())
+    assert expected_landed("abort", None, built) == (None, set())
+    assert expected_landed("abort", 9, built) == (None, set())
+    text_only = BuiltEdit(
+        edit=types.WorkspaceEdit(document_changes=[doc, doc]),
+        text_edit_count=2,
+        files=(),
+        operations=("a.py", "b.py"),
+    )
+    assert expected_landed("textOnlyTransactional", 1, text_only) == (set(), set())
