@@ -29,7 +29,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 
 from lsp_server.edits import BuiltEdit, build_workspace_edit
 from lsp_server.linediff import edit_present
-from lsp_server.lsp import diagnostics, guards
+from lsp_server.lsp import confirm, diagnostics, guards
 from lsp_server.lsp.analysis import Analysis, ReplySource
 from lsp_server.lsp.editor_workspace import changed_on_disk
 from lsp_server.lsp.progress import Progress
@@ -140,6 +140,7 @@ async def _apply(
         parsed = await ls.parse_cached(source.text)
     partial = options.partial if options.partial is not None else not ls.settings.atomic
     reused = await reusable_analysis(ls, source, options, partial) if whole_reply else None
+    agreed: set[tuple[str, str]] = set()  # what the user said yes to: (path, text or links)
     for attempt in range(REPLANS + 1):
         ready = await _plan_and_build(
             ls, source, options, parsed, cancelled, whole_reply, reused if not attempt else None
@@ -147,10 +148,9 @@ async def _apply(
         if isinstance(ready, dict):
             return ready
         analysis, built, unsupported = ready
-        risky = [] if options.confirm_unsaved else guards.at_risk(ls, analysis, built.files)
-        lost = await ls.run_work(guards.unsaved, analysis.root, risky) if risky else []
-        if lost:
-            return await _refuse_unsaved(ls, analysis, lost)
+        refused = await _ask_first(ls, analysis, built, options, agreed)
+        if refused is not None:
+            return refused
         # the last look at the disk before sending: a file that is not open has no version
         # to pin, so the editor cannot check it
         stale = await ls.run_work(changed_on_disk, analysis.root, analysis.reads, content=True)
@@ -257,17 +257,62 @@ async def _refuse_changed(
     return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
 
 
+async def _ask_first(
+    ls: LlmPatchServer,
+    analysis: Analysis,
+    built: BuiltEdit,
+    options: ApplyOptions,
+    agreed: set[tuple[str, str]],
+) -> dict[str, Any] | None:
+    """Ask the user about what only they can allow (unsaved work deleted or moved away, a
+    file with other hard links edited); the refusal's report when they do not say yes.
+    A yes holds for the same text (and the same links) when the plan is made again."""
+    risky = [] if options.confirm_unsaved else guards.at_risk(ls, analysis, built.files)
+    lost = await ls.run_work(guards.unsaved, analysis.root, risky) if risky else []
+    lost = [d for d in lost if (d.path, d.text) not in agreed]
+    if lost:
+        if not await confirm.ask(ls, guards.unsaved_question(lost), "Go ahead"):
+            return await _refuse_unsaved(ls, analysis, lost)
+        agreed.update((d.path, d.text) for d in lost)
+    linked = await ls.run_work(guards.hard_linked, analysis.root, built.files)
+    linked = [f for f in linked if (f.path, f"links {f.links}") not in agreed]
+    if linked:
+        if not await confirm.ask(ls, guards.linked_question(linked), "Edit anyway"):
+            return await _refuse_linked(ls, analysis, linked)
+        agreed.update((f.path, f"links {f.links}") for f in linked)
+    return None
+
+
+async def _refuse_linked(
+    ls: LlmPatchServer, analysis: Analysis, linked: list[guards.Linked]
+) -> dict[str, Any]:
+    """A file with other hard links, and no yes from the user: send nothing."""
+    message = guards.linked_refusal(linked)
+    ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
+    failures = {
+        f.path: Failure(
+            ErrorCode.PERMISSION_DENIED,
+            guards.linked_refusal([f]),
+            {"path": f.path, "hard_links": f.links},
+        )
+        for f in linked
+    }
+    paths = [f.path for f in linked]
+    error = Failure(ErrorCode.PERMISSION_DENIED, message, {"paths": paths, "hard_links": True})
+    return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
+
+
 async def _refuse_unsaved(
     ls: LlmPatchServer, analysis: Analysis, lost: list[guards.AtRisk]
 ) -> dict[str, Any]:
     """The edit would delete or move away a document's unsaved work: send nothing."""
-    message = guards.unsaved_message(lost)
+    message = guards.unsaved_refusal(lost)
     ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
     failures: dict[str, Failure] = {}
     for doc in lost:
         failures[doc.path] = Failure(
             ErrorCode.STALE_VERSION,
-            guards.unsaved_message([doc]),
+            guards.unsaved_refusal([doc]),
             {"path": doc.path, "unsaved": True, "operation": doc.what},
         )
     paths = list(dict.fromkeys(d.path for d in lost))

@@ -173,6 +173,8 @@ class EditorClient(LanguageClient):
         # apply only the operations before this index of the next edit, then answer
         # `applied: false, failedChange: index` (as a client whose failure handling is abort)
         self.fail_at: int | None = None
+        self.questions: list[types.ShowMessageRequestParams] = []  # window/showMessageRequest
+        self.answers: list[str | None] = []  # the buttons the user presses, in turn (None: Esc)
         self.before_apply: Any = None  # called (with the client) before an edit is applied
         self.before_progress: Any = None  # called (with the client) before a progress token
         self.sync_delay = 0.0
@@ -403,7 +405,20 @@ def make_client() -> EditorClient:
     )
     client.feature(types.WORKSPACE_APPLY_EDIT)(_apply_edit)
     client.feature(types.WORKSPACE_CODE_LENS_REFRESH)(_lens_refresh)
+    client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)(_show_message_request)
     return client
+
+
+def _show_message_request(
+    ls: EditorClient, params: types.ShowMessageRequestParams
+) -> types.MessageActionItem | None:
+    """The user reads the question and presses the next button of `answers` (or Esc)."""
+    ls.questions.append(params)
+    title = ls.answers.pop(0) if ls.answers else None
+    if title is None:
+        return None
+    assert title in [a.title for a in params.actions or []], (title, params.actions)
+    return types.MessageActionItem(title=title)
 
 
 def _lens_refresh(ls: EditorClient, params: None) -> None:
@@ -462,3 +477,13 @@ async def client(request, lsp_client: EditorClient, tmp_path: Path):
 @pytest.fixture
 def ws(client: EditorClient) -> Path:
     return client.root
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def bare_client(lsp_client: EditorClient, tmp_path: Path):
+    """A client that advertises nothing but `applyEdit` (no documentChanges, cannot ask)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    await start_session(lsp_client, "bare", root.resolve())
+    yield
+    await lsp_client.shutdown_session()
