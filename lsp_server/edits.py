@@ -113,6 +113,66 @@ def text_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit
     ]
 
 
+# --- line breaks in newText ------------------------------------------------------------------
+
+# How a client stores the line breaks of an edit's `newText` (read in each editor's source):
+# VS Code (it says `normalizesLineEndings`), Neovim (`apply_text_edits` turns "\r\n" into
+# "\n"), Sublime Text's LSP (drops every "\r") and Zed (its buffer normalises every edit)
+# store the document's own line break whatever the edit says. Helix inserts the text as it
+# is, into a buffer that holds the file's own bytes (CRLF stays CRLF). Emacs (eglot) and
+# Kate insert it as it is too, into buffers that hold "\n" only: Emacs decodes a file whose
+# lines all end in CRLF (a `dos` buffer; a file with mixed endings is read as it is, "\r"
+# and all), Kate strips every line ending when it loads a file. A "\r\n" sent to those
+# two is stored as "\r" plus a line break: the file is saved with "\r\r\n".
+NORMALISES = "normalises"  # any line break in newText becomes the document's own
+AS_IS = "as-is"  # inserted as sent, into a buffer with the file's own line breaks
+DECODES_DOS = "decodes-dos"  # inserted as sent, into a buffer that decoded a CRLF file
+DECODES_ALL = "decodes-all"  # inserted as sent, into a buffer that decoded every file
+
+_CLIENTS = (  # clientInfo.name, lowercased, starts with → how it stores newText
+    ("visual studio code", NORMALISES),
+    ("code-server", NORMALISES),
+    ("vscodium", NORMALISES),
+    ("neovim", NORMALISES),
+    ("nvim", NORMALISES),
+    ("sublime", NORMALISES),
+    ("zed", NORMALISES),
+    ("helix", AS_IS),
+    ("emacs", DECODES_DOS),
+    ("eglot", DECODES_DOS),
+    ("kate", DECODES_ALL),
+)
+
+
+def client_line_breaks(name: str | None, normalizes: bool | None) -> str:
+    """How the client named `name` stores the line breaks of `newText`. A client that does
+    not say (`normalizesLineEndings`) and is not known gets the file's own line breaks,
+    which is what a buffer holding the file's bytes needs."""
+    if normalizes:
+        return NORMALISES
+    low = (name or "").strip().lower()
+    return next((kind for prefix, kind in _CLIENTS if low.startswith(prefix)), AS_IS)
+
+
+def _all_crlf(text: str) -> bool:
+    """Does every line of `text` end in "\r\n" (at least one does)?"""
+    crlf = text.count("\r\n")
+    return crlf > 0 and crlf == text.count("\n") and crlf == text.count("\r")
+
+
+def buffer_line_break(policy: str, text: str, opened: bool) -> str | None:
+    """The line break newText must use for this client's buffer of a document whose text
+    (as the plan read it) is `text`: "\n", or None for the text as planned. An open
+    document's text is what the editor sent, so it is what its buffer holds."""
+    if policy in (NORMALISES, AS_IS) or "\r\n" not in text:
+        return None
+    if opened:
+        return None  # the buffer holds the "\r" the editor sent
+    if policy == DECODES_ALL or _all_crlf(text):
+        return "\n"
+    return None
+
+
 # --- what the client can take -------------------------------------------------------------
 
 
@@ -124,21 +184,27 @@ class EditCapabilities:
     resource_operations: frozenset[str] = frozenset({"create", "rename", "delete"})
     change_annotations: bool = True
     encoding: str = UTF16
+    line_breaks: str = NORMALISES  # how the client stores newText's line breaks
 
     @classmethod
-    def from_client(cls, caps: types.ClientCapabilities | None, encoding: str) -> EditCapabilities:
-        """Decide from what the client advertises.
+    def from_client(
+        cls, caps: types.ClientCapabilities | None, encoding: str, client_name: str | None = None
+    ) -> EditCapabilities:
+        """Decide from what the client advertises (and, for line breaks, who it is).
 
         Resource operations only exist inside `documentChanges`, so a client that lists any
         (Neovim does, without setting `documentChanges`) takes `documentChanges`.
         """
         ws_edit = caps.workspace.workspace_edit if caps and caps.workspace else None
         if ws_edit is None:
-            return cls(False, frozenset(), False, encoding)
+            breaks = client_line_breaks(client_name, None)
+            return cls(False, frozenset(), False, encoding, breaks)
         ops = frozenset(str(getattr(op, "value", op)) for op in (ws_edit.resource_operations or ()))
         doc_changes = bool(ws_edit.document_changes) or bool(ops)
         annotations = doc_changes and ws_edit.change_annotation_support is not None
-        return cls(doc_changes, ops if doc_changes else frozenset(), annotations, encoding)
+        breaks = client_line_breaks(client_name, ws_edit.normalizes_line_endings)
+        ops = ops if doc_changes else frozenset()
+        return cls(doc_changes, ops, annotations, encoding, breaks)
 
 
 # --- the builder ----------------------------------------------------------------------------
@@ -325,9 +391,12 @@ def build_workspace_edit(
         core_line_of = LineMap(old, index.starts).core_line
         reach = _Reach(outcomes)
         replaced = replaced_annotation(change)
+        line_break = buffer_line_break(caps.line_breaks, old, change.version is not None)
         out: list = []
         for e in offsets:
             rng = types.Range(start=index.position(e.start), end=index.position(e.end))
+            if line_break is not None:
+                e = e._replace(text=e.text.replace("\r\n", line_break))
             if replaced is not None:
                 out.append(
                     types.AnnotatedTextEdit(annotation_id=replaced, range=rng, new_text=e.text)

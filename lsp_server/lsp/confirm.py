@@ -20,9 +20,18 @@ logger = logging.getLogger("lsp_server")
 CANCEL = "Cancel"
 
 
+# Clients that answer `window/showMessageRequest` without saying so in their capabilities
+# (eglot handles it, and advertises no `window.showMessage`), by `clientInfo.name`.
+ASK_WITHOUT_CAPABILITY = ("emacs", "eglot")
+
+
 def can_ask(ls: LlmPatchServer) -> bool:
-    """Does the client take `window/showMessageRequest` (it says so in its capabilities)?"""
-    return ls.client_capability("window.show_message") is not None
+    """Does the client take `window/showMessageRequest`? A client that does not is never
+    asked: a request it leaves unanswered would hold the apply forever."""
+    if ls.client_capability("window.show_message") is not None:
+        return True
+    name = (ls.client_name or "").strip().lower()
+    return name.startswith(ASK_WITHOUT_CAPABILITY)
 
 
 async def ask(ls: LlmPatchServer, question: str, go_ahead: str) -> bool:

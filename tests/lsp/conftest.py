@@ -179,6 +179,8 @@ class EditorClient(LanguageClient):
         self.before_progress: Any = None  # called (with the client) before a progress token
         self.sync_delay = 0.0
         self.unsynced = 0  # applied edits whose didChange is not sent yet
+        self.line_breaks = "normalises"  # how newText's line breaks are stored (`load`)
+        self.decoded: set[str] = set()  # documents whose CRLF the buffer decoded
         self.lens_refreshes = 0
 
     @property
@@ -206,7 +208,7 @@ class EditorClient(LanguageClient):
         """Open a document (Neovim opens at version 0, VS Code at 1)."""
         uri = rel_or_uri if ":" in rel_or_uri.split("/")[0] else self.uri(rel_or_uri)
         if text is None:
-            text = Path(to_fs_path(uri)).read_bytes().decode("utf-8")
+            text = self.load(Path(to_fs_path(uri)))
         self.docs[uri] = [text, version]
         self.text_document_did_open(
             types.DidOpenTextDocumentParams(
@@ -216,6 +218,35 @@ class EditorClient(LanguageClient):
             )
         )
         return uri
+
+    # line breaks, as each editor stores them (see `edits.client_line_breaks`)
+
+    def load(self, path: Path) -> str:
+        """A file's text as this editor's buffer holds it: Emacs decodes a file whose lines
+        all end in CRLF, Kate strips every line ending; the others keep the bytes."""
+        text = path.read_bytes().decode("utf-8")
+        crlf = text.count("\r\n")
+        decode = self.line_breaks == "decodes-all" or (
+            self.line_breaks == "decodes-dos" and crlf and crlf == text.count("\n")
+        )
+        if decode and "\r\n" in text:
+            self.decoded.add(from_fs_path(str(path)))
+            return text.replace("\r\n", "\n")
+        return text
+
+    def save(self, uri: str) -> None:
+        """Write the buffer as the editor would (a decoded buffer gets its CRLF back)."""
+        text = self.text(uri)
+        if uri in self.decoded:
+            text = text.replace("\n", "\r\n")
+        Path(to_fs_path(uri)).write_bytes(text.encode("utf-8"))
+
+    def _stored(self, text: str, new_text: str) -> str:
+        """newText as the editor stores it in a buffer holding `text`."""
+        if self.line_breaks != "normalises":
+            return new_text  # inserted as sent
+        eol = "\r\n" if "\r\n" in text else "\n"
+        return re.sub(r"\r\n|\r|\n", eol, new_text)
 
     def replace_all(self, uri: str, text: str) -> None:
         """The user replaces the document's text (sent as one incremental change)."""
@@ -324,17 +355,20 @@ class EditorClient(LanguageClient):
                 version = op.text_document.version
                 if uri not in self.docs:
                     path = Path(to_fs_path(uri))
-                    text = path.read_bytes().decode("utf-8") if path.exists() else ""
-                    self.open(uri, text)
+                    self.open(uri, self.load(path) if path.exists() else "")
                 doc = self.docs[uri]
                 if version and version != doc[1]:
                     # Neovim: "Buffer ... newer than edits", skipped, still applied; it does
                     # not check version 0 (its didOpen version) at all
                     continue
                 old = doc[0]
-                doc[0] = apply_edits(old, list(op.edits), self.encoding)
+                stored = [
+                    types.TextEdit(range=e.range, new_text=self._stored(old, e.new_text))
+                    for e in op.edits
+                ]
+                doc[0] = apply_edits(old, stored, self.encoding)
                 doc[1] += 1
-                pending.append((uri, self._changes_for(old, list(op.edits)), doc[1]))
+                pending.append((uri, self._changes_for(old, stored), doc[1]))
             elif isinstance(op, types.CreateFile):
                 path = Path(to_fs_path(op.uri))
                 if path.exists() and op.options and op.options.ignore_if_exists:
@@ -439,8 +473,18 @@ def _progress_create(ls: EditorClient, params: types.WorkDoneProgressCreateParam
     DEFAULT_CLIENT_FEATURES[types.WINDOW_WORK_DONE_PROGRESS_CREATE](ls, params)
 
 
-async def start_session(client: EditorClient, spec: str, root: Path, init_options=None) -> None:
+async def start_session(
+    client: EditorClient,
+    spec: str,
+    root: Path,
+    init_options=None,
+    name: str | None = None,
+    line_breaks: str = "normalises",
+) -> None:
+    """Start a session with the capabilities of `spec`, as the client called `name` (its
+    `clientInfo`), storing newText's line breaks as `line_breaks` says."""
     client.spec = spec
+    client.line_breaks = line_breaks
     client.root = root
     client.sync_delay = 0.15 if client.is_neovim else 0.0
     caps = (
@@ -456,6 +500,7 @@ async def start_session(client: EditorClient, spec: str, root: Path, init_option
             root_uri=from_fs_path(str(root)),
             workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(root)), name="ws")],
             initialization_options=init_options,
+            client_info=types.ClientInfo(name=name) if name else None,
         )
     )
     enc = result.capabilities.position_encoding
