@@ -53,30 +53,83 @@ async def code_action(
         return None
     actions = quick_fixes(ls, uri, doc, params.context.diagnostics)
     rng = params.range
-    selection = rng.start != rng.end
-    if not selection and not ls.is_reply_document(uri):
-        return actions or None
-    target: dict[str, Any] = {"uri": uri, "version": doc.version}
-    if selection:
+    reply_document = ls.is_reply_document(uri)
+    if rng.start != rng.end:
+        target: dict[str, Any] = {"uri": uri, "version": doc.version}
         target["range"] = ls.converter.unstructure(rng)
         source = await ls.reply_source(target)
-    else:
+        parsed = await ls.parse_cached(source.text)
+        if parsed.failure is None and parsed.blocks:
+            return actions + await _reply_actions(ls, target, source, parsed, params.context)
+        # a range that holds no whole block (the cursor's word or line, as some editors
+        # send it): the block it sits in
+    elif reply_document:
+        target = {"uri": uri, "version": doc.version}
         source = ReplySource(doc.source, uri, doc.version)
-    parsed = await ls.parse_cached(source.text)
-    if parsed.failure is not None or not parsed.blocks:
-        return actions or None
-    plan = await known_plan(ls, source, parsed, params.context)
-    if not ls.settings.restricted:
-        actions.extend(_apply_actions(ls, target, parsed, plan))
+        parsed = await ls.parse_cached(source.text)
+        if parsed.failure is not None or not parsed.blocks:
+            return actions or None
+        actions += _block_actions(ls, uri, doc, parsed, rng)
+        return actions + await _reply_actions(ls, target, source, parsed, params.context)
+    automatic = params.context.trigger_kind == types.CodeActionTriggerKind.Automatic
+    if not reply_document and (automatic or len(doc.source) > PLAN_ON_REQUEST_BYTES):
+        return actions or None  # cheap on every cursor move: parse only when asked
+    parsed = await ls.parse_cached(doc.source)
+    if parsed.failure is None:
+        actions += _block_actions(ls, uri, doc, parsed, rng)
+    return actions or None
+
+
+async def _reply_actions(
+    ls: LlmPatchServer,
+    target: dict[str, Any],
+    source: ReplySource,
+    parsed: ParsedReply,
+    context: types.CodeActionContext,
+) -> list[types.CodeAction]:
+    """Apply / preview / apply the blocks that place / check: the reply in `target`."""
+    plan = await known_plan(ls, source, parsed, context)
+    out = [] if ls.settings.restricted else _apply_actions(ls, target, parsed, plan)
     check = "Check LLM patch (show failures, apply nothing)"
-    actions.append(
+    out.append(
         types.CodeAction(
             title=check,
             kind=KIND_CHECK,
             command=types.Command(title=check, command=commands.CHECK, arguments=[target]),
         )
     )
-    return actions
+    return out
+
+
+def _block_actions(
+    ls: LlmPatchServer, uri: str, doc: TextDocument, parsed: ParsedReply, rng: types.Range
+) -> list[types.CodeAction]:
+    """*Apply block N* for each block of the document the range touches (a cursor: the
+    block it is in), whatever the document: editors that ask at the cursor with no
+    selection (eglot, Kate) get the block under it."""
+    if ls.settings.restricted:
+        return []
+    first, last = rng.start.line + 1, max(rng.start.line, rng.end.line) + 1  # 1-based
+    out = []
+    for block in parsed.blocks:
+        lo, hi = block.reply_lines
+        if hi < first or lo > last:
+            continue
+        where = block.path or "the file it names"
+        if block.move_to:
+            where = f"{where} → {block.move_to}"
+        title = f"Apply LLM patch block {block.index} ({where}, reply lines {lo}-{hi})"
+        target = {"uri": uri, "version": doc.version, "block": block.index}
+        out.append(
+            types.CodeAction(
+                title=title,
+                kind=KIND_APPLY,
+                command=types.Command(
+                    title=title, command=commands.APPLY_BLOCK, arguments=[target]
+                ),
+            )
+        )
+    return out
 
 
 async def code_action_resolve(ls: LlmPatchServer, action: types.CodeAction) -> types.CodeAction:

@@ -23,11 +23,11 @@ async def test_code_action_on_a_selection_applies_the_patch(client: EditorClient
     )
     notes = client.open("notes.md", note, language_id="markdown")
 
-    # a cursor without selection in an ordinary document offers nothing
+    # a cursor without selection in an ordinary document, outside any block, offers nothing
     assert not [
         a
         for a in await client.actions(
-            notes, R(start=P(line=3, character=0), end=P(line=3, character=0))
+            notes, R(start=P(line=0, character=3), end=P(line=0, character=3))
         )
         if "LLM" in a.title
     ]
@@ -158,3 +158,35 @@ async def test_a_whole_file_block_for_a_look_alike_path_offers_to_retarget_it(
     checked = await client.command("llmPatch.check", {"text": rewritten})
     assert checked["ok"] is True and checked["files"][0]["path"] == "sample.txt"
     assert not (ws / "path").exists()
+
+
+async def test_a_cursor_in_a_block_offers_that_block(client: EditorClient, ws: Path):
+    """eglot and Kate ask for actions at the cursor with no selection (or with the cursor's
+    line as the range): the block under the cursor is offered, in any document."""
+    client.write("a.py", "x = 1\ny = 2\n")
+    note = "Two changes:\n\n" + sr("a.py", "x = 1\n", "x = 10\n") + "\nand\n\n"
+    note += sr("a.py", "y = 2\n", "y = 20\n")
+    notes = client.open("notes.md", note, language_id="markdown")
+    lines = note.split("\n")
+    second = lines.index("y = 2")  # a line inside the second block
+    for rng in (
+        R(start=P(line=second, character=2), end=P(line=second, character=2)),
+        R(start=P(line=second, character=0), end=P(line=second, character=5)),
+    ):
+        actions = [a for a in await client.actions(notes, rng) if "LLM" in a.title]
+        assert [a.title for a in actions] == [
+            "Apply LLM patch block 1 (a.py, reply lines 14-21)"
+        ], [a.title for a in actions]
+    report = await client.run_action(actions[0])
+    assert report["ok"] is True, report["summary"]
+    assert [b["index"] for b in report["blocks"]] == [1]
+    await client.wait_for(lambda: "y = 20" in client.text(client.uri("a.py")), what="edit")
+    assert "x = 1\n" in client.text(client.uri("a.py"))
+
+    # in a reply document, the block under the cursor comes with the whole reply's actions
+    reply = client.open("r.llm.md", note, language_id="markdown")
+    first = lines.index("x = 1")
+    rng = R(start=P(line=first, character=0), end=P(line=first, character=0))
+    titles = [a.title for a in await client.actions(reply, rng)]
+    assert "Apply LLM patch block 0 (a.py, reply lines 3-10)" in titles
+    assert any(t.startswith("Apply LLM patch (2 edits") for t in titles), titles
