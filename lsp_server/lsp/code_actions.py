@@ -4,7 +4,9 @@ On a selection in any document, or anywhere in a reply document: *Apply LLM patc
 in M files)*, *Preview*, *Apply k of n edits* (when some fail) and *Check*. On a failed
 block's diagnostic: open the closest match, apply the block there (confirming first), or
 rewrite the block so it anchors on what the file really says (resolved lazily when the
-client supports it).
+client supports it) — only where that text is evidently the one it meant
+(`evident_target`), and saying which lines it will replace. At a cursor, the block under
+it: *Apply LLM patch block N*.
 
 Asking for actions must stay cheap, since editors ask on every cursor move: a selection is
 only parsed, and only planned when the user explicitly asked (see `known_plan`).
@@ -12,6 +14,7 @@ only parsed, and only planned when the user explicitly asked (see `known_plan`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,7 +26,7 @@ from lsp_server.lsp import commands
 from lsp_server.lsp.analysis import ReplySource
 from lsp_server.lsp.diagnostics import SOURCE, ensure_analysis
 from lsp_server.lsp.session import LlmPatchServer
-from lsp_server.model import BlockOutcome, Cancelled, ParsedReply, Plan
+from lsp_server.model import BlockOutcome, Cancelled, EditBlock, ParsedReply, Plan
 from lsp_server.report import edits_in_files, percent, plural
 
 KIND_APPLY = "refactor.rewrite.llmPatch"
@@ -273,9 +276,13 @@ def quick_fixes(
             continue
         if _corrected(outcome) is None:
             continue
+        why = evident_target(outcome.block, outcome.failure.details)
+        if why is None:
+            continue  # the closest text may be another place altogether: not offered
+        lines = _closest_lines(outcome.failure.details)
         data = {"fix": "correct", "uri": uri, "version": doc.version, "block": index}
         action = types.CodeAction(
-            title=f"Rewrite block {index} to anchor on the closest match",
+            title=f"Rewrite block {index} to replace {outcome.block.path} {lines} ({why})",
             kind=types.CodeActionKind.QuickFix,
             diagnostics=[diag],
             data=data,
@@ -374,6 +381,54 @@ def correction_edit(ls: LlmPatchServer, data: dict[str, Any]) -> types.Workspace
             ]
         )
     return types.WorkspaceEdit(changes={uri: [edit]})
+
+
+# The closest text is a failed block's evident target, worth rewriting the block onto, when
+# it is at least this alike (below it, nearby code that merely looks similar, e.g. another
+# function's body, comes up too), and always when both define the same name.
+EVIDENT_SIMILARITY = 0.75
+_DEFINITION = re.compile(
+    r"^[ \t]*(?:export[ \t]+|pub(?:\([^)]*\))?[ \t]+|async[ \t]+|static[ \t]+)*"
+    r"(def|class|function|fn|func|interface|struct|enum|trait|impl|module|type)[ \t]+"
+    r"([A-Za-z_$][\w$]*)",
+    re.MULTILINE,
+)
+
+
+def _definitions(text: str) -> list[str]:
+    return [f"{kind} {name}" for kind, name in _DEFINITION.findall(text)]
+
+
+def evident_target(block: EditBlock, details: dict[str, Any]) -> str | None:
+    """Why a failed block's closest text is evidently the text it meant (said in the quick
+    fix's title), or None when it may be another place: a block that defines `checkout`
+    must never be re-anchored on `add` because their bodies look alike.
+
+    Both quote a definition: the same first name, whatever the similarity (and never
+    another name). Otherwise: only whitespace differs, or they are EVIDENT_SIMILARITY alike."""
+    closest = details.get("closest")
+    if not isinstance(closest, dict) or len(block.hunks) != 1:
+        return None
+    text = closest.get("text")
+    similarity = closest.get("similarity")
+    if not isinstance(text, str) or not isinstance(similarity, int | float):
+        return None
+    if closest.get("whitespace_only"):
+        return "differs only in whitespace"
+    mine, theirs = _definitions(block.hunks[0].old), _definitions(text)
+    if mine and theirs:
+        if mine[0] != theirs[0]:
+            return None
+        return f"the same {mine[0]}, {percent(similarity)} similar"
+    if mine or theirs or similarity < EVIDENT_SIMILARITY:
+        return None  # one defines a name the other does not quote
+    return f"{percent(similarity)} similar"
+
+
+def _closest_lines(details: dict[str, Any]) -> str:
+    closest = details.get("closest") or {}
+    first, last = closest.get("line"), closest.get("end_line") or closest.get("line")
+    return f"line {first}" if first == last else f"lines {first}-{last}"
 
 
 def _corrected(outcome: BlockOutcome) -> str | None:
