@@ -237,17 +237,28 @@ _RESOURCE_OPERATIONS = {
 }
 
 
-def needs_confirmation(match: MatchKind | None, *, confirm_fuzzy: bool, preview: bool) -> bool:
-    """Anything short of a certain match asks first (when allowed to); preview asks always.
+# A block placed at this strength or weaker must be looked at: a node replaced whole by
+# its name (what it held and the reply does not show is gone, as with an overwritten
+# file), lines taken as elided, a snippet placed by its definitions' names, a fuzzy match.
+MUST_LOOK = MATCH_STRENGTH[MatchKind.STRUCTURAL]
 
-    A snippet placement always asks, whatever `confirmFuzzy` says: its place was inferred
-    from the definitions' names, not found by quoted text, so nothing the user wrote
-    vouches for it."""
-    if preview or match is MatchKind.SNIPPET:
+
+def needs_confirmation(match: MatchKind | None, *, confirm_fuzzy: bool, preview: bool) -> bool:
+    """Does this block's edit need the user's look before it lands?
+
+    Only an edit the evidence does not settle: a fuzzy match, lines taken as elided, a
+    node replaced whole (with `confirmFuzzy`), and a snippet placement always, whatever
+    `confirmFuzzy` says — its place was inferred from the definitions' names, not found by
+    quoted text. A match that
+    differs only in whitespace or indentation is certain. A preview (`preview`) does not
+    ask for more: VS Code's refactor preview unticks every edit that needs confirmation, so
+    asking for all of them applied nothing unless the user ticked each one."""
+    del preview  # kept for callers: a preview shows the annotations, it asks for no more
+    if match is MatchKind.SNIPPET:
         return True
     if not confirm_fuzzy or match is None:
         return False
-    return MATCH_STRENGTH.get(match, 0) > MATCH_STRENGTH[MatchKind.EXACT]
+    return MATCH_STRENGTH.get(match, 0) >= MUST_LOOK
 
 
 def annotation_id(block_index: int) -> str:

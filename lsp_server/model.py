@@ -39,6 +39,7 @@ class ErrorCode(StrEnum):
     MODE_RESTRICTED = "MODE_RESTRICTED"
     IO_ERROR = "IO_ERROR"
     PROTECTED_PATH = "PROTECTED_PATH"
+    LEFT_OUT = "LEFT_OUT"  # the user left the block out in the editor's preview
 
 
 class WarningType(StrEnum):

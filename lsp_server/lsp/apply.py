@@ -29,7 +29,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 
 from lsp_server.edits import BuiltEdit, build_workspace_edit
 from lsp_server.linediff import edit_present
-from lsp_server.lsp import confirm, diagnostics, guards
+from lsp_server.lsp import confirm, diagnostics, guards, partial
 from lsp_server.lsp.analysis import Analysis, ReplySource
 from lsp_server.lsp.editor_workspace import changed_on_disk
 from lsp_server.lsp.progress import Progress
@@ -43,8 +43,9 @@ from lsp_server.model import (
     FileChange,
     ParsedReply,
     Plan,
+    Status,
 )
-from lsp_server.report import applied_message, edits_in_files, plural, report_json
+from lsp_server.report import applied_message, edits_in_files, plural, render, report_json
 
 logger = logging.getLogger("lsp_server")
 
@@ -338,35 +339,52 @@ async def _send(
         result = types.ApplyWorkspaceEditResult(applied=False, failure_reason=err.message)
 
     if not result.applied:
-        partly = await _partly_applied(ls, analysis, built, result)
+        partly = await partial.partly_applied(ls, analysis, built, result, VERIFY_TIMEOUT)
         if partly:
-            return await _report_partial(ls, analysis, built, result, partly, unsupported)
-        if result.failure_reason:
+            return await partial.report_partial(ls, analysis, built, result, partly, unsupported)
+        asked = built.needs_confirmation and not _changed_since(ls, analysis, before)
+        if asked and "left out" in (result.failure_reason or ""):
+            # the project's VS Code extension says so when every edit was unticked
+            code = ErrorCode.LEFT_OUT
+            why = f"left out: {result.failure_reason}; nothing was applied"
+        elif result.failure_reason:
             code = ErrorCode.IO_ERROR
             why = f"the editor refused the edit: {result.failure_reason}"
+        elif asked:
+            # nothing it pinned moved: the user declined the edit where it asked
+            code = ErrorCode.LEFT_OUT
+            why = "left out: declined in the editor's preview; nothing was applied"
         else:
             code = ErrorCode.STALE_VERSION
-            why = (
-                STALE_MESSAGE
-                if _changed_since(ls, analysis, before) or not built.needs_confirmation
-                else (
-                    "the edit was not applied (declined in the preview, or the document "
-                    "changed since the patch was planned); run it again"
-                )
-            )
+            why = STALE_MESSAGE
         ls.tell(types.MessageType.Error, f"LLM patch not applied: {why}")
         ls.stats.conflicts += 1
         failures = {c.path: Failure(code, why, {"path": c.path}) for c in built.files}
-        return await report(ls, plan, applied=False, failures={**failures, **unsupported})
+        done = await report(ls, plan, applied=False, failures={**failures, **unsupported})
+        return mark_left_out(done)
 
     stale = await _verify(ls, analysis, built)
+    left_out: dict[str, Failure] = {}
+    if built.needs_confirmation:
+        # an editor that asks lets the user untick edits: a file untouched was left out
+        for path, failure in list(stale.items()):
+            if failure.details.get("untouched"):
+                del stale[path]
+                left_out[path] = Failure(
+                    ErrorCode.LEFT_OUT,
+                    f"{path}: left out in the editor's preview; not applied",
+                    {"path": path, "left_out": True},
+                )
     ls.stats.conflicts += len(stale)
     if not stale:
         ls.stats.applied += 1
-    landed = [c for c in built.files if c.path not in stale]
+    landed = [c for c in built.files if c.path not in stale and c.path not in left_out]
     unsaved = await ls.run_work(guards.not_saved, analysis.root, landed)
-    done = await report(ls, plan, applied=True, failures={**stale, **unsupported}, unsaved=unsaved)
-    if stale:
+    failures = {**stale, **left_out, **unsupported}
+    done = mark_left_out(await report(ls, plan, applied=True, failures=failures, unsaved=unsaved))
+    if left_out and not stale:
+        _tell_left_out(ls, done, landed, partial=not ls.settings.atomic)
+    elif stale:
         paths = ", ".join(sorted(stale))
         ls.tell(
             types.MessageType.Error,
@@ -390,156 +408,40 @@ async def _send(
     return done
 
 
-# --- an edit the editor applied in part ------------------------------------------------------
-
-
-def failure_handling(ls: LlmPatchServer) -> str | None:
-    """The client's `workspaceEdit.failureHandling` ("abort", "transactional",
-    "textOnlyTransactional", "undo"), None when it says nothing."""
-    kind = ls.client_capability("workspace.workspace_edit.failure_handling")
-    return str(getattr(kind, "value", kind)) if kind is not None else None
-
-
-def expected_landed(
-    strategy: str | None, failed_change: int | None, built: BuiltEdit
-) -> tuple[set[str] | None, set[str]]:
-    """What an `applied: false` answer says landed, from `failedChange` and the client's
-    failure handling: (files whose every operation came before the failed one — None when
-    the answer does not say —, files of which only some operations did)."""
-    resource = any(not isinstance(op, types.TextDocumentEdit) for op in _operations(built))
-    if strategy in ("transactional", "undo") or (
-        strategy == "textOnlyTransactional" and not resource
-    ):
-        return set(), set()  # all or nothing: nothing
-    if failed_change is None or not 0 <= failed_change < len(built.operations):
-        return None, set()
-    before = set(built.operations[:failed_change])
-    after = set(built.operations[failed_change:])
-    return before - after, before & after
-
-
-def _operations(built: BuiltEdit) -> list:
-    return list(built.edit.document_changes or [])
-
-
-async def _partly_applied(
-    ls: LlmPatchServer,
-    analysis: Analysis,
-    built: BuiltEdit,
-    result: types.ApplyWorkspaceEditResult,
-) -> dict[str, str]:
-    """The files an `applied: false` answer still changed: path → "all" (its change
-    landed) or "moved" (a move whose rename landed and whose text edit did not). Each
-    file is looked at where the server can see it (open documents, the disk); one it
-    cannot see (a file the editor edits without opening it for the server) is taken
-    from `failedChange`."""
-    expected, split = expected_landed(failure_handling(ls), result.failed_change, built)
-    uri_for = ls.uri_for(analysis)
-    out: dict[str, str] = {}
-    for change in built.files:
-        wait = expected is not None and change.path in expected
-        seen = await _landed(ls, change, uri_for, analysis.root, wait=wait)
-        if change.path in split and change.action is FileAction.RENAME and seen is not False:
-            moved = await ls.run_work(_moved, analysis.root, change)
-            if moved:
-                out[change.path] = "moved"
-            continue
-        if seen is True or (seen is None and expected is not None and change.path in expected):
-            out[change.path] = "all"
-    return out
-
-
-def _moved(root: Path, change: FileChange) -> bool:
-    dest = root / (change.new_path or change.path)
-    return dest.exists() and not (root / change.path).exists()
-
-
-async def _landed(
-    ls: LlmPatchServer, change: FileChange, uri_for: Callable[[str], str], root: Path, wait: bool
-) -> bool | None:
-    """Is this file's planned change there now? None when the server cannot see it."""
-    if change.action is FileAction.MODIFY:
-        uri = uri_for(change.path)
-        old, new = change.old_text or "", change.new_text or ""
-
-        def synced() -> bool:
-            doc = ls.open_document(uri)
-            if doc is None:
-                return False
-            return (
-                doc.version != change.version if change.version is not None else doc.source != old
-            )
-
-        if wait:  # said to have landed: give the editor's sync the time it takes
-            await ls.wait_for_document(uri, synced, VERIFY_TIMEOUT)
-        doc = ls.open_document(uri)
-        if doc is None:
-            return None
-        if change.version is not None and doc.version == change.version:
-            return False
-        if doc.source == old:
-            return False
-        return bool(await ls.run_work(edit_present, old, new, doc.source))
-    if change.action is FileAction.RENAME:
-        if not await ls.run_work(_moved, root, change):
-            return False
-        doc = ls.open_document(uri_for(change.new_path or change.path))
-        if doc is None:
-            return None  # moved; its text cannot be seen
-        return doc.source == change.new_text or bool(
-            await ls.run_work(
-                edit_present, change.old_text or "", change.new_text or "", doc.source
-            )
-        )
-    target = root / change.path
-    if change.action is FileAction.CREATE:
-        return (
-            bool(await ls.run_work(target.exists))
-            or ls.open_document(uri_for(change.path)) is not None
-        )
-    return not await ls.run_work(target.exists)  # DELETE
-
-
-async def _report_partial(
-    ls: LlmPatchServer,
-    analysis: Analysis,
-    built: BuiltEdit,
-    result: types.ApplyWorkspaceEditResult,
-    landed: dict[str, str],
-    unsupported: dict[str, Failure],
-) -> dict[str, Any]:
-    """The editor applied part of the edit and then failed: say exactly what landed."""
-    reason = f" ({result.failure_reason})" if result.failure_reason else ""
-    at = f" at change {result.failed_change}" if result.failed_change is not None else ""
-    failures: dict[str, Failure] = {}
-    for change in built.files:
-        how = landed.get(change.path)
-        if how == "all":
-            continue
-        if how == "moved":
-            why = (
-                f"{change.path}: the editor moved it to {change.new_path} but failed{at} "
-                f"before editing it{reason}: {change.new_path} holds the old text"
-            )
-        else:
-            why = f"{change.path}: the editor failed{at}{reason}; this file was not changed"
-        failures[change.path] = Failure(
-            ErrorCode.IO_ERROR, why, {"path": change.path, "partial": True}
-        )
-    ls.stats.conflicts += 1
-    done_files = [c for c in built.files if landed.get(c.path) == "all"]
-    unsaved = await ls.run_work(guards.not_saved, analysis.root, done_files)
-    done = await report(
-        ls, analysis.plan, applied=True, failures={**failures, **unsupported}, unsaved=unsaved
-    )
-    changed = ", ".join(c.path for c in done_files) or "nothing"
-    missed = ", ".join(sorted(failures))
-    ls.tell(
-        types.MessageType.Error,
-        f"LLM patch: the editor applied part of the edit and failed{at}{reason}: changed "
-        f"{changed}; not applied: {missed}. Undo restores the changed files",
-    )
+def mark_left_out(done: dict[str, Any]) -> dict[str, Any]:
+    """A block the user left out in the preview is `skipped`, with `left_out`, never a
+    failure of the editor (STALE_VERSION): the report's words are made again."""
+    marked = False
+    for entry in done["blocks"]:
+        if (entry.get("error") or {}).get("code") == ErrorCode.LEFT_OUT:
+            entry["status"] = str(Status.SKIPPED)
+            entry["left_out"] = True
+            marked = True
+    if not marked:
+        return done
+    left = [b for b in done["blocks"] if b.get("left_out")]
+    names = ", ".join(f"#{b['index']} {b.get('path') or '?'}" for b in left)
+    done["ok"] = False
+    landed = any(b["status"] == Status.APPLIED for b in done["blocks"])
+    tail = "the rest was applied" if landed else "nothing was applied"
+    done["error"] = {
+        "code": str(ErrorCode.LEFT_OUT),
+        "message": f"left out in the editor's preview: {names}; {tail}",
+        "details": {"blocks": [b["index"] for b in left]},
+    }
+    done.update(render(done))
     return done
+
+
+def _tell_left_out(
+    ls: LlmPatchServer, done: dict[str, Any], landed: list[FileChange], partial: bool
+) -> None:
+    names = ", ".join(c.path for c in landed) or "nothing"
+    atomic = "" if partial else " The reply was to be applied whole: undo restores the rest."
+    ls.tell(
+        types.MessageType.Warning,
+        f"LLM patch: {done['error']['message']} (changed: {names}).{atomic}",
+    )
 
 
 async def reusable_analysis(
@@ -605,7 +507,8 @@ async def _verify_one(
             ErrorCode.STALE_VERSION,
             f"{change.path}: the editor reported the edit applied, but the change is not "
             f"in the document; {STALE_MESSAGE}",
-            {"path": change.path, "version": change.version},
+            # the document as planned on: nothing reached it (left out in a preview?)
+            {"path": change.path, "version": change.version, "untouched": doc_now.source == old},
         )
     target = root / change.path
     if change.action is FileAction.CREATE:
@@ -623,9 +526,19 @@ async def _verify_one(
         return change.path, Failure(
             ErrorCode.STALE_VERSION,
             f"{change.path}: the editor reported the edit applied, but the file {what}",
-            {"path": change.path},
+            {"path": change.path, "untouched": await ls.run_work(_untouched, root, change)},
         )
     return change.path, None
+
+
+def _untouched(root: Path, change: FileChange) -> bool:
+    """Is the disk as the plan found it for this file operation (nothing happened)?"""
+    here = (root / change.path).exists()
+    if change.action is FileAction.CREATE:
+        return not here
+    if change.action is FileAction.DELETE:
+        return here
+    return here and not (root / (change.new_path or change.path)).exists()
 
 
 async def _poll(

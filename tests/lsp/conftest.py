@@ -170,9 +170,12 @@ class EditorClient(LanguageClient):
         self.received: list[types.ApplyWorkspaceEditParams] = []
         self.encoding = "utf-16"
         self.refuse_next = False  # answer the next applyEdit with applied: false
+        self.refuse_reason: str | None = None  # ... and this failureReason
         # apply only the operations before this index of the next edit, then answer
         # `applied: false, failedChange: index` (as a client whose failure handling is abort)
         self.fail_at: int | None = None
+        # documents (URIs) whose operations the user unticks in the preview of the next edit
+        self.leave_out: set[str] = set()
         self.questions: list[types.ShowMessageRequestParams] = []  # window/showMessageRequest
         self.answers: list[str | None] = []  # the buttons the user presses, in turn (None: Esc)
         self.before_apply: Any = None  # called (with the client) before an edit is applied
@@ -324,7 +327,8 @@ class EditorClient(LanguageClient):
             hook(self)
         if self.refuse_next:
             self.refuse_next = False
-            return types.ApplyWorkspaceEditResult(applied=False)
+            reason, self.refuse_reason = self.refuse_reason, None
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason=reason)
         edit = params.edit
         operations = list(edit.document_changes or [])
         if edit.changes:
@@ -337,6 +341,9 @@ class EditorClient(LanguageClient):
                 )
                 for uri, edits in edit.changes.items()
             )
+        left_out, self.leave_out = self.leave_out, set()
+        if left_out:  # VS Code's refactor preview, some edits unticked: the rest applies
+            operations = [op for op in operations if _operation_uri(op) not in left_out]
         failed_change, self.fail_at = self.fail_at, None
         if failed_change is not None:
             operations = operations[:failed_change]
@@ -429,6 +436,12 @@ class EditorClient(LanguageClient):
     async def synced(self) -> None:
         """Wait until every applied edit has been sent to the server (Neovim debounces)."""
         await self.wait_for(lambda: not self.unsynced, what="the editor's didChange")
+
+
+def _operation_uri(op: Any) -> str:
+    if isinstance(op, types.TextDocumentEdit):
+        return op.text_document.uri
+    return op.old_uri if isinstance(op, types.RenameFile) else op.uri
 
 
 def make_client() -> EditorClient:

@@ -104,15 +104,65 @@ async def test_only_uncertain_matches_need_confirmation(client: EditorClient, ws
         assert {type(e) for e in doc_edit.edits} == {types.TextEdit}
 
 
-async def test_preview_option_asks_for_everything(client: EditorClient, ws: Path):
+async def test_a_preview_asks_only_where_an_edit_must_be_looked_at(client: EditorClient, ws: Path):
+    """VS Code's refactor preview unticks every edit whose annotation needs confirmation:
+    a preview that asked for every block applied nothing by default."""
     client.write("p.py", "x = 1\n")
     reply = sr("p.py", "x = 1\n", "x = 2\n")
-    await client.command("llmPatch.apply", {"text": reply}, {"preview": True})
+    report = await client.command("llmPatch.apply", {"text": reply}, {"preview": True})
+    assert report["ok"] is True, report["summary"]
     notes = client.received[0].edit.change_annotations
     if client.spec == "visual-studio-code":
-        assert notes and all(a.needs_confirmation for a in notes.values())
+        assert notes and not any(a.needs_confirmation for a in notes.values())
     else:
         assert notes is None
+
+
+FUZZY_FILE = (
+    "def mul(a, b):\n    # multiply the two numbers together\n    result = a * b\n"
+    "    return result\n"
+)
+FUZZY_REPLY = sr("a.py", "x = 1\n", "x = 2\n") + sr(
+    "m.py",
+    "    # multiply the two numbrs together\n    result = a * b\n    return result\n",
+    "    return a * b\n",
+)
+
+
+async def test_a_block_left_out_in_the_preview_is_reported_left_out(client: EditorClient, ws: Path):
+    if client.spec != "visual-studio-code":
+        pytest.skip("only VS Code shows a preview whose edits can be unticked")
+    client.write("a.py", "x = 1\n")
+    client.write("m.py", FUZZY_FILE)
+    client.open("m.py")
+    client.leave_out = {client.uri("m.py")}  # the user unticks the fuzzy block's edit
+    report = await client.command("llmPatch.apply", {"text": FUZZY_REPLY}, {"preview": True})
+    assert [b["status"] for b in report["blocks"]] == ["applied", "skipped"], report["summary"]
+    assert report["blocks"][1]["left_out"] is True
+    assert report["blocks"][1]["error"]["code"] == "LEFT_OUT"
+    assert "STALE_VERSION" not in str(report)
+    assert report["ok"] is False
+    assert "left out in the editor's preview: #1 m.py" in report["summary"]
+    assert "the rest was applied" in report["summary"]
+    message = next(m.message for m in client.messages if "left out" in m.message)
+    assert "changed: a.py" in message and "applied whole" in message
+
+
+async def test_a_declined_preview_is_left_out_not_stale(client: EditorClient, ws: Path):
+    if client.spec != "visual-studio-code":
+        pytest.skip("only VS Code shows a preview that can be declined")
+    client.write("a.py", "x = 1\n")
+    client.write("m.py", FUZZY_FILE)
+    client.refuse_next = True  # Discard in the preview: applied false, no reason
+    report = await client.command("llmPatch.apply", {"text": FUZZY_REPLY})
+    assert [b["status"] for b in report["blocks"]] == ["skipped", "skipped"]
+    assert {b["error"]["code"] for b in report["blocks"]} == {"LEFT_OUT"}
+    assert "nothing was applied" in report["summary"]
+    # the project's extension turns "applied, yet nothing changed" into this answer
+    client.refuse_next = True
+    client.refuse_reason = "no file changed: every change was left out in the preview"
+    report = await client.command("llmPatch.apply", {"text": FUZZY_REPLY})
+    assert {b["error"]["code"] for b in report["blocks"]} == {"LEFT_OUT"}
 
 
 async def test_a_failing_block_means_nothing_is_sent(client: EditorClient, ws: Path):
@@ -364,7 +414,7 @@ async def test_nothing_landed_is_still_nothing_applied(client: EditorClient, ws:
 
 def test_failed_change_is_read_with_the_clients_failure_handling():
     from lsp_server.edits import BuiltEdit
-    from lsp_server.lsp.apply import expected_landed
+    from lsp_server.lsp.partial import expected_landed
 
     doc = types.TextDocumentEdit(
         text_document=types.OptionalVersionedTextDocumentIdentifier(uri="file:///a", version=None),
