@@ -21,7 +21,8 @@ from lsp_server.edits import text_edits
 from lsp_server.model import Plan, Snapshot
 from lsp_server.plan import PlanOptions, plan_reply
 from lsp_server.reply import parse_reply
-from lsp_server.report import render_human, report_json
+from lsp_server.report import report_json
+from lsp_server.terminal import render_human
 from lsp_server.workspace import decode, digest, relative_path
 
 WORKSPACE: dict[str, bytes] = {

@@ -38,6 +38,18 @@ def line_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return _changed(list(a), list(b), 0, 0)
 
 
+def equal_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """(i, j) for every line `a[i]` the diff keeps as `b[j]`, in order: what lies between
+    the changed regions of `line_opcodes`. Bounded like it (difflib's matcher, asked for
+    its matching blocks directly, is cubic on a rewrite whose only common lines repeat)."""
+    out: list[tuple[int, int]] = []
+    pi = pj = 0
+    for _, i1, i2, _, j2 in [*line_opcodes(a, b), ("end", len(a), len(a), len(b), len(b))]:
+        out.extend((pi + k, pj + k) for k in range(i1 - pi))
+        pi, pj = i2, j2
+    return out
+
+
 def local_opcodes(
     a: Sequence[str], b: Sequence[str], limit: int | None = None
 ) -> list[Opcode] | None:

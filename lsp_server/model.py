@@ -39,6 +39,7 @@ class ErrorCode(StrEnum):
     MODE_RESTRICTED = "MODE_RESTRICTED"
     IO_ERROR = "IO_ERROR"
     PROTECTED_PATH = "PROTECTED_PATH"
+    SYNTAX_BROKEN = "SYNTAX_BROKEN"  # `--strict`: the edit adds syntax errors (else a warning)
     LEFT_OUT = "LEFT_OUT"  # the user left the block out in the editor's preview
 
 
@@ -51,6 +52,7 @@ class WarningType(StrEnum):
     HUNK_SKIPPED = "HUNK_SKIPPED"
     OVERWRITES_FILE = "OVERWRITES_FILE"
     CODE_SAMPLE = "CODE_SAMPLE"  # a pathless code block set aside beside the reply's edits
+    APPENDED = "APPENDED"  # an empty SEARCH on an existing file: added at its end, as aider does
 
 
 class Format(StrEnum):
@@ -92,6 +94,7 @@ class OnExists(StrEnum):
 
     ERROR = "error"  # FILE_EXISTS unless the file is empty (empty SEARCH / empty EDIT)
     OVERWRITE = "overwrite"  # V4A Add File, text-editor `create`
+    APPEND = "append"  # aider's empty SEARCH: the new text goes at the end of the file
 
 
 class HunkKind(StrEnum):
@@ -239,6 +242,9 @@ class EditBlock:
     # a block that names no file (a chat snippet): the paths the prose just before it
     # mentions, nearest first; the plan takes the first that exists in the workspace
     candidates: tuple[str, ...] = ()
+    # the sections of one git patch (`diff --git` after `diff --git`) share this number: git
+    # reads every section's old file before it writes any, so a swap of two files swaps
+    patch: int | None = None
 
 
 @dataclass(frozen=True)

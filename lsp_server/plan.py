@@ -35,6 +35,7 @@ from lsp_server.model import (
     Target,
     WarningType,
 )
+from lsp_server.plan_patch import PatchReads
 from lsp_server.plan_state import FileState, PlanState, missing, net_changes
 from lsp_server.plan_warnings import set_aside_code_samples, warnings_for
 from lsp_server.resolve.hunks import HunksResult, apply_hunks, rebuild
@@ -50,6 +51,8 @@ INLINE_FORMATS = {
     Format.GEMINI,
     Format.OPENHANDS,
 }
+
+
 class PlanOptions(NamedTuple):  # not a dataclass: see journal.Entry
     """How a plan is made: all or nothing, how close a fuzzy match must be, and more."""
 
@@ -62,6 +65,10 @@ class PlanOptions(NamedTuple):  # not a dataclass: see journal.Entry
     # the workspace-relative file a block that names no path applies to (a chat window's
     # code snippet): the CLI's `--file`, the LSP commands' `target`, the editor's buffer
     target: str | None = None
+    # the reading of a block without markers the user chose (resolve.merge.readings):
+    # `--as whole|fragment`, `--keep-rest|--drop-rest`, an editor's code action
+    read_as: str | None = None
+    rest: str | None = None
 
 
 DEFAULT_OPTIONS = PlanOptions()
@@ -108,25 +115,6 @@ def _to_file_endings(new: str, like: str | None) -> str:
     return new
 
 
-def _refuse_partial_rewrite(key: str, old: str, new: str) -> None:
-    """A whole-file block without placeholders replaces the file only when it reads as a
-    rewrite of it; a snippet ("add this function") must not erase everything else."""
-    old_lines = {x.strip() for x in old.split("\n") if x.strip()}
-    if len(old_lines) <= 3:
-        return
-    kept = len(old_lines & {x.strip() for x in new.split("\n") if x.strip()}) / len(old_lines)
-    if kept < 0.5:
-        raise PlacementError.of(
-            ErrorCode.TEXT_NOT_FOUND,
-            f"the block shares only {kept:.0%} of {key}'s lines and marks nothing as kept, so "
-            "it reads as a snippet, not the whole file; nothing in it anchors to the file. "
-            "Quote the lines to change (SEARCH/REPLACE), or mark kept code with "
-            "`... existing code ...` lines",
-            path=key,
-            shared=round(kept, 3),
-        )
-
-
 # A whole-file block for a new path whose lines are at least this share of an existing
 # file's of the same name meant that file.
 MISPLACED_SHARE = 0.5
@@ -162,6 +150,8 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
         raise PlacementError(block.error)
     if block.action is Action.SNIPPET and not block.path:
         block = dataclasses.replace(block, path=_snippet_file(state, block, options))
+    elif block.hunks and not block.path:
+        block = dataclasses.replace(block, path=_diff_file(state, block, options))
     if not block.path:
         raise PlacementError.of(ErrorCode.MALFORMED_BLOCK, "the block names no file")
     _check_size(block)
@@ -189,10 +179,8 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
         return BlockOutcome(block, Status.VALIDATED, MatchKind.DELETE)
 
     if action in (Action.SNIPPET, Action.LAZY) and f.text is not None:
-        if _is_snippet(key, f, block):
-            return _place_snippet(block, key, f, options)
-        action = Action.LAZY  # the whole file (its path named only in the prose, perhaps)
-    elif action is Action.SNIPPET:
+        return _merge_block(block, key, f, options)
+    if action is Action.SNIPPET:
         raise missing(key, "a code snippet is placed into an existing file", f.snap)
 
     if action in (Action.CREATE, Action.OVERWRITE) or (action is Action.LAZY and f.text is None):
@@ -212,11 +200,13 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             state.refuse_lookalike(block.path)
         if action is Action.LAZY and not existed:
             _refuse_misplaced(state, key, block.content or "")
+        if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.APPEND:
+            return _append(state, key, f, block)
         if action is Action.CREATE and existed and f.text == _to_file_endings(
             block.content or "", f.text
         ):
-            # the file holds what the block creates (the reply applied before): whatever
-            # the block does with an existing file, there is nothing to do
+            # the file holds what the block creates (the reply applied before): overwriting
+            # or refusing, there is nothing to do (an append is not: it adds the text again)
             f.blocks.append(block.index)
             return BlockOutcome(block, Status.VALIDATED, MatchKind.CREATE, already_applied=True)
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.ERROR:
@@ -261,18 +251,6 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             "`*** Add File:` or a diff from /dev/null)",
             f.snap,
         )
-
-    if action is Action.LAZY:
-        from lsp_server.resolve import lazy_merge  # whole-file blocks only, as above
-
-        old_lf = to_lf(f.text)
-        merged = lazy_merge.merge(old_lf, block.content or "", key)
-        if merged.match is MatchKind.OVERWRITE:
-            _refuse_partial_rewrite(key, old_lf, block.content or "")
-        already = merged.text == old_lf
-        f.text = f.text if already else rebuild(f.text, merged.text)
-        f.blocks.append(block.index)
-        return BlockOutcome(block, Status.VALIDATED, merged.match, already_applied=already)
 
     if action is Action.STRUCTURAL:
         # tree-sitter loads with it: only for the first reply that needs it
@@ -343,7 +321,7 @@ def _apply_block_hunks(
 
 def _snippet_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
     """The file a snippet that names none applies to (see resolve.snippet_files)."""
-    from lsp_server.resolve import snippet_files
+    from lsp_server.resolve.merge import files as snippet_files
 
     def text_of(path: str) -> str | None:
         try:
@@ -357,21 +335,52 @@ def _snippet_file(state: PlanState, block: EditBlock, options: PlanOptions) -> s
     return snippet_files.choose(block, options.target, text_of, listing)
 
 
-def _is_snippet(key: str, f: FileState, block: EditBlock) -> bool:
-    """A fenced block for an existing file that is only part of it (see docs/snippets.md)."""
-    from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
+def _diff_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
+    """The file a diff without a header applies to: the caller's target, else the one
+    file the prose names that holds the old text of every hunk. Two such, or none: refused,
+    naming them (`--file` chooses)."""
+    if options.target:
+        return options.target
+    holding: list[str] = []
+    for path in block.candidates:
+        try:
+            key, _, snap = state.look(path)
+        except PlacementError:
+            continue
+        f = state.files.get(key)
+        text = to_lf((f.text if f is not None else snap.text) or "")
+        if text and all(h.old in text for h in block.hunks) and key not in holding:
+            holding.append(key)
+    if len(holding) == 1:
+        return holding[0]
+    named = ", ".join(block.candidates) or "none"
+    why = (
+        f"several of the files it names hold its old lines ({', '.join(holding)})"
+        if holding
+        else f"no file its prose names holds its old lines (named: {named})"
+    )
+    raise PlacementError.of(
+        ErrorCode.TARGET_NOT_FOUND,
+        f"the diff has no ---/+++ header naming its file, and {why}; name the file above "
+        "the fence, or give it (`--file PATH`, or the editor's target)",
+        candidates=list(holding or block.candidates),
+    )
 
-    return snippets.is_fragment(to_lf(f.text or ""), key, block.content or "", block.language)
 
-
-def _place_snippet(block: EditBlock, key: str, f: FileState, options: PlanOptions) -> BlockOutcome:
-    """Definitions placed by kind, name and scope (resolve.snippets)."""
-    from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
+def _merge_block(block: EditBlock, key: str, f: FileState, options: PlanOptions) -> BlockOutcome:
+    """A block without markers for an existing file: the merge room places it by the
+    reading the evidence settles or the user chose, or refuses naming the readings."""
+    from lsp_server.resolve.merge import place  # tree-sitter: only when a reply needs it
 
     old_lf = to_lf(f.text or "")
     try:
-        edit = snippets.place_snippet(
-            old_lf, key, block.content or "", block.language, options.fuzzy_threshold
+        merged = place.place(
+            old_lf,
+            key,
+            block.content or "",
+            block.language,
+            place.Choice(options.read_as, options.rest),
+            options.fuzzy_threshold,
         )
     except PlacementError as err:
         if block.format is not Format.SNIPPET:
@@ -381,16 +390,50 @@ def _place_snippet(block: EditBlock, key: str, f: FileState, options: PlanOption
         raise PlacementError.of(
             failure.code, f"{key}: {failure.message}", **{"path": key, **failure.details}
         ) from None
-    already = edit.text == old_lf
-    f.text = f.text if already else rebuild(f.text, edit.text)
+    already = merged.text == old_lf
+    f.text = f.text if already else rebuild(f.text, merged.text)
     f.blocks.append(block.index)
     return BlockOutcome(
         block,
         Status.VALIDATED,
-        MatchKind.SNIPPET,
-        placements=edit.placements,
+        merged.match,
+        placements=merged.placements,
         already_applied=already,
     )
+
+
+def _append(state: PlanState, key: str, f: FileState, block: EditBlock) -> BlockOutcome:
+    """aider's reading of an empty SEARCH on a file that exists: the REPLACE text goes at
+    the end of the file, and the report says so. A file that already ends with that text
+    has it: applied before (a second apply adds nothing)."""
+    add = block.content or ""
+    base = to_lf(f.text or "")
+    n_old = len(split_lines(base))
+    if add.strip() and base.endswith(add):
+        f.blocks.append(block.index)
+        return BlockOutcome(block, Status.VALIDATED, MatchKind.EXACT, already_applied=True)
+    new = base + ("" if not base or base.endswith("\n") else "\n") + add
+    f.text = rebuild(f.text or "", new)
+    f.blocks.append(block.index)
+    state.warnings.append(
+        PlanWarning(
+            WarningType.APPENDED,
+            f"block {block.index}: its SEARCH section is empty and {key} exists, so its "
+            "REPLACE text was added at the end of the file, as aider does (quote the lines "
+            "to replace to put it elsewhere)",
+            key,
+            block.index,
+        )
+    )
+    n = len(split_lines(new))
+    return BlockOutcome(
+        block,
+        Status.VALIDATED,
+        MatchKind.EXACT,
+        placements=(Placement(n_old, n_old, MatchKind.EXACT, 1.0, n),),
+    )
+
+
 def _same_name_elsewhere(state: PlanState, key: str) -> list[str]:
     """Files named like `key` elsewhere in the workspace. A delete of a path that does not
     exist finds what it asks for (applied before), unless one of these exists: then the
@@ -556,6 +599,7 @@ def plan_reply(
     state = PlanState(source, options.protected)
     outcomes: list[BlockOutcome] = []
     loose = spent = 0  # loose blocks so far (see LOOSE_WORK_LINES), and their files' lines
+    patch = PatchReads()  # a git patch's sections read their files at once
     for block in reply.blocks:
         if cancelled is not None and cancelled():
             raise Cancelled()
@@ -565,7 +609,9 @@ def plan_reply(
             continue
         cp = state.checkpoint()
         try:
-            outcomes.append(_resolve_block(state, block, options))
+            outcomes.append(
+                patch.resolve(state, block, lambda b: _resolve_block(state, b, options))
+            )
         except PlacementError as err:
             state.restore(cp)
             outcomes.append(

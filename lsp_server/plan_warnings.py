@@ -141,17 +141,21 @@ def set_aside_code_samples(
     shows code to read: a usage example, a test to write. Such a fence is a snippet that
     names no file; when no path, no caller's target and no workspace file with one of its
     definitions points anywhere, it is set aside with a CODE_SAMPLE warning instead of
-    refusing the reply's real edits. A snippet alone in its reply, or one with a file in
-    sight (mentioned, targeted, or several namesakes), is still placed or refused."""
+    refusing the reply's real edits. So is one whose prose names no file and that places
+    nowhere in the file its definitions led to (a usage example calling them, the result
+    shown again): beside explicit edit blocks it is an illustration, said so in the
+    warning. A snippet alone in its reply, one with a file in sight (mentioned, targeted,
+    or several namesakes), or one that matches two places (TEXT_AMBIGUOUS: a choice to
+    make) is still placed or refused."""
     if target is not None or all(o.block.format is Format.SNIPPET for o in outcomes):
         return outcomes, []
     kept: list[BlockOutcome] = []
     warnings: list[PlanWarning] = []
     for o in outcomes:
         f = o.failure
+        sample = o.block.format is Format.SNIPPET and o.block.path is None and f is not None
         if (
-            o.block.format is Format.SNIPPET
-            and f is not None
+            sample
             and f.code is ErrorCode.TARGET_NOT_FOUND
             and not f.details.get("mentioned")
             and not f.details.get("candidates")
@@ -163,6 +167,20 @@ def set_aside_code_samples(
                     f"block {o.block.index} (reply lines {lo}-{hi}) is code that names no file "
                     "and defines nothing the workspace has: read as an example, not applied "
                     "(name its file before the fence to apply it)",
+                    None,
+                    o.block.index,
+                )
+            )
+            o = dataclasses.replace(o, status=Status.SKIPPED, failure=None)
+        elif sample and f.code is ErrorCode.TEXT_NOT_FOUND and not o.block.candidates:
+            lo, hi = o.block.reply_lines
+            why = f.message.split(": ", 1)[-1]
+            warnings.append(
+                PlanWarning(
+                    WarningType.CODE_SAMPLE,
+                    f"block {o.block.index} (reply lines {lo}-{hi}) is code that names no file "
+                    f"and places nowhere ({why}); beside the reply's edit blocks it is read as "
+                    "an example, not applied (name its file before the fence to apply it)",
                     None,
                     o.block.index,
                 )

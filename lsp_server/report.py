@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lsp_server.linediff import unified_text_diff
-from lsp_server.model import Failure, FileAction, FileChange, Plan, Status
+from lsp_server.model import Failure, FileAction, FileChange, MatchKind, Plan, Status
 
 
 def file_diff(change: FileChange) -> str:
@@ -61,6 +61,7 @@ def report_json(
     planning (a write that was rolled back); `unsaved` the changed files an editor holds
     modified but not yet saved (an editor applies edits to its buffers)."""
     blocks = []
+    unchanged = _unchanged_writes(plan)
     for o in plan.outcomes:
         status = o.status
         if status is Status.VALIDATED and applied:
@@ -75,7 +76,7 @@ def report_json(
         }
         if o.block.move_to:
             entry["move_to"] = o.block.move_to
-        if o.already_applied:
+        if o.already_applied or o.block.index in unchanged:
             entry["already_applied"] = True
         if o.score is not None:
             entry["score"] = o.score
@@ -111,6 +112,25 @@ def report_json(
         out["unsaved"] = list(unsaved)
     out.update(render(out))
     return out
+
+
+# the matches that give a file the block's own text, whatever it held: when such a block
+# placed and its file is not among the changes, the file already held that text
+_WHOLE_TEXT = frozenset({MatchKind.CREATE, MatchKind.OVERWRITE, MatchKind.STRUCTURAL})
+
+
+def _unchanged_writes(plan: Plan) -> frozenset[int]:
+    """The placed blocks that write a whole text (`Add File`, `write_to_file`, a whole file,
+    a `TARGET_NODE` body) into a file the plan leaves as it is: a reply applied again. They
+    are reported `already_applied` like a SEARCH/REPLACE whose new text is already there,
+    instead of "overwrite" or "validated", which read as if something was written."""
+    written = {i for c in plan.files for i in c.blocks}
+    return frozenset(
+        o.block.index
+        for o in plan.outcomes
+        # a held-back block (SKIPPED: another failed, nothing is written) proves nothing
+        if o.status is Status.VALIDATED and o.match in _WHOLE_TEXT and o.block.index not in written
+    )
 
 
 def _fail_files(report: dict[str, Any], plan: Plan, failures: Mapping[str, Failure]) -> None:
@@ -272,7 +292,7 @@ def fence_for(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _match_cell(block: Mapping[str, Any]) -> str:
+def match_words(block: Mapping[str, Any]) -> str:
     if block.get("already_applied"):
         return "already applied"  # nothing was matched or changed: no rung to name
     if not block.get("match") and block.get("status") == "skipped":
@@ -295,7 +315,7 @@ def _markdown(report: Mapping[str, Any], summary: str) -> str:
             lo, hi = b["reply_lines"]
             out.append(
                 f"| {b['index']} | {mark} {_cell(b['status'])} | {_cell(b.get('path') or '')} "
-                f"| {_cell(b['format'])} | {_cell(_match_cell(b))} | {lo}-{hi} |"
+                f"| {_cell(b['format'])} | {_cell(match_words(b))} | {lo}-{hi} |"
             )
         out.append("")
 
@@ -328,63 +348,3 @@ def _markdown(report: Mapping[str, Any], summary: str) -> str:
                 fence = fence_for(f["diff"])
                 out += [f"{fence}diff", f["diff"].removesuffix("\n"), fence, ""]
     return "\n".join(out).rstrip("\n") + "\n"
-
-
-# ---- the terminal -------------------------------------------------------------------------
-
-_GREEN, _RED, _CYAN, _BOLD, _RESET = "\033[32m", "\033[31m", "\033[36m", "\033[1m", "\033[0m"
-
-
-def render_human(report: dict[str, Any], *, color: bool) -> str:
-    """A summary line per block, warnings, then the coloured unified diff."""
-
-    def c(code: str, text: str) -> str:
-        return f"{code}{text}{_RESET}" if color else text
-
-    out: list[str] = []
-    if "error" in report:
-        err = report["error"]
-        out.append(c(_RED, f"✗ {err['code']}: {err['message']}"))
-    for b in report["blocks"]:
-        lo, hi = b["reply_lines"]
-        where = f"{b['path'] or '?'}"
-        if "error" in b:
-            out.append(
-                c(
-                    _RED,
-                    f"✗ block {b['index']} {where} [{b['format']}, reply lines {lo}-{hi}] "
-                    f"{b['error']['code']}",
-                )
-            )
-            out.extend("    " + line for line in b["error"]["message"].splitlines())
-            continue
-        how = _match_cell(b)
-        mark = "✓" if b["status"] in ("applied", "validated") else "·"
-        out.append(
-            c(
-                _GREEN if mark == "✓" else _CYAN,
-                f"{mark} block {b['index']} {where} ({how}) {b['status']}",
-            )
-        )
-    for w in report["warnings"]:
-        out.append(c(_CYAN, f"! {w['type']}: {w['message']}"))
-    for f in report["files"]:
-        for line in f["diff"].splitlines():
-            if line.startswith(("+++", "---")):
-                out.append(c(_BOLD, line))
-            elif line.startswith("+"):
-                out.append(c(_GREEN, line))
-            elif line.startswith("-"):
-                out.append(c(_RED, line))
-            elif line.startswith("@@"):
-                out.append(c(_CYAN, line))
-            else:
-                out.append(line)
-    # a code sample set aside (CODE_SAMPLE) is neither placed nor failed
-    samples = sum(1 for b in report["blocks"] if b["status"] == "skipped" and not b["match"])
-    n_ok = sum(1 for b in report["blocks"] if "error" not in b) - samples
-    n = len(report["blocks"]) - samples
-    files = len(report["files"])
-    aside = f", {plural(samples, 'code sample')} set aside" if samples else ""
-    out.append(c(_BOLD, f"{n_ok} of {n} blocks placed, {plural(files, 'file')} changed{aside}"))
-    return "\n".join(out) + "\n"

@@ -15,15 +15,17 @@ control folders and the user's protected globs are never written (`refuse_protec
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 import os
+import re
 import stat
 import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from lsp_server.model import ErrorCode, PlacementError, Snapshot
+from lsp_server.model import ErrorCode, Failure, PlacementError, Snapshot
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 BINARY_SNIFF = 8192
@@ -267,6 +269,7 @@ class DiskWorkspace:
         real = Path(os.path.realpath(target))
         if real == self.root or self.root not in real.parents:
             return rel, None  # `absolute` refused what leaves; the root itself is no file
+        real = self._respelled(real)
         key = real.relative_to(self.root).as_posix()
         names = self._listing(real.parent)
         if names is None or real.name in names:
@@ -281,6 +284,21 @@ class DiskWorkspace:
             return key, None
         other = (real.parent / spelled[0]).relative_to(self.root).as_posix()
         return (other if os.path.lexists(real) else key), other
+
+    def _respelled(self, real: Path) -> Path:
+        """`real` with each folder above it spelled as its parent lists it. A case-insensitive
+        disk opens `Secrets/` as `secrets/` and `realpath` keeps the spelling it was given:
+        without this, two spellings of one folder would be two places to the plan."""
+        rel = real.relative_to(self.root).parts
+        here = self.root
+        for part in rel[:-1]:
+            names = self._listing(here)
+            if names is not None and part not in names and os.path.lexists(here / part):
+                spelled = sorted(n for n in names if _fold(n) == _fold(part))
+                if spelled:
+                    part = spelled[0]
+            here = here / part
+        return here / rel[-1]
 
     def _listing(self, folder: Path) -> frozenset[str] | None:
         if folder not in self._listings:
@@ -403,37 +421,144 @@ def read_regular(path: str | Path, name: str, limit: int, *, follow: bool = Fals
 # commit or status. A `.git` *file* (a worktree's or a submodule's) points at such a folder.
 VCS_FOLDERS = (".git", ".hg", ".svn")
 
+# Names llm-patch keeps for its own files beside the user's (temporary new texts, saved old
+# ones, the journal, the lock): the writer refuses them as spelled; refused here in every
+# spelling a disk may take for them.
+_RESERVED_PREFIX = ".llm-patch-"
+_RESERVED_NAMES = (".llm-patch.journal", ".llm-patch.lock")
+
+# Code points HFS+ leaves out when it compares names (zero-width joiners, direction marks,
+# the byte-order mark): `.git\u200d` opens `.git` on a Mac. Folded with a few more invisible
+# ones no file name needs (zero-width space, word joiner, soft hyphen): refusing a name with
+# one of them costs nothing, missing one would write a hook.
+_IGNORABLE = dict.fromkeys(
+    [
+        0x00AD,
+        *range(0x200B, 0x2010),
+        *range(0x202A, 0x202F),
+        *range(0x2060, 0x2065),
+        *range(0x206A, 0x2070),
+        0xFEFF,
+    ]
+)
+# An NTFS 8.3 short name: up to six characters, `~`, a number, an extension of up to three
+# (`GIT~1` opens `.git`, `SECRET~1` opens `secrets`, where short names are on).
+_SHORT_NAME = re.compile(r"(?P<base>[^.~/]{1,6})~[1-9][0-9]{0,5}(?:\.(?P<ext>[^.]{1,3}))?")
+
+
+def fold_name(name: str) -> str:
+    """One path component as a case-insensitive, normalising disk compares it: Unicode
+    NFC, case folded, HFS+'s ignorable code points left out, and, as NTFS does, an
+    alternate stream (`.git::$INDEX_ALLOCATION`) and trailing dots and spaces dropped.
+    Two names with one fold can be one file somewhere; the protected-path checks compare
+    folds, so no spelling of a protected name is written."""
+    folded = _nfc(_nfc(name).casefold()).translate(_IGNORABLE)
+    return folded.split(":", 1)[0].rstrip(". ")
+
+
+def _short_form(long: str) -> tuple[str, str]:
+    """What an NTFS short name keeps of a folded long name: the first six characters of its
+    stem and the first three of its extension, leading dots, dots and spaces dropped
+    (`.git` → `git`, ``; `config.yaml` → `config`, `yam`)."""
+    stem, dot, ext = long.lstrip(".").rpartition(".")
+    if not dot:
+        stem, ext = ext, ""
+    return stem.replace(".", "").replace(" ", "")[:6], ext[:3]
+
+
+def _spellings(part: str, longs: Sequence[str]) -> list[str]:
+    """A path component's fold, and, when it has the form of an NTFS short name, each
+    protected long name (folded) it may stand for."""
+    folded = fold_name(part)
+    m = _SHORT_NAME.fullmatch(folded)
+    if m is None:
+        return [folded]
+    short = (m.group("base"), m.group("ext") or "")
+    out = [folded]
+    for long in longs:
+        if long == _RESERVED_PREFIX:  # a prefix: any extension
+            if m.group("base") == _short_form(long)[0]:
+                out.append(long)
+        elif _short_form(long) == short:
+            out.append(long)
+    return out
+
+
+def _literal_parts(globs: Sequence[str]) -> list[str]:
+    """The folded glob components without wildcards: the names a short name may stand for."""
+    return [
+        fold_name(part)
+        for glob in globs
+        for part in glob.split("/")
+        if part and not any(c in part for c in "*?[")
+    ]
+
 
 def refuse_protected(rel: str, globs: Sequence[str] = ()) -> None:
-    """Refuse (`PROTECTED_PATH`) to write `rel` when it is or lies inside a version-control
-    folder, or when it or a folder above it matches one of `globs`.
+    """`protected_reason`, raised when there is one."""
+    reason = protected_reason(rel, tuple(globs))
+    if reason is not None:
+        raise PlacementError(reason)
 
-    A version-control name is compared the way a case-insensitive file system would (`.GIT`
-    and `.git.` reach `.git` on some); a glob is matched with `fnmatch` against the
-    root-relative path and each folder above it, `*` crossing "/", and a leading `**/` also
-    matching at the root.
+
+@functools.lru_cache(maxsize=4096)  # a reply of many blocks names a few paths many times
+def protected_reason(rel: str, globs: tuple[str, ...] = ()) -> Failure | None:
+    """Why `rel` may not be written (`PROTECTED_PATH`), or None: it is or lies inside a
+    version-control folder, it names one of llm-patch's own files, or it or a folder above
+    it matches one of `globs`.
+
+    Every comparison is made on folded names (`fold_name`), the way a case-insensitive or
+    normalising disk (macOS, Windows) resolves them: `.GIT`, `.git.`, `.git\\u200d`, `GIT~1`
+    all reach `.git` on one, `Secrets/` reaches `secrets/`. A glob is matched with `fnmatch`
+    against the root-relative path and each folder above it, `*` crossing "/", and a leading
+    `**/` also matching at the root; both sides folded alike.
     """
     parts = rel.split("/")
+    vcs_longs = list(VCS_FOLDERS) + [_RESERVED_PREFIX]
     for part in parts:
-        if _fold(part).rstrip(". ") in VCS_FOLDERS:
-            raise PlacementError.of(
+        for spelled in _spellings(part, vcs_longs):
+            if spelled in VCS_FOLDERS:
+                return PlacementError.of(
+                    ErrorCode.PROTECTED_PATH,
+                    f"refusing to write {rel}: {part} belongs to version control, whose "
+                    "hooks and configuration run commands; llm-patch never writes there",
+                    path=rel,
+                    pattern=part,
+                ).failure
+    for spelled in _spellings(parts[-1], vcs_longs + list(_RESERVED_NAMES)):
+        if spelled.startswith(_RESERVED_PREFIX) or spelled in _RESERVED_NAMES:
+            return PlacementError.of(
                 ErrorCode.PROTECTED_PATH,
-                f"refusing to write {rel}: {part} belongs to version control, whose hooks "
-                "and configuration run commands; llm-patch never writes there",
+                f"refusing to write {rel}: names starting with {_RESERVED_PREFIX} and "
+                f"{', '.join(_RESERVED_NAMES)}, in any spelling, are llm-patch's own files "
+                "(temporary files, the journal, the lock)",
                 path=rel,
-                pattern=part,
-            )
-    prefixes = ["/".join(parts[:n]) for n in range(len(parts), 0, -1)]
+                pattern=parts[-1],
+            ).failure
+    if not globs:
+        return None
+    longs = _literal_parts(globs)
+    readings = [[]] if parts else []
+    for part in parts:
+        options = _spellings(part, longs)
+        # a short name may stand for several protected names: try each (bounded: a path
+        # has few components, a glob list few literal names)
+        readings = [r + [o] for r in readings for o in options][:256]
     for glob in globs:
-        tails = (glob, glob[3:]) if glob.startswith("**/") else (glob,)
-        if any(fnmatch.fnmatchcase(p, g) for p in prefixes for g in tails):
-            raise PlacementError.of(
-                ErrorCode.PROTECTED_PATH,
-                f"refusing to write {rel}: it matches the protected pattern {glob!r} "
-                "(--protect, llmPatch.protectedPaths)",
-                path=rel,
-                pattern=glob,
-            )
+        folded_glob = "/".join(fold_name(p) if p else p for p in glob.split("/"))
+        tails = (folded_glob, folded_glob[3:]) if folded_glob.startswith("**/") else (folded_glob,)
+        for reading in readings:
+            prefixes = ["/".join(reading[:n]) for n in range(len(reading), 0, -1)]
+            if any(fnmatch.fnmatchcase(p, g) for p in prefixes for g in tails):
+                return PlacementError.of(
+                    ErrorCode.PROTECTED_PATH,
+                    f"refusing to write {rel}: it matches the protected pattern {glob!r} "
+                    "(--protect, llmPatch.protectedPaths; letter case and other spellings "
+                    "a disk may treat as one name are matched too)",
+                    path=rel,
+                    pattern=glob,
+                ).failure
+    return None
 
 
 def _io_failure(rel: str, err: OSError) -> PlacementError:

@@ -4,21 +4,23 @@ Under the workspace lock (`disk.workspace_lock`), in this order:
 
 1. **Check** every file the plan touches, before anything is written: it is where the plan
    left it (a file that changed since it was read is `STALE_VERSION`), a regular file,
-   writable by the user (a read-only file is `PERMISSION_DENIED`), not one of llm-patch's
-   own names. Its mode, owner, group and extended attributes are read.
+   writable by the user (a read-only file is `PERMISSION_DENIED`, for root too), not one
+   of llm-patch's own names. Its mode, owner, group and extended attributes are read.
 2. **Journal** (`journal.py`) what is about to happen, fsynced.
 3. **Prepare**: each new text goes to a temporary file in its destination's folder, gets
    the metadata of the file it replaces, and is fsynced.
 4. **Rename**: each old file is first kept under a saved name (a hard link, so the name
    never goes missing), then — immediately before its own rename — checked again (inode,
-   size, mtime and a hash of its bytes), then the new file is renamed over it. A deleted
-   file is renamed to its saved name.
+   size, mtime and a hash of its bytes; the inode only where the file system keeps inode
+   numbers), then the new file is renamed over it. A deleted file is renamed to its saved
+   name.
 5. **Commit**: once every rename is done and durable, and no saved file changed meanwhile,
    the journal says so; the saved files are removed.
 
 Any failure before the commit puts every saved file back under its name and removes every
-new one; a crash leaves the journal, and the next run (or `llm-patch recover`) does the
-same. All of it goes through folder descriptors (`disk.Folders`), never through a path that
+new one — where the bytes prove it (`journal.undo`): a file another program wrote meanwhile
+is kept and named. A crash leaves the journal, and the next run (or `llm-patch recover`)
+does the same. All of it goes through folder descriptors (`disk.Folders`), never through a path that
 could have been swapped for a symlink since it was checked.
 """
 
@@ -51,7 +53,7 @@ from lsp_server.disk import (
     split_rel,
     workspace_lock,
 )
-from lsp_server.journal import Entry, Journal
+from lsp_server.journal import Entry, Journal, Text, text_of
 from lsp_server.model import ErrorCode, Failure, FileAction, PlacementError, Plan
 from lsp_server.workspace import MAX_FILE_BYTES, DiskWorkspace, digest, encode
 
@@ -72,6 +74,7 @@ class _Target:
     meta_from: tuple[str, str] | None = None  # whose metadata a new text takes
     old: os.stat_result | None = None  # what was there when checked
     old_hash: str | None = None
+    old_text: Text | None = None  # the old bytes (a symlink's target) as the journal names them
     meta: Metadata | None = None
     linked: bool = False  # the old file is also under its saved name already
 
@@ -106,10 +109,10 @@ def write_plan(plan: Plan, ws: DiskWorkspace) -> None:
         except OSError as err:
             raise io_failure(str(ws.root), err, _NOTHING) from None
         try:
-            if journal.load(folders) is not None:
-                # an apply died here before: finish it first; the checks below then refuse
-                # whatever this plan read from its half-written tree
-                journal.recover_open(folders)
+            # an apply died here before: finish it first (and drop a journal it was still
+            # writing); the checks below then refuse whatever this plan read from its
+            # half-written tree
+            journal.recover_open(folders)
             _Transaction(plan, ws, folders).run()
         finally:
             folders.close()
@@ -120,6 +123,9 @@ class _Transaction:
         self.plan, self.ws, self.folders = plan, ws, folders
         self.dirs: list[str] = []  # folders to create, outermost first
         self.current = ""  # the user's file being worked on, for an error's message
+        # False where the file system numbers inodes itself (some FUSE file systems): a
+        # file's inode number is then no sign of its identity, and its bytes are compared
+        self.stable_inodes = True
 
     def run(self) -> None:
         try:
@@ -135,6 +141,8 @@ class _Transaction:
                 t.path,
                 temp=reserved_name(TEMP_SUFFIX) if t.data is not None else None,
                 backup=reserved_name(BACKUP_SUFFIX) if t.old is not None else None,
+                new=text_of(t.data) if t.data is not None else None,
+                old=t.old_text if t.old is not None else None,
             )
             for t in targets
         )
@@ -149,8 +157,8 @@ class _Transaction:
             raise io_failure(targets[0].path, err, _NOTHING) from None
         self.current = targets[0].path
         try:
-            inodes = self._prepare(targets, entries)
-            record = journal.with_inodes(record, inodes)
+            self._prepare(targets, entries)
+            record = record._replace(state=journal.COMMIT)
             self._save(record, targets[0].path)
             self._keep_old(targets, entries)
             for t, e in zip(targets, entries, strict=True):
@@ -164,7 +172,7 @@ class _Transaction:
         except OSError as err:
             self._roll_back(record, io_failure(self.current, err, _NOTHING).failure)
         except BaseException:  # Ctrl-C: undo now rather than leave it to the next run
-            if not journal.undo(record, self.folders)[0]:
+            if not journal.undo(record, self.folders).failed:
                 journal.discard(self.folders)
             raise
         try:
@@ -187,17 +195,27 @@ class _Transaction:
         except OSError:
             pass
         try:
-            conflicts, _ = journal.undo(record, self.folders)
-            if not conflicts:
+            done = journal.undo(record, self.folders, journal.LIVE)
+            failed, kept = list(done.failed), list(done.kept)
+            if not failed:
                 journal.discard(self.folders)
         except OSError:
-            conflicts = [JOURNAL_NAME]
-        if conflicts:
+            failed, kept = [JOURNAL_NAME], []
+        if kept:
+            # a file another program wrote meanwhile keeps what it wrote: "nothing was
+            # written" would be untrue there, so the message says what is where
             failure = Failure(
                 failure.code,
-                f"{failure.message}; and {', '.join(conflicts)} could not be put back: run "
+                f"{failure.message.replace(_NOTHING, 'the apply was rolled back')}; except: "
+                f"{'; '.join(kept)}",
+                {**failure.details, "kept": kept},
+            )
+        if failed:
+            failure = Failure(
+                failure.code,
+                f"{failure.message}; and {', '.join(failed)} could not be put back: run "
                 "`llm-patch recover` (the journal of this apply was kept)",
-                {**failure.details, "unrestored": conflicts},
+                {**failure.details, "unrestored": failed},
             )
         raise WriteError(failure)
 
@@ -322,12 +340,17 @@ class _Transaction:
             raise _Abort(Failure(ErrorCode.IO_ERROR, f"{t.path} is a directory", {"path": t.path}))
         t.old = st
         if stat.S_ISLNK(st.st_mode):
-            return  # a link removed or replaced as itself: its own bytes are its target
+            # a link removed or replaced as itself: its own bytes are its target
+            t.old_text = text_of(os.fsencode(os.readlink(t.name, dir_fd=fd)), link=True)
+            return
         if not stat.S_ISREG(st.st_mode):
             raise _not_regular(t.path)
-        _writable(t, fd)
-        data, st = read_regular(fd, t.name, MAX_FILE_BYTES)
-        t.old, t.old_hash = st, digest(data)
+        _writable(t, fd, st)
+        data, opened = read_regular(fd, t.name, MAX_FILE_BYTES)
+        if opened.st_ino != st.st_ino:
+            # the name and the file opened by it disagree: inode numbers made up per call
+            self.stable_inodes = False
+        t.old, t.old_hash, t.old_text = opened, digest(data), text_of(data)
         if t.digest is not None and t.old_hash != t.digest:
             raise _stale(t.path, "after the patch was planned")
 
@@ -362,22 +385,20 @@ class _Transaction:
 
     # --- 3. the new texts ----------------------------------------------------------------------
 
-    def _prepare(self, targets: list[_Target], entries: tuple[Entry, ...]) -> dict[int, int]:
-        inodes: dict[int, int] = {}
-        for i, (t, e) in enumerate(zip(targets, entries, strict=True)):
+    def _prepare(self, targets: list[_Target], entries: tuple[Entry, ...]) -> None:
+        for t, e in zip(targets, entries, strict=True):
             if t.data is None or e.temp is None:
                 continue
             try:
-                inodes[i] = self._write_temp(t, e.temp)
+                self._write_temp(t, e.temp)
             except FileNotFoundError:  # its folder was removed since it was checked
                 raise _stale(
                     t.path, "while the patch was being written (its folder is gone)"
                 ) from None
             except OSError as err:
                 raise _Abort(io_failure(t.path, err, _NOTHING).failure) from None
-        return inodes
 
-    def _write_temp(self, t: _Target, temp: str) -> int:
+    def _write_temp(self, t: _Target, temp: str) -> None:
         assert t.data is not None
         folder = self.folders.fd(t.folder, create=True)
         # a replacement starts private and takes the old file's mode at the end; a new file
@@ -391,7 +412,6 @@ class _Transaction:
             if t.meta is not None:
                 t.meta.apply(fh.fileno())
             os.fsync(fh.fileno())
-            return os.fstat(fh.fileno()).st_ino
 
     # --- 4. the renames ------------------------------------------------------------------------
 
@@ -410,6 +430,11 @@ class _Transaction:
                 )
                 t.linked = True
                 touched.add(t.folder)
+                saved = lstat(folder, e.backup)
+                if saved is None or saved.st_ino != t.old.st_ino:
+                    # a second name of the file checked, with another number: the numbers
+                    # are made up per name (or the file was replaced: compared by bytes then)
+                    self.stable_inodes = False
             except FileNotFoundError:
                 raise _stale(t.path, "while the patch was being written (it is gone)") from None
             except OSError:
@@ -436,9 +461,7 @@ class _Transaction:
             assert e.backup is not None
             if t.linked:
                 self._same(t, folder, e.backup)
-                current = lstat(folder, t.name)
-                if current is None or current.st_ino != t.old.st_ino:
-                    raise _stale(t.path, _WHILE)
+                self._same(t, folder, t.name, by_number=True)
                 self._swap(t, folder, e.temp, e.backup)
             else:
                 os.replace(t.name, e.backup, src_dir_fd=folder, dst_dir_fd=folder)
@@ -461,11 +484,12 @@ class _Transaction:
         if not rename2(folder, temp, t.name, RENAME_EXCHANGE):
             os.replace(temp, t.name, src_dir_fd=folder, dst_dir_fd=folder)  # no exchange here
             return
-        was = lstat(folder, temp)
-        if was is None or was.st_ino != t.old.st_ino:
+        try:
+            self._same(t, folder, temp, by_number=True)
+        except _Abort:
             rename2(folder, temp, t.name, RENAME_EXCHANGE)  # give the name back to theirs
             os.unlink(backup, dir_fd=folder)  # the old file is no longer what it should hold
-            raise _stale(t.path, _WHILE)
+            raise
         os.unlink(temp, dir_fd=folder)  # a second name of the old file: the saved one stays
 
     def _onto_nothing(self, t: _Target, folder: int, temp: str) -> None:
@@ -484,17 +508,30 @@ class _Transaction:
             return
         os.unlink(temp, dir_fd=folder)
 
-    def _same(self, t: _Target, folder: int, name: str) -> None:
+    def _same(self, t: _Target, folder: int, name: str, by_number: bool = False) -> None:
         """The file now under `name` is the one checked before anything was written: same
-        inode, size, modification time and bytes. Otherwise someone changed it meanwhile."""
+        inode, size, modification time and bytes. Otherwise someone changed it meanwhile.
+
+        `by_number`: the inode number alone is enough — for a second look at a file whose
+        bytes were just compared under its other name. Where the numbers disagree, the file
+        system may be making them up (some FUSE file systems do): from then on this apply
+        compares size, modification time and bytes without them."""
         assert t.old is not None
         st = lstat(folder, name)
-        if st is None or st.st_ino != t.old.st_ino:
+        if st is None:
             raise _stale(t.path, _WHILE)
-        if not stat.S_ISREG(t.old.st_mode):
+        if self.stable_inodes and st.st_ino == t.old.st_ino and by_number:
             return
+        if st.st_ino != t.old.st_ino:
+            self.stable_inodes = False  # or another file: its size, time or bytes say so
+        if not stat.S_ISREG(t.old.st_mode):
+            if stat.S_ISLNK(st.st_mode) and t.old_text == text_of(
+                os.fsencode(os.readlink(name, dir_fd=folder)), link=True
+            ):
+                return
+            raise _stale(t.path, _WHILE)
         data, st = read_regular(folder, name, MAX_FILE_BYTES)
-        if _stamp(st) != _stamp(t.old) or digest(data) != t.old_hash:
+        if self._stamp(st) != self._stamp(t.old) or digest(data) != t.old_hash:
             raise _stale(t.path, _WHILE)
 
     # --- 5. the commit -------------------------------------------------------------------------
@@ -514,18 +551,27 @@ class _Transaction:
                 continue
             self.current = t.path
             st = lstat(self.folders.fd(t.folder), e.backup)
-            if st is None or _stamp(st) != _stamp(t.old):
+            if st is None or self._stamp(st) != self._stamp(t.old):
                 raise _stale(t.path, _WHILE)
 
+    def _stamp(self, st: os.stat_result) -> tuple[int, int, int]:
+        return st.st_ino if self.stable_inodes else 0, st.st_size, st.st_mtime_ns
 
-def _stamp(st: os.stat_result) -> tuple[int, int, int]:
-    return st.st_ino, st.st_size, st.st_mtime_ns
 
+def _writable(t: _Target, folder: int, st: os.stat_result) -> None:
+    """A file its owner made read-only is not replaced behind their back (a rename would).
 
-def _writable(t: _Target, folder: int) -> None:
-    """A file its owner made read-only is not replaced behind their back (a rename would)."""
-    effective = os.access in os.supports_effective_ids
-    if os.access(t.name, os.W_OK, dir_fd=folder, effective_ids=effective):
+    `os.access` answers as the kernel would for a write, and for root the kernel allows
+    every write: a 0444 file would be replaced when running as root (the usual case in
+    containers and CI). So root is held to the mode bits: a file no one may write (no `w`
+    bit at all) is read-only for root too. Anyone else gets the kernel's answer (bits,
+    ACLs, a read-only mount)."""
+    if os.geteuid() == 0 and not stat.S_IMODE(st.st_mode) & 0o222:
+        allowed = False
+    else:
+        effective = os.access in os.supports_effective_ids
+        allowed = os.access(t.name, os.W_OK, dir_fd=folder, effective_ids=effective)
+    if allowed:
         return
     assert t.old is not None
     raise _Abort(

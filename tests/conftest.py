@@ -15,6 +15,10 @@ def pytest_configure(config: object) -> None:
     if "LLM_PATCH_CODE_CACHE" not in os.environ:
         _made.append(tempfile.mkdtemp(prefix="llm-patch-codecache-"))
         os.environ["LLM_PATCH_CODE_CACHE"] = _made[-1]
+    # and `llm-patch undo`'s records of applies outside a repository (lsp_server.cli
+    # .undo_record) go to a folder of this session, not the user's ~/.local/state
+    _made.append(tempfile.mkdtemp(prefix="llm-patch-state-"))
+    os.environ["LLM_PATCH_STATE"] = _made[-1]
 
 
 def pytest_unconfigure(config: object) -> None:

@@ -45,7 +45,7 @@ def test_example_reply_checks_and_applies(shop):
 
     r = cli("apply", "--root", str(shop), reply)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "3 of 3 blocks placed" in r.stdout
+    assert "✓ 3 of 3 blocks applied, 3 files changed" in r.stdout
     cart = (shop / "shop" / "cart.py").read_text()
     assert "        if item.quantity <= 0:\n" in cart  # re-indented into the class
     assert (shop / "CHANGES.md").read_text().startswith("# Changes\n")
@@ -90,7 +90,7 @@ def test_no_edit_blocks(tmp_path):
 
 def test_human_output_lists_blocks_and_diff(shop):
     r = cli("check", "--root", str(shop), str(REPO / "examples" / "reply.md"))
-    assert "✓ block 0 shop/cart.py (indent) validated" in r.stdout
+    assert "✓ block 1 shop/cart.py (indent) validated" in r.stdout  # counted from 1
     assert "+++ b/CHANGES.md" in r.stdout
     assert "\033[" not in r.stdout  # not a terminal: no colour
 
@@ -165,7 +165,7 @@ def test_a_reply_on_stdin_that_is_not_utf8_is_refused(latin1: Path):
     # the same reply in UTF-8 is read and placed (fuzzily: é is not U+FFFD)
     r = cli_bytes("check", "--root", str(latin1), "-", stdin=LATIN1_REPLY.encode("utf-8"))
     assert r.returncode == 0, r.stderr
-    assert b"1 of 1 blocks placed" in r.stdout
+    assert b"1 of 1 block can be placed" in r.stdout
 
 
 def test_a_utf16_reply_is_named_as_such(tmp_path: Path):

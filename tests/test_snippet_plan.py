@@ -10,7 +10,8 @@ import pytest
 from lsp_server.model import ErrorCode, MatchKind, Status, WarningType
 from lsp_server.plan import PlanOptions, plan_reply
 from lsp_server.reply import parse_reply
-from lsp_server.report import render_human, report_json
+from lsp_server.report import report_json
+from lsp_server.terminal import render_human
 from lsp_server.workspace import DiskWorkspace
 from tests.resolve.snippet_samples import SAMPLES
 
@@ -255,4 +256,7 @@ def test_the_report_counts_a_set_aside_sample_apart_from_the_blocks(tmp_path):
     text = render_human(report, color=False)
     assert "(code sample, not applied) skipped" in text
     last = text.rstrip().splitlines()[-1]
-    assert last == "1 of 1 blocks placed, 1 file changed, 1 code sample set aside"
+    assert last == (
+        "✓ 1 of 1 block can be placed, 1 file would change; nothing written; "
+        "1 code sample set aside"
+    )

@@ -21,12 +21,15 @@
 ;; `diff', which shows the change first).  Keep it: an LLM's edit deserves a look.
 ;;
 ;; Eglot gives a buffer to one server only, so your source buffers stay with their own
-;; language servers and llm-patch reads those files from disk.  An edit planned from disk
-;; would land on the wrong lines of a buffer with unsaved changes, so every command sent
-;; to llm-patch lists those buffers as `dirty': a block on one is refused, asking you to
-;; save it first.  Eglot 1.9 (Emacs 28) cannot create, delete or move files through a
-;; server's edit; replies that do are refused, and `llm-patch apply' on the command line
-;; does them.
+;; language servers.  The recipe shares their text with llm-patch itself: before each
+;; request that plans (code actions, lenses, commands) and after each edit it applies,
+;; every file buffer of the project is sent to llm-patch (`didOpen' once, then
+;; `didChange' with the whole text when it changed), so edits are planned on what you see, and a check after an apply says "already applied" without a
+;; save.  Lines inserted into a CRLF (`dos') buffer are inserted without their CR, which
+;; Emacs adds when it saves.  Eglot 1.9 (Emacs 28) cannot create, delete or move files
+;; through a server's edit; replies that do are refused, and `llm-patch apply' on the
+;; command line does them.  When the server refuses to delete or move a buffer's unsaved
+;; work, the recipe asks whether to save it first and apply again.
 
 ;;; Code:
 
@@ -132,8 +135,15 @@ that is not a reply."
 (cl-defmethod eglot-execute-command :around
   ((server llm-patch-eglot-server) command arguments)
   "Send COMMAND with the editor's context added to ARGUMENTS.
-Eglot before 1.16 runs a code action's command here."
-  (cl-call-next-method server command (llm-patch--with-context server command arguments)))
+Eglot before 1.16 runs a code action's command here.  When the server refuses
+to delete or move a buffer's unsaved work, ask to save it and run it again."
+  (let ((report (cl-call-next-method server command
+                                     (llm-patch--with-context server command arguments))))
+    (if (and (member (format "%s" command) llm-patch--reply-commands)
+             (listp report)
+             (llm-patch--save-first (llm-patch--unsaved-refusal report)))
+        (cl-call-next-method server command (llm-patch--with-context server command arguments))
+      report)))
 
 (when (fboundp 'eglot-execute)
   ;; eglot 1.16 and later (Emacs 30) run a code action's command through `eglot-execute'
@@ -149,6 +159,136 @@ Eglot before 1.16 runs a code action's command here."
              server (if (eq command action) command
                       (plist-put (copy-sequence action) :command command))))
         (cl-call-next-method)))))
+
+;;;; Sharing the buffers eglot gives to other servers
+
+(defvar-local llm-patch--shared nil
+  "The llm-patch server this buffer's text was sent to (not managing it), or nil.")
+
+(defvar-local llm-patch--shared-tick nil
+  "`buffer-chars-modified-tick' when the text was last sent.")
+
+(defun llm-patch--bump-version (&rest _)
+  "Count a change of a shared buffer no server manages.
+Eglot checks an edit's pinned version against
+`eglot--versioned-identifier', which only a managing server would advance:
+a change typed after the plan then refuses the edit instead of shifting it."
+  (unless (bound-and-true-p eglot--managed-mode)
+    (cl-incf eglot--versioned-identifier)))
+
+(defun llm-patch--unshare ()
+  "Tell the server a shared buffer is gone (it reads the file from disk again)."
+  (when (and llm-patch--shared (jsonrpc-running-p llm-patch--shared))
+    (ignore-errors
+      (jsonrpc-notify llm-patch--shared :textDocument/didClose
+                      (list :textDocument (list :uri (llm-patch--uri buffer-file-name))))))
+  (setq llm-patch--shared nil))
+
+(defun llm-patch--share-buffer (server)
+  "Send the current buffer's text to SERVER: opened once, then changed."
+  (let ((uri (llm-patch--uri buffer-file-name))
+        (text (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))
+    (if (not (eq llm-patch--shared server))
+        (progn
+          (setq llm-patch--shared server)
+          (add-hook 'after-change-functions #'llm-patch--bump-version nil t)
+          (add-hook 'kill-buffer-hook #'llm-patch--unshare nil t)
+          (jsonrpc-notify server :textDocument/didOpen
+                          (list :textDocument
+                                (list :uri uri :version eglot--versioned-identifier
+                                      :languageId "plaintext" :text text))))
+      (jsonrpc-notify server :textDocument/didChange
+                      (list :textDocument (list :uri uri :version eglot--versioned-identifier)
+                            :contentChanges (vector (list :text text)))))
+    (setq llm-patch--shared-tick (buffer-chars-modified-tick))))
+
+(defun llm-patch-share (server)
+  "Send SERVER the text of the project's file buffers it does not manage.
+Each is opened once and sent again when it changed: the server then plans on
+what the buffers hold (unsaved changes, or a file changed on disk that the
+buffer was not reverted to), not on the files on disk."
+  (let ((root (llm-patch--root)))
+    (dolist (buffer (buffer-list))
+      (let ((file (buffer-file-name buffer)))
+        (when (and file (file-in-directory-p file root)
+                   (not (llm-patch--managed-by server buffer)))
+          (with-current-buffer buffer
+            (unless (and (eq llm-patch--shared server)
+                         (eql llm-patch--shared-tick (buffer-chars-modified-tick)))
+              (llm-patch--share-buffer server))))))))
+
+(defconst llm-patch--planning-methods
+  '("textDocument/codeAction" "textDocument/codeLens" "workspace/executeCommand")
+  "Requests the server answers by planning a reply against the documents it has.")
+
+(cl-defmethod jsonrpc-connection-send :before
+  ((server llm-patch-eglot-server) &rest args &key method id &allow-other-keys)
+  "Share the buffers before a request that plans (see `llm-patch-share')."
+  (ignore args)
+  (when (and id (member (string-remove-prefix ":" (format "%s" method))
+                        llm-patch--planning-methods))
+    (llm-patch-share server)))
+
+(defvar llm-patch--applying nil
+  "Non-nil while eglot applies an edit from llm-patch.")
+
+(defun llm-patch--without-cr (edits)
+  "EDITS (TextEdit plists) with the CR of each CRLF in their new text removed.
+In a buffer that is saved with CRLF line ends (`dos'), Emacs holds lines
+without their CR and adds it on saving: a CR inserted with the text would be
+saved as CR CR LF."
+  (mapcar (lambda (edit)
+            (let ((text (plist-get edit :newText)))
+              (if (and (stringp text) (string-match-p "\r" text))
+                  (plist-put (copy-sequence edit) :newText
+                             (replace-regexp-in-string "\r\n?" "\n" text))
+                edit)))
+          edits))
+
+(defun llm-patch--apply-text-edits (apply edits &rest rest)
+  "Around `eglot--apply-text-edits' (APPLY EDITS REST).
+Line ends as the buffer saves them."
+  (apply apply
+         (if (and llm-patch--applying
+                  (memq (coding-system-eol-type buffer-file-coding-system) '(1 2)))
+             (llm-patch--without-cr (append edits nil))
+           edits)
+         rest))
+
+(advice-add 'eglot--apply-text-edits :around #'llm-patch--apply-text-edits)
+
+(cl-defmethod eglot-handle-request :around
+  ((server llm-patch-eglot-server) (_method (eql workspace/applyEdit)) &rest _)
+  "Apply llm-patch's edit, then share the buffers it changed.
+The server then sees the edit land, and a check right after it says
+\"already applied\" without a save."
+  (prog1 (let ((llm-patch--applying t)) (cl-call-next-method))
+    (llm-patch-share server)))
+
+;;;; Unsaved work a delete or move would take
+
+(defun llm-patch--unsaved-refusal (report)
+  "The files REPORT refused to delete or move because of unsaved changes."
+  (let (out)
+    (dolist (block (append (plist-get report :blocks) nil))
+      (let ((details (plist-get (plist-get block :error) :details)))
+        (when (and details (eq (plist-get details :unsaved) t))
+          (cl-pushnew (plist-get details :path) out :test #'equal))))
+    (nreverse out)))
+
+(defun llm-patch--save-first (paths)
+  "Ask whether to save the buffers of PATHS (project-relative); save them if so."
+  (let* ((root (llm-patch--root))
+         (buffers (delq nil (mapcar (lambda (p) (find-buffer-visiting (expand-file-name p root)))
+                                    paths))))
+    (when (and buffers
+               (y-or-n-p (format "llm-patch: %s %s unsaved changes, and the patch deletes or moves %s on disk.  Save first, then apply? "
+                                 (string-join paths ", ")
+                                 (if (cdr paths) "have" "has")
+                                 (if (cdr paths) "them" "it"))))
+      (dolist (buffer buffers)
+        (with-current-buffer buffer (save-buffer)))
+      t)))
 
 ;;;; Commands
 

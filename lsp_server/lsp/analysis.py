@@ -30,6 +30,7 @@ from lsp_server.lsp.editor_workspace import (
     plan_root,
     target_path,
 )
+from lsp_server.lsp.interrupted import interrupted_apply
 from lsp_server.model import EditBlock, ErrorCode, ParsedReply, PlacementError, Plan
 from lsp_server.report import percent
 from lsp_server.workspace import DiskWorkspace
@@ -109,6 +110,7 @@ def place(
     retries: bool = False,
     target: str | None = None,
     dirty: tuple[str, ...] = (),
+    reading: tuple[str | None, str | None] = (None, None),
 ) -> Analysis:
     """Plan a parsed reply against its root, open documents first (runs in a worker thread).
 
@@ -121,6 +123,9 @@ def place(
 
     root = plan_root(view, source.uri)
     open_texts, uris = overlay(view, root.path)
+    interrupted = interrupted_apply(root.path)  # never a plan on a half-applied tree
+    if interrupted is not None:
+        return Analysis(source, parsed, Plan((), (), failure=interrupted), root.path, uris)
     try:
         rel_target = target_path(root, target) if target is not None else None
     except PlacementError as err:
@@ -130,6 +135,8 @@ def place(
         fuzzy_threshold=fuzzy_threshold,
         protected=protected,
         target=rel_target,
+        read_as=reading[0],
+        rest=reading[1],
     )
     ws = SessionWorkspace(root, open_texts, dirty_paths(root.path, dirty))
     plan = plan_reply(parsed, ws, options, cancelled)

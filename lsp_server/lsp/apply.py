@@ -82,6 +82,8 @@ class ApplyOptions:
     confirm_unsaved: bool = False
     # the caller shows the report itself: no `window/showMessage` about the outcome
     quiet: bool = False
+    # the reading of a block the evidence leaves open (resolve.merge.readings): (as, rest)
+    reading: tuple[str | None, str | None] = (None, None)
 
 
 def require_write(ls: LlmPatchServer) -> None:
@@ -190,6 +192,7 @@ async def _plan_and_build(
                 progress=progress,
                 target=options.target,
                 dirty=options.dirty,
+                reading=options.reading,
             )
     plan = analysis.plan
     logger.debug(

@@ -241,6 +241,8 @@ def quick_fixes(
         closest = diag.data.get("closest")
         if not isinstance(index, int):
             continue
+        if not ls.settings.restricted:
+            out.extend(_reading_actions(uri, doc, diag))
         if diag.related_information:
             out.append(_open_closest(ls, diag))
         retarget = _retarget(uri, doc, diag)
@@ -294,6 +296,22 @@ def quick_fixes(
                 continue
         out.append(action)
     return out
+
+
+def _reading_actions(uri: str, doc: TextDocument, diag: types.Diagnostic) -> list[types.CodeAction]:
+    """One action per reading a block the evidence left open allows, each applying the
+    block read that way, with its preview (resolve.merge.readings)."""
+    from lsp_server.resolve.merge.readings import reading_commands
+
+    return [
+        types.CodeAction(
+            title=title,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diag],
+            command=types.Command(title=title, command=commands.APPLY_BLOCK, arguments=args),
+        )
+        for title, args in reading_commands(diag.data, uri, doc.version)
+    ]
 
 
 def _retarget(uri: str, doc: TextDocument, diag: types.Diagnostic) -> types.CodeAction | None:

@@ -260,6 +260,7 @@ class LlmPatchServer(LanguageServer):
         retries: bool = False,
         target: str | None = None,
         dirty: tuple[str, ...] = (),
+        reading: tuple[str | None, str | None] = (None, None),
     ) -> Analysis:
         """Parse (unless given) and place a reply in a worker thread, on frozen document copies;
         `target` is the URI blocks without a path apply to, `dirty` the documents the client
@@ -290,6 +291,7 @@ class LlmPatchServer(LanguageServer):
             retries=retries,
             target=target,
             dirty=dirty,
+            reading=reading,
         )
         return await self.run_work(work)
 
@@ -352,9 +354,11 @@ class LlmPatchServer(LanguageServer):
         start, end = index.offset(selection.start), index.offset(selection.end)
         if end <= start:
             return ReplySource(text, uri, version)
-        return ReplySource(
-            text[start:end], uri, version, line_offset=selection.start.line, whole_document=False
-        )
+        # The lines before the selection stay as empty lines: the blocks' reply lines (in the
+        # report, its messages and the quick fixes) then count from the document's first
+        # line, where the user sees them, not from the selection's.
+        before = "\n" * text.count("\n", 0, start)
+        return ReplySource(before + text[start:end], uri, version, whole_document=False)
 
     def structure_range(self, raw: Any) -> types.Range:
         """A command argument's JSON range as an LSP Range, or InvalidParams."""

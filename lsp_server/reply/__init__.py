@@ -108,7 +108,7 @@ def _dedent_blocks(lines: list[str]) -> list[str]:
     return dedent_indented_fences(lines, _opens_block)
 
 
-_FENCED = ("```", "~~~")
+_FENCED = ("```", "~~~", "<source", "<codeblock")
 
 FINDERS: tuple[FindBlocks | Gated, ...] = (
     # an agent's tool call written as XML: its opening tag
@@ -127,7 +127,8 @@ FINDERS: tuple[FindBlocks | Gated, ...] = (
     Gated("apply_patch", ("*** Begin Patch",), prefix_spaces),
     # a block opens with `<<<<<<< SEARCH` (5 to 9 `<`; Cline's 3 or more `<` or `-`), an EDIT
     # block with `<<<< EDIT` (4 to 9)
-    Gated("search_replace", (re.compile("(?:<<<|---) *SEARCH"),), _dedent_blocks),
+    # (or ends with `>>>>>>> REPLACE`: a block whose SEARCH line was left out)
+    Gated("search_replace", (re.compile("(?:<<<|---) *SEARCH|>>>>> *REPLACE"),), _dedent_blocks),
     Gated("edit_protocol", (re.compile("<<<< *EDIT"),), _dedent_blocks),
     # a JSON value starts a line: bare, or as a fenced body's first text
     # or follows a chat template's tag on its line (`<tool_call>{`, `[TOOL_CALLS] [`)
@@ -146,7 +147,12 @@ FINDERS: tuple[FindBlocks | Gated, ...] = (
     ),
     Gated("structural", (re.compile(r"(?i)target[_ -]?(?:node|path)"),)),  # its header
     # a git header, or `--- a` over `+++ b`
-    Gated("unified_diff", ("diff --git ", "+++ "), prefix_spaces),
+    # (or a ```diff fence: a chat window's diff without the header)
+    Gated(
+        "unified_diff",
+        ("diff --git ", "+++ ", re.compile(r"(?:```|~~~)[ \t]*(?:diff|patch)\b")),
+        prefix_spaces,
+    ),
     Gated("whole_file", _FENCED, per_fence=True),
     # a chat window's code block of whole definitions, with no path of its own
     Gated("snippets", _FENCED, indent_spaces, per_fence=True),
@@ -237,6 +243,12 @@ def parse_reply(text: str) -> ParsedReply:
         b if b.index == i else dataclasses.replace(b, index=i) for i, b in enumerate(found)
     )
     if not blocks:
+        if any(f.info.split()[:1] in (["diff"], ["patch"]) for f in lines.fences):
+            from lsp_server.reply.unified_diff import unreadable_diff_fence
+
+            why = unreadable_diff_fence(lines)
+            if why is not None:
+                return ParsedReply((), Failure(ErrorCode.NO_EDIT_BLOCKS, why))
         return ParsedReply(
             (),
             Failure(

@@ -20,7 +20,10 @@ _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$"
 # A path: only these characters, ending in a name character (or one "." after one). Two
 # patterns, each linear: the single `^[...]*[\w\-]\.?[\w\-]*$` they replace backtracked
 # quadratically on a long run of "-" that failed at its end.
-_PATHISH_CHARS = re.compile(r"^[\w.\-/\\@+~ ]*$")
+# route folders of web frameworks hold brackets, parentheses and `$` (`[...slug].astro`,
+# `(auth)/page.tsx`, `$postId.tsx`, `+page.svelte`); a bracket must be closed where it opens
+_PATHISH_CHARS = re.compile(r"^[\w.\-/\\@+~ $\[\](){}]*$")
+_BRACKETS = {"[": "]", "(": ")", "{": "}"}
 _PATHISH_END = re.compile(r"[\w\-]\.?$")
 
 
@@ -52,7 +55,16 @@ def fence_open(line: str) -> re.Match[str] | None:
 
 def is_fence_close(line: str, marker: str) -> bool:
     s = line.strip()
+    if marker[0] == "<":  # `<source>` is closed by `</source>` only
+        return s == "</" + marker[1:]
     return s.startswith(marker[0] * len(marker)) and set(s) <= {marker[0]}
+
+
+# aider fences a file that holds ``` fences itself with `<source>` … `</source>` (and kin);
+# alone on its line, with a language word at most, so HTML's `<source src=…>` is not one
+_TAG_FENCE = re.compile(
+    r"^[ \t]*<(?P<tag>source|sourcecode|codeblock)(?:[ \t]+(?P<info>[\w+#.-]+))?>[ \t]*$"
+)
 
 
 def find_fences(lines: list[str]) -> list[Fence]:
@@ -71,11 +83,15 @@ def _scan_fences(lines: list[str]) -> list[Fence]:
     n = len(candidates)
     i = 0
     while i < n:
-        m = _FENCE.match(lines[candidates[i]])
+        line = lines[candidates[i]]
+        m = _FENCE.match(line) or (_TAG_FENCE.match(line) if "<" in line else None)
         if not m:
             i += 1
             continue
-        marker, info = m.group("fence"), m.group("info")
+        if "tag" in m.groupdict():
+            marker, info = f"<{m.group('tag')}>", m.group("info") or ""
+        else:
+            marker, info = m.group("fence"), m.group("info")
         j = i + 1
         while j < n and not is_fence_close(lines[candidates[j]], marker):
             j += 1
@@ -146,7 +162,7 @@ for _name in (
 # A line that may open or close a fence: only whitespace before a run of ``` or ~~~. Searched
 # as "\n" + pattern over "\n" + the joined lines: a literal first character lets the regex
 # engine skip to each line start, where `^` with MULTILINE is tried at every character.
-_FENCE_CANDIDATE = re.compile(r"\n[^\S\n]*[`~]{3}")
+_FENCE_CANDIDATE = re.compile(r"\n[^\S\n]*(?:[`~]{3}|</?(?:source|sourcecode|codeblock)\b)")
 
 
 def line_starts(
@@ -199,7 +215,26 @@ def looks_like_path(s: str) -> bool:
         return False
     if not (_PATHISH_CHARS.match(s) and _PATHISH_END.search(s)):
         return False
+    if not _balanced(s):
+        return False
     return "." in s or "/" in s or s[0].isalpha()
+
+
+def _balanced(s: str) -> bool:
+    """Every bracket closed in the same path segment, in order (`[...slug]`, `[[...x]]`):
+    prose in brackets or a Markdown link is not a path."""
+    if not any(c in s for c in "[](){}"):
+        return True
+    for segment in s.replace("\\", "/").split("/"):
+        stack: list[str] = []
+        for c in segment:
+            if c in _BRACKETS:
+                stack.append(_BRACKETS[c])
+            elif c in ")]}" and (not stack or stack.pop() != c):
+                return False
+        if stack:
+            return False
+    return True
 
 
 _info_path = compiled_on_use(r"""(?:title|file|path|filename)=["']?([^"'\s]+)""")

@@ -46,6 +46,7 @@ from lsp_server.reply.common import (
     SECTION,
     MarkerLine,
     edit_marker,
+    find_fences,
     is_document,
     is_fence_end,
     normalise_newlines,
@@ -88,7 +89,8 @@ class Syntax(NamedTuple):
 SEARCH_REPLACE = Syntax(
     re.compile(r"<{5,9} *SEARCH>?"),
     re.compile(r"={5,9}"),
-    re.compile(r">{5,9} *REPLACE"),
+    # a stray `<` after the marker (a model's typo in real replies) changes no reading
+    re.compile(r">{5,9} *REPLACE *<?"),
     (SEARCH, DIVIDER, REPLACE),
     divider_ends=True,
 )
@@ -139,6 +141,8 @@ class RawBlock(NamedTuple):
     expected: str | None = None
     found: str | None = None
     next_block: bool = False  # broken by the next block's start marker, where scanning resumes
+    # not a block: the rest of the lines, left unread after this many malformed blocks
+    unread: int = 0
 
     @property
     def incomplete(self) -> bool:
@@ -224,19 +228,39 @@ def _patterns(syntax: Syntax) -> tuple[re.Pattern[str], ...]:
     return (syntax.start, syntax.divider, syntax.end)
 
 
+# Past this many malformed blocks a reply is not an edit gone slightly wrong but marker lines
+# (a log, a reply of conflict markers, an attack): the rest of it is one block, refused
+# unread. Each block costs a few objects and a message; a megabyte of one-line blocks would
+# cost seconds, and a report of 100,000 failures helps nobody.
+MAX_MALFORMED = 1_000
+
+
+def unread_rest(lines: list[str], at: int, syntax: Syntax, malformed: int) -> RawBlock:
+    """The block that stands for `lines[at:]` once `malformed` blocks were malformed."""
+    end = max(at, len(lines) - 1)
+    return RawBlock(
+        at, at, end, len(lines), None, (), (), expected=syntax.names[0], found="", unread=malformed
+    )
+
+
 def scan(lines: list[str], syntax: Syntax = SEARCH_REPLACE) -> list[RawBlock]:
     """Every block of `syntax` in `lines`, well-formed or not, in order. Linear time: each
-    line is classified at most twice and the path walk looks at most three lines up."""
+    line is classified at most twice and the path walk looks at most three lines up; past
+    `MAX_MALFORMED` malformed blocks the rest is one block, `unread`."""
     out: list[RawBlock] = []
-    i, floor, prev = 0, -1, None
+    i, floor, prev, malformed = 0, -1, None, 0
     n = len(lines)
     start_name = syntax.names[0]
     while i < n:
         if syntax.kind(lines[i]) != start_name:
             i += 1
             continue
+        if malformed >= MAX_MALFORMED:
+            out.append(unread_rest(lines, i, syntax, malformed))
+            break
         block = scan_block(lines, i, floor, prev, syntax)
         out.append(block)
+        malformed += block.expected is not None
         prev, floor, i = block.path or prev, block.end, block.resume
     return out
 
@@ -255,6 +279,14 @@ def failure(raw: RawBlock, origin: int | None = 0) -> Failure | None:
     reply line before the scanned lines' first (0 for a whole reply; None when the lines are
     not the reply's, as in a JSON string)."""
     where = f"block starting at {_where(raw.marker, origin)[0]}"
+    if raw.unread:
+        return Failure(
+            ErrorCode.MALFORMED_BLOCK,
+            f"not read from {_where(raw.marker, origin)[0]} on: the {raw.unread:,} blocks "
+            f"before it are malformed (past {MAX_MALFORMED:,}, the rest of a reply is not "
+            "read); fix those blocks first",
+            {"unread": True, "malformed_blocks": raw.unread},
+        )
     if raw.expected is not None:
         details: dict[str, object] = {"expected": raw.expected}
         if raw.incomplete:
@@ -392,7 +424,7 @@ def sections(raw: RawBlock, roo: bool = False) -> Sections:
     if roo and k < len(old) and _separator().fullmatch(old[k].strip()):
         k += 1
     if not roo:
-        return Sections(tuple(old), raw.updated)
+        return _copied_numbers(old, list(raw.updated)) or Sections(tuple(old), raw.updated)
     if any(_hint(line) for line in raw.updated):
         # Roo refuses it too: a hint header in the new text is a header misplaced, not text
         return Sections(
@@ -419,6 +451,26 @@ def sections(raw: RawBlock, roo: bool = False) -> Sections:
     return Sections(
         tuple(_unnumbered(old)), tuple(new), start if start is not None else first, True, error
     )
+
+
+def _copied_numbers(old: list[str], new: list[str]) -> Sections | None:
+    """A plain block whose SEARCH lines all carry Roo's reader numbers (`12 | code`), two or
+    more counting up by one: the numbers were copied from the reader, not from the file
+    (read as in a Roo block; the first number becomes the line hint). None otherwise."""
+    numbers = _numbers(old)
+    first = numbers[0] if len(numbers) >= 2 else None
+    if first is None or numbers != list(range(first, first + len(numbers))):
+        return None
+    replace = [n for n, line in zip(_numbers(new), new, strict=True) if line.strip()]
+    error = None
+    if replace and None not in replace:
+        new = _unnumbered(new)
+    elif any(n is not None for n in replace):
+        error = (
+            "the SEARCH lines carry line numbers (`12 | code`) but only some REPLACE lines do; "
+            "copy the new lines all with their numbers or all without"
+        )
+    return Sections(tuple(_unnumbered(old)), tuple(new), first, False, error)
 
 
 def shift_hints(hunks: Sequence[Hunk]) -> tuple[Hunk, ...]:
@@ -471,13 +523,15 @@ def to_edit_block(raw: RawBlock, fmt: Format = Format.SEARCH_REPLACE) -> EditBlo
         if fmt is Format.ROO and error is None:
             error = _empty_search(raw, 0)
         action = Action.OVERWRITE if fmt is Format.CLINE else Action.CREATE
+        # aider appends an empty SEARCH's text to a file that exists; its format, its reading
+        on_exists = OnExists.APPEND if fmt is Format.SEARCH_REPLACE else OnExists.ERROR
         return EditBlock(
             fmt,
             raw.path,
             span,
             action=action,
             content=new,
-            on_exists=OnExists.ERROR,
+            on_exists=on_exists,
             language=raw.language,
             error=error,
         )
@@ -501,10 +555,16 @@ def scan_replies(lines: list[str]) -> list[tuple[RawBlock, Format]]:
     with a spelling aider does not read, or one that is broken by aider's rules but whole by
     Cline's (`<<<<<<< SEARCH` ... `+++++++ REPLACE`), is Cline's. Linear, like `scan`."""
     out: list[tuple[RawBlock, Format]] = []
-    i, floor, prev = 0, -1, None
+    i, floor, prev, malformed = 0, -1, None, 0
     n = len(lines)
     while i < n:
         line = lines[i]
+        if malformed >= MAX_MALFORMED and (
+            SEARCH_REPLACE.kind(line) == SEARCH
+            or ("SEARCH" in line and cline_syntax().kind(line) == SEARCH)
+        ):
+            out.append((unread_rest(lines, i, SEARCH_REPLACE, malformed), Format.SEARCH_REPLACE))
+            break
         if SEARCH_REPLACE.kind(line) == SEARCH:
             block, fmt = scan_block(lines, i, floor, prev), Format.SEARCH_REPLACE
             if block.expected is not None:
@@ -518,6 +578,7 @@ def scan_replies(lines: list[str]) -> list[tuple[RawBlock, Format]]:
             i += 1
             continue
         out.append((block, fmt))
+        malformed += block.expected is not None
         prev, floor, i = block.path or prev, block.end, block.resume
     return out
 
@@ -526,8 +587,55 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     """All SEARCH/REPLACE blocks in the reply `lines` (aider's, Cline's and Roo Code's markers
     written outside a tool call), broken ones carrying MALFORMED_BLOCK. The line hints of a
     run of Roo blocks for one file count in the file before the run (they were one diff)."""
-    blocks = [to_edit_block(raw, fmt) for raw, fmt in scan_replies(lines)]
+    scanned = scan_replies(lines)
+    scanned += [(raw, Format.SEARCH_REPLACE) for raw in _headless(lines, scanned)]
+    scanned.sort(key=lambda found: found[0].start)
+    blocks = [to_edit_block(raw, fmt) for raw, fmt in scanned]
     return _shift_runs(blocks)
+
+
+def _headless(lines: list[str], found: list[tuple[RawBlock, Format]]) -> list[RawBlock]:
+    """Blocks whose `<<<<<<< SEARCH` line was left out, where one reading exists: a fence
+    holding no start marker, old lines, one `=======`, new lines and `>>>>>>> REPLACE` as
+    its last line. The fence opens the SEARCH text, as the marker would have; anything else
+    (a second divider, text after the end marker, no fence) stays a stray marker."""
+    if not any(SEARCH_REPLACE.kind(line) == REPLACE for line in lines):
+        return []
+    held = [(raw.start, raw.end) for raw, _ in found]
+    out: list[RawBlock] = []
+    floor = -1
+    for fence in find_fences(lines):
+        body_end = fence.end if fence.end is not None else len(lines)
+        if fence.end is None or any(lo <= fence.end and hi >= fence.start for lo, hi in held):
+            floor = body_end
+            continue
+        kinds = [(k, SEARCH_REPLACE.kind(lines[k])) for k in range(fence.start + 1, fence.end)]
+        marks = [(k, kind) for k, kind in kinds if kind is not None]
+        last = max((k for k in range(fence.start + 1, fence.end) if lines[k].strip()), default=-1)
+        if (
+            [kind for _, kind in marks] == [DIVIDER, REPLACE]
+            and marks[1][0] == last
+            and any(lines[k].strip() for k in range(fence.start + 1, marks[0][0]))
+            # a line shaped like another marker (`<<-- SEARCH`) is a botched block: refused
+            and not any(edit_marker(lines, k) for k in range(fence.start + 1, marks[0][0]))
+        ):
+            divider, end = marks[0][0], marks[1][0]
+            head = path_above(lines, fence.start + 1, floor, _patterns(SEARCH_REPLACE))
+            out.append(
+                RawBlock(
+                    head.start,
+                    fence.start,
+                    fence.end,
+                    end,
+                    head.path,
+                    tuple(lines[fence.start + 1 : divider]),
+                    tuple(lines[divider + 1 : end]),
+                    head.language,
+                    divider,
+                )
+            )
+        floor = body_end
+    return out
 
 
 def _shift_runs(blocks: list[EditBlock]) -> list[EditBlock]:

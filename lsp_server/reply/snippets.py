@@ -30,6 +30,7 @@ The block's language is its fence's info string, else a guess from the code's ke
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from lsp_server.model import Action, EditBlock, Format
@@ -44,6 +45,7 @@ from lsp_server.reply.common import (
     strip_comment_marker,
 )
 from lsp_server.reply.whole_file import NOT_FILES, fence_head
+from lsp_server.resolve.placeholders import is_placeholder_line
 
 # Info strings that are never code to place: prose, data samples, program output.
 _NOT_CODE = NOT_FILES | frozenset(
@@ -84,6 +86,9 @@ def _skip_modifiers(words: list[str]) -> list[str]:
 def opens_definition(line: str) -> bool:
     """Does this (stripped) line open a definition in some language? Plain string tests,
     no backtracking: a reply line may be long and hostile."""
+    if line.startswith("#") and line[1:2].isalpha() and "(" in line:
+        # a JavaScript / TypeScript private method: `#bump(by: number): void {`
+        return _is_signature(line[1:])
     if not line or line.startswith(("#", "//", "/*", "*", "@", "--")):
         return False
     words = line.split()
@@ -145,12 +150,32 @@ def _is_signature(line: str) -> bool:
 
 
 def has_definition(body: list[str]) -> bool:
-    """Does a line at the body's outermost indentation open a definition?"""
-    code = [ln for ln in body if ln.strip()]
+    """Does a line at the body's outermost indentation open a definition? Comment lines
+    (`// ...existing code...` around a nested definition, as Copilot writes them) do not
+    set that indentation, and the block's first line of code is always outermost (a
+    template literal's text may sit further left than the code around it)."""
+    code = [ln for ln in body if ln.strip() and not _is_comment(ln.strip())]
     if not code:
         return False
+    if opens_definition(code[0].strip()):
+        return True
     depth = min(len(ln) - len(ln.lstrip()) for ln in code)
     return any(len(ln) - len(ln.lstrip()) == depth and opens_definition(ln.strip()) for ln in code)
+
+
+def _elides(body: list[str]) -> bool:
+    """A line of the block says code is left out (`// ...existing code...`): the block is
+    an edit of a file whatever it holds (a statement, a callback, object properties), as
+    Copilot's chat writes them."""
+    return any(is_placeholder_line(line) for line in body)
+
+
+def _is_comment(line: str) -> bool:
+    if line.startswith("#") and opens_definition(line):
+        return False
+    return line.startswith(("#", "//", "/*", "*", "--", "<!--", "{/*")) and not line.startswith(
+        ("#[", "#include", "#define", "#if", "#!")
+    )
 
 
 # --- the language, guessed when the fence has no info string ------------------------------
@@ -200,14 +225,17 @@ def _mentions(line: str) -> list[str]:
     """The file paths a line of prose mentions, in reading order: backticked, or bare
     words shaped like a file name (`hello.py`, `src/app.ts`); never part of a URL."""
     found: list[tuple[int, str]] = []
-    taken: list[tuple[int, int]] = []
+    starts: list[int] = []  # the backticked spans, in order and disjoint: a bisect finds
+    ends: list[int] = []  # the one a token could be in (a scan of all is quadratic)
     for m in _BACKTICKED.finditer(line):
         text = m.group(1).strip().strip("'\"")
-        taken.append(m.span())
+        starts.append(m.start())
+        ends.append(m.end())
         if looks_like_file_path(text) and "://" not in text:
             found.append((m.start(), text))
     for m in _TOKEN.finditer(line):
-        if any(a <= m.start() < b for a, b in taken) or "://" in m.group(0):
+        k = bisect.bisect_right(starts, m.start()) - 1
+        if (k >= 0 and m.start() < ends[k]) or "://" in m.group(0):
             continue
         text = m.group(0).strip("*_~").rstrip(".:!?*_")  # **bold**, _emphasis_
         if "." in text and text[0].isalpha() and looks_like_file_path(text):
@@ -218,7 +246,7 @@ def _mentions(line: str) -> list[str]:
 def prose_paths(lines: list[str], start: int, floor: int) -> tuple[str, ...]:
     """The paths mentioned in the paragraph ending just above `lines[start]` and the one
     before it (never above `floor`), the closest mention first."""
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered, and a look-up per mention (a line may hold thousands)
     k = start - 1
     paragraphs = 0
     while k > floor and not lines[k].strip():
@@ -232,8 +260,7 @@ def prose_paths(lines: list[str], start: int, floor: int) -> tuple[str, ...]:
         if line.lstrip().startswith(("```", "~~~")):
             break
         for path in reversed(_mentions(line)):
-            if path not in out:
-                out.append(path)
+            out.setdefault(path)
         k -= 1
     return tuple(out)
 
@@ -262,7 +289,7 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
     if language in _NOT_CODE or language == "diff":
         return None
     body = lines[fence.start + 1 : fence.end]
-    if not has_definition(body):
+    if not has_definition(body) and not _elides(body):
         return None
     span = (fence.start + 1, fence.end + 1)
     marker = find_marker(lines, fence.start + 1, fence.end, VERBATIM, is_document(None, language))

@@ -26,7 +26,13 @@ import re
 from dataclasses import dataclass, field
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk, HunkKind
-from lsp_server.reply.common import dedent_indented_fences, fence_open, is_fence_close
+from lsp_server.reply.common import (
+    Fence,
+    dedent_indented_fences,
+    fence_open,
+    find_fences,
+    is_fence_close,
+)
 
 DEV_NULL = "/dev/null"
 
@@ -73,10 +79,21 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     # indexes (into `blocks`) of the diff blocks found inside it
     fence: tuple[str, int, str | None] | None = None
     in_fence: list[int] = []
+    # the git patch the next `diff --git` section continues: (its first line, where the last
+    # section ended); a section that follows another with nothing but blank lines between
+    # is part of the same patch
+    patch: tuple[int, int] | None = None
     while i < n:
         if _starts_diff(lines, i):
             marker = fence[0] if fence else None
+            git = lines[i].startswith("diff --git ")
+            if not git or patch is None or any(lines[k].strip() for k in range(patch[1], i)):
+                patch = (i + 1, i) if git else None
             block, i = _parse_file(lines, i, marker)
+            if patch is not None:
+                patch = (patch[0], i)
+                if block is not None:
+                    block = dataclasses.replace(block, patch=patch[0])
             if block is not None:
                 if fence is not None:
                     block = dataclasses.replace(block, language=fence[2])
@@ -96,7 +113,104 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
         i += 1
     if fence is not None and in_fence:
         _widen_to_fence(lines, blocks, in_fence, fence[1], None)
-    return blocks
+    return _with_headerless(lines, blocks)
+
+
+_DIFF_INFO = ("diff", "patch")
+
+
+def _diff_fences(lines: list[str], blocks: list[EditBlock]) -> list[tuple[Fence, int]]:
+    """The closed ```diff fences no diff block was found in, each with the line above
+    which no prose belongs to it (the previous fence's end)."""
+    taken = [b.reply_lines for b in blocks]
+    out: list[tuple[Fence, int]] = []
+    floor = -1
+    for fence in find_fences(lines):
+        word = fence.info.split()[0].lower() if fence.info.split() else ""
+        inside = any(fence.start < lo <= (fence.end or len(lines)) + 1 for lo, _ in taken)
+        if word in _DIFF_INFO and fence.end is not None and not inside:
+            out.append((fence, floor))
+        floor = fence.end if fence.end is not None else len(lines)
+    return out
+
+
+def _with_headerless(lines: list[str], blocks: list[EditBlock]) -> list[EditBlock]:
+    """`blocks` and the headerless diffs chat windows write: a ```diff fence of ` `/`-`/`+`
+    lines (`@@` lines between hunks allowed) with no `---`/`+++` header. The file is the
+    one the prose names, or `--file`: the plan picks it among `candidates`."""
+    found = []
+    for fence, floor in _diff_fences(lines, blocks):
+        raws = _headerless_hunks(lines, fence)
+        if raws is None:
+            continue
+        from lsp_server.reply.snippets import prose_paths  # only for such a fence
+
+        span = (fence.start + 1, (fence.end or fence.start) + 1)
+        error = next((raw.error for raw in raws if raw.error is not None), None)
+        hunks: list[Hunk] = []
+        for raw in raws:
+            if error is None and raw.changed:
+                hunk = _to_hunk(raw)
+                if isinstance(hunk, Failure):
+                    error = hunk
+                else:
+                    hunks.append(hunk)
+        found.append(
+            EditBlock(
+                Format.UNIFIED_DIFF,
+                None,
+                span,
+                hunks=tuple(hunks),
+                language=fence.info.split()[0],
+                error=error,
+                candidates=prose_paths(lines, fence.start, floor),
+            )
+        )
+    return sorted(blocks + found, key=lambda b: b.reply_lines) if found else blocks
+
+
+def _headerless_hunks(lines: list[str], fence: Fence) -> list[_RawHunk] | None:
+    """The hunks of a headerless diff fence, or None when the fence is not one (a line of
+    another shape in it, or nothing added or removed)."""
+    end = fence.end if fence.end is not None else len(lines)
+    body = [lines[k] for k in range(fence.start + 1, end) if lines[k].strip()]
+    if not body or not all(x[:1] in " +-" or x.startswith("@@") for x in body):
+        return None
+    if not any(x[:1] in "+-" for x in body) or (body[0].startswith("--- ") and len(body) > 1):
+        return None
+    raws: list[_RawHunk] = []
+    k = fence.start  # the fence line stands for the first hunk's header
+    while k < end:
+        raw = _parse_hunk(lines, k, fence.marker)
+        raws.append(raw)
+        k = raw.end
+        while k < end and not lines[k].strip():
+            k += 1
+        if k < end and not lines[k].startswith("@@"):
+            return None  # not all of the fence was read as hunks
+    return raws if any(raw.changed for raw in raws) else None
+
+
+def unreadable_diff_fence(lines: list[str]) -> str | None:
+    """Why the first ```diff fence of a reply in which nothing was found could not be read
+    as a diff, or None when there is no such fence: the refusal says that, rather than
+    list every format."""
+    for fence, _ in _diff_fences(lines, []):
+        end = fence.end if fence.end is not None else len(lines)
+        for k in range(fence.start + 1, end):
+            line = lines[k]
+            if line.strip() and line[:1] not in " +-\\" and not line.startswith("@@"):
+                return (
+                    f"the ```{fence.info.split()[0]} fence at reply line {fence.start + 1} "
+                    f"is not a diff that can be read: reply line {k + 1} ({line[:60]!r}) "
+                    "starts with neither ' ' (context), '-' nor '+'; every line of a diff "
+                    "hunk does"
+                )
+        return (
+            f"the ```{fence.info.split()[0]} fence at reply line {fence.start + 1} holds no "
+            "added or removed line ('+' or '-'), so it changes nothing"
+        )
+    return None
 
 
 def _opens_diff(head: list[str]) -> bool:
@@ -196,6 +310,9 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
             last, i = raw.last, raw.end
             continue
         break
+    trailing = _empty_last_hunk(lines, raws, marker)
+    if trailing is not None:
+        raws.pop()
     span = (start + 1, last + 1)
 
     def fail(failure: Failure, path: str | None) -> tuple[EditBlock, int]:
@@ -324,6 +441,13 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
         "nothing; it was skipped"
         for raw in raws
         if not raw.changed
+    ) + (
+        (
+            f"reply line {trailing + 1}: an empty hunk header (no lines after it) ends the "
+            "diff; it was skipped",
+        )
+        if trailing is not None
+        else ()
     )
     if old_p != new_p and not prefixed:
         # `--- x.orig` / `+++ x` from diff(1): the new name is the file being patched
@@ -334,6 +458,24 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
         Format.UNIFIED_DIFF, old_p, span, hunks=tuple(hunks), move_to=move_to, skipped=skipped
     )
     return block, i
+
+
+def _empty_last_hunk(lines: list[str], raws: list[_RawHunk], marker: str | None) -> int | None:
+    """The header line of an empty `@@ ... @@` that ends a diff after real hunks (models
+    write one as a closing flourish), or None. Only where what follows shows the diff is
+    over — its fence closing, the next file's header — never before unprefixed lines, which
+    may be a hunk whose prefixes were lost."""
+    if len(raws) < 2 or raws[-1].body or raws[-1].error is None:
+        return None
+    j = raws[-1].end
+    if j >= len(lines):
+        return None  # the reply ends there: cut off, perhaps
+    nxt = lines[j]
+    over = (marker is not None and is_fence_close(nxt, marker)) or nxt.startswith("diff --git ")
+    over = over or (
+        nxt.startswith("--- ") and j + 1 < len(lines) and lines[j + 1].startswith("+++ ")
+    )
+    return raws[-1].header if over else None
 
 
 def _to_hunk(raw: _RawHunk) -> Hunk | Failure:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import difflib
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from lsp_server.linediff import equal_pairs
 from lsp_server.lines import (
     content,
     contents_of,
@@ -278,12 +278,11 @@ def _region(
         mid_new = new_lines[head : len(new_lines) - tail]
         # lines in common are what keeps an ending; with none (a line edited in place, as
         # a counted replacement does at every place) there is nothing to pair
+        # (the project's one line differ: bounded, where difflib's matcher is cubic on a
+        # rewrite whose only common lines are blank)
         if mid_old and mid_new and not set(mid_old).isdisjoint(mid_new):
-            sm = difflib.SequenceMatcher(None, mid_old, mid_new, autojunk=False)
-            for tag, i1, i2, j1, _ in sm.get_opcodes():
-                if tag == "equal":
-                    for k in range(i2 - i1):
-                        out[head + j1 + k] = old[head + i1 + k]
+            for i, j in equal_pairs(mid_old, mid_new):  # a kept line keeps its own ending
+                out[head + j] = old[head + i]
     if old and new_lines and not ending(old[-1]):
         # the file's unterminated last line, kept but no longer last, needs an ending
         out[:-1] = [x if ending(x) else x + ft.eol for x in out[:-1]]
@@ -490,9 +489,7 @@ def apply_hunks(
             if is_counted(hunk):
                 from lsp_server.resolve.counted import place_counted  # only counted hunks
 
-                counted = place_counted(
-                    ft.contents, ft.terminated(), ft.index, hunk, new, inline
-                )
+                counted = place_counted(ft.contents, ft.terminated(), ft.index, hunk, new, inline)
                 if counted is not None:
                     if counted.already_applied:
                         noops += 1

@@ -22,10 +22,10 @@ the block changes leaves its order unclear, and the block is refused.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from lsp_server.linediff import equal_pairs
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
 from lsp_server.resolve.content_index import ContentIndex
 from lsp_server.resolve.indent import TAB_WIDTH, indent_of, infer_shift, width
@@ -109,8 +109,7 @@ def _kept_pairs(
     unpaired and could take its place without moving past a line the new text still has,
     that one is kept instead: where the block repeats an empty line, the one the file has
     is the one it keeps."""
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    pairs = [(i + k, j + k) for i, j, size in matcher.get_matching_blocks() for k in range(size)]
+    pairs = equal_pairs(old, new)  # the one line differ: bounded (difflib's is cubic here)
     if all(r is not None for r in rows):
         return pairs
     paired = {i for i, _ in pairs}

@@ -1,6 +1,7 @@
-"""Where the peer corpora live: `$LLM_PATCH_CONFORMANCE`, else `conformance/` in the folder
-`shared/` beside the repository (`<repo>/../shared/conformance`). A test whose corpus is not
-there skips."""
+"""Where the peer corpora live: `$LLM_PATCH_CONFORMANCE`; else `.conformance/` in the
+repository, where `python3 tools/fetch_conformance.py` puts them (fetched from upstream at
+pinned commits, hash-checked); else `conformance/` in the folder `shared/` beside the
+repository. A test whose corpus is not there skips, saying how to fetch it."""
 
 from __future__ import annotations
 
@@ -8,8 +9,19 @@ import os
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+FETCHED = REPO / ".conformance"
 CORPORA = (
     Path(os.environ["LLM_PATCH_CONFORMANCE"])
     if os.environ.get("LLM_PATCH_CONFORMANCE")
+    else FETCHED
+    if FETCHED.is_dir()
     else REPO.parent / "shared" / "conformance"
 )
+
+
+def missing(what: str) -> str:
+    """The skip reason of a test whose corpus is absent: what to run to have it."""
+    return (
+        f"{what} not found in {CORPORA}: fetch it with `python3 tools/fetch_conformance.py` "
+        "(from upstream at pinned commits, hash-checked), or set LLM_PATCH_CONFORMANCE"
+    )

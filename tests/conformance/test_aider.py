@@ -21,13 +21,13 @@ from lsp_server.model import ErrorCode
 from lsp_server.reply import search_replace as sr
 from lsp_server.reply.common import normalise_text
 
-from .corpus import CORPORA
+from .corpus import CORPORA, missing
 
 HISTORY = CORPORA / "aider-chat-history" / "chat-history.md"
 GOLD = CORPORA / "aider-chat-history" / "chat-history-search-replace-gold.txt"
 
 pytestmark = pytest.mark.skipif(
-    not (HISTORY.is_file() and GOLD.is_file()), reason=f"aider corpus not found in {CORPORA}"
+    not (HISTORY.is_file() and GOLD.is_file()), reason=missing("the aider corpus")
 )
 
 A = "@" * 20

@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from lsp_server.model import ErrorCode, PlacementError
-from lsp_server.resolve.lazy_merge import lazy_merge
+from lsp_server.resolve.merge.lazy import lazy_merge
 from lsp_server.resolve.placeholders import is_placeholder_line
 
-from .corpus import CORPORA
+from .corpus import CORPORA, missing
 
 LAZY = CORPORA / "continue-lazy" / "lazy"
 ALL = sorted(p.name[: -len(".diff")] for p in LAZY.glob("*.diff")) if LAZY.is_dir() else []
@@ -68,7 +68,7 @@ def _merge(name: str) -> tuple[str, list[str]]:
     return lazy_merge(original + "\n", snippet + "\n", name), _expected(name, diff)
 
 
-pytestmark = pytest.mark.skipif(not ALL, reason=f"Continue corpus not found at {LAZY}")
+pytestmark = pytest.mark.skipif(not ALL, reason=missing("the Continue corpus"))
 
 
 @pytest.mark.parametrize("name", ALL)

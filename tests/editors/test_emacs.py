@@ -1,8 +1,10 @@
 """The Emacs recipe (editors/emacs/llm-patch.el) in a real headless Emacs with eglot, against
 the real server: `emacs --batch -l editors/emacs/tests/e2e.el` (the reply mode, eglot's
-confirmation, the edit in the buffer and one undo, an unsynced modified buffer refused, the
-server's message, a pasted snippet going to the buffer used last), and the recipe
-byte-compiled with warnings as errors.
+confirmation, the edit in the buffer and one undo, a modified buffer of another server shared
+so the edit lands on its unsaved text, a check right after an apply saying *already applied*
+with nothing saved, CRLF files saved with exactly CRLF whether open or not, a delete of a
+buffer with unsaved changes losing nothing, the server's message, a pasted snippet going to
+the buffer used last), and the recipe byte-compiled with warnings as errors.
 
 Skipped, saying why, without an Emacs whose eglot loads (editors/ci.sh installs Debian's
 emacs-nox and elpa-eglot when it can). The server is this interpreter's `python -m
@@ -88,3 +90,12 @@ def test_the_recipe_end_to_end(tmp_path: Path):
     failed = [line for line in out.splitlines() if line.startswith("FAIL")]
     assert done.returncode == 0 and not failed, out
     assert " passed, 0 failed" in out, out
+    for name in (
+        "a modified buffer eglot gives another server is shared",
+        "llm-patch-check after an apply, nothing saved: already applied",
+        "CRLF (not open): the saved file has exactly \\r\\n line ends",
+        "CRLF (open): the saved file has exactly \\r\\n line ends",
+        "delete of an unsaved buffer: nothing lost",
+        "typing between the plan and the edit: typed, then the edit refused or placed right",
+    ):
+        assert f"ok   {name}" in out, out

@@ -4,8 +4,11 @@ Each Neovim >= 0.10 found runs the Lua scripts: `unit.lua` (the server's words s
 definitions; no server), `e2e.lua` (one server however fast files open, a reply in the
 clipboard register, `:LlmPatchApply`, the buffers' new text, one `u` to undo, a failing
 block's diagnostic, the preview split), `safety.lua` (no edit at shifted positions, no
-unsaved work lost, file operations confirmed) and `tools.lua` (review, undo, health, help,
-lenses, quickfix, statusline, untitled replies, the caller's target).
+unsaved work lost, file operations confirmed), `files.lua` (created, moved and deleted files
+undone without touching the user's later work, nothing written the user did not write, CRLF
+files kept CRLF, unsaved work a delete or move would take asked about) and `tools.lua`
+(review, undo, health, help, lenses, quickfix, statusline, untitled replies, the caller's
+target).
 The server is this interpreter's `python -m lsp_server`, the package under test.
 
 Neovims come from `editors/scripts/install-neovim.sh` (run by editors/ci.sh): 0.11 from PyPI,
@@ -126,6 +129,7 @@ def test_plugin_never_corrupts_or_loses_work(version: str, tmp_path: Path) -> No
         "delete an unsaved file: refused",
         "a delete of an unsaved buffer reaching the editor: refused naming it",
         "delete: asked first, naming the file",
+        "delete an unsaved file: asked first, naming the file",
         "new file: it can be written (its directory exists)",
     )
 
@@ -141,6 +145,68 @@ def test_plugin_conveniences(version: str, tmp_path: Path) -> None:
         "review: applying the accepted block only",
         ":LlmPatchUndo: every file of the patch restored",
         ":help llm_patch opens the help",
+        ":help llm-patch opens the help",
+        "statusline: redrawn when the server is ready, without a key press",
+        "preview with a failing block: the diff of the block that places",
+        "review: a failed block cannot be accepted",
+        "ranged command: reply lines count from the buffer's first line",
+        "ranged command on an unnamed buffer: reply lines count from its first line",
+        "code action in an :enew buffer: Apply applies it",
+    )
+
+
+_FILES_RUNS: dict[str, subprocess.CompletedProcess] = {}
+# The check that needs the server to say so (item 9 of issue 24): an applied V4A patch's
+# blocks all report `already_applied`. Its own test, so the rest of files.lua is judged apart.
+_ALREADY_APPLIED = "after a V4A apply"
+
+
+def _files_run(
+    version: str, tmp_path_factory: pytest.TempPathFactory
+) -> subprocess.CompletedProcess:
+    if version not in _FILES_RUNS:
+        tmp = tmp_path_factory.mktemp(f"files-{version}")
+        _FILES_RUNS[version] = _run(NVIMS[version], TESTS / "files.lua", tmp, timeout=240)
+    return _FILES_RUNS[version]
+
+
+@pytest.mark.skipif(not NVIMS, reason=NO_NVIM)
+@pytest.mark.parametrize("version", list(NVIMS) or ["none"])
+def test_plugin_file_operations_and_line_ends(
+    version: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    proc = _files_run(version, tmp_path_factory)
+    output = proc.stdout + proc.stderr
+    failed = [
+        line
+        for line in output.splitlines()
+        if line.startswith("FAIL") and not line.startswith(f"FAIL - {_ALREADY_APPLIED}")
+    ]
+    assert not failed and re.search(r"^\d+ passed, \d+ failed$", proc.stdout, re.MULTILINE), output
+    _assert_checked(
+        proc,
+        "created, written, typed: :LlmPatchUndo keeps the file on disk",
+        "created, written unchanged: :LlmPatchUndo removes it",
+        "move (open): nothing saved the user did not save (the moved file holds its old text)",
+        "move (not open): nothing saved the user did not save (the moved file holds its old text)",
+        "undo the move (open): the file is back with its text",
+        "CRLF (open): the saved file has exactly \\r\\n line ends",
+        "CRLF (not open): the saved file has exactly \\r\\n line ends",
+        "delete of an unsaved buffer: asked, naming the file",
+        "move of an unsaved buffer: :LlmPatchUndo brings the written work back",
+    )
+
+
+@pytest.mark.skipif(not NVIMS, reason=NO_NVIM)
+@pytest.mark.parametrize("version", list(NVIMS) or ["none"])
+def test_plugin_v4a_blocks_already_applied_after_apply(
+    version: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    proc = _files_run(version, tmp_path_factory)
+    _assert_checked(
+        proc,
+        f"{_ALREADY_APPLIED} (not open): every block already applied",
+        f"{_ALREADY_APPLIED} (open): every block already applied",
     )
 
 

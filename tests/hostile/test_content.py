@@ -21,6 +21,7 @@ from lsp_server import cli
 from lsp_server.model import ErrorCode, MatchKind
 from lsp_server.plan import plan_reply
 from lsp_server.reply import MAX_REPLY_BYTES, parse_reply
+from lsp_server.reply.search_replace import MAX_MALFORMED
 from lsp_server.workspace import MAX_FILE_BYTES, DiskWorkspace
 
 from .support import (
@@ -104,11 +105,14 @@ def test_ten_thousand_blocks(tmp_path: Path):
     assert result_bytes(plan, files)["many.py"] == expected
 
 
-def test_ten_thousand_broken_blocks_are_each_reported():
+def test_ten_thousand_broken_blocks_are_reported_up_to_the_limit():
+    """Each broken block is reported up to `MAX_MALFORMED`; the rest of the reply is one
+    refusal saying why (a report of 10,000 failures helps nobody, and each costs time)."""
     reply = "a.py\n<<<<<<< SEARCH\nx\n" * 10_000  # never a divider: every block is broken
     parsed = bounded(60, lambda: parse_reply(reply), "10,000 broken blocks")
-    assert len(parsed.blocks) == 10_000
+    assert len(parsed.blocks) == MAX_MALFORMED + 1
     assert {b.error.code for b in parsed.blocks} == {ErrorCode.MALFORMED_BLOCK}
+    assert parsed.blocks[-1].error.details["malformed_blocks"] == MAX_MALFORMED
 
 
 # --- repetition ------------------------------------------------------------------------------

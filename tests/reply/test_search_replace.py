@@ -274,7 +274,7 @@ def test_empty_search_creates_a_file() -> None:
     b = one(f"new/mod.py\n{F}python\n<<<<<<< SEARCH\n=======\nx = 1\n>>>>>>> REPLACE\n{F}")
     assert b.action == Action.CREATE
     assert b.content == "x = 1\n"
-    assert b.on_exists == OnExists.ERROR
+    assert b.on_exists == OnExists.APPEND  # a new file; appended to one that exists, as aider does
     assert b.hunks == ()
     assert b.error is None
 

@@ -58,10 +58,11 @@ def _check_both(tmp_path: Path, files: dict[str, str], reply: str, expected: dic
 
 
 def test_rename_there_and_back_in_a_diff_keeps_the_file(tmp_path):
-    """a→b over an existing b, then b→a: a holds its text again and b (whose content the
-    first rename replaced) is gone — not `a` deleted and `b` emptied."""
+    """a→b over an existing b, then (a second diff) b→a: a holds its text again and b (whose
+    content the first rename replaced) is gone — not `a` deleted and `b` emptied. (In one
+    git patch the two renames are a swap: tests/hostile/test_git_patch_at_once.py.)"""
     reply = (
-        "diff --git a/a.py b/b.py\nrename from a.py\nrename to b.py\n"
+        "diff --git a/a.py b/b.py\nrename from a.py\nrename to b.py\n\nThen:\n\n"
         "diff --git a/b.py b/a.py\nrename from b.py\nrename to a.py\n"
     )
     plan = _check_both(tmp_path, {"a.py": "A = 1\n", "b.py": "B = 1\n"}, reply, {"a.py": "A = 1\n"})

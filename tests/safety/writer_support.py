@@ -121,3 +121,25 @@ def die_at(step: int, monkeypatch, work: Callable[[], object]) -> int:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status)
+
+
+def crash_where(
+    root: Path,
+    reset: Callable[[], None],
+    work: Callable[[], object],
+    monkeypatch,
+    reached: Callable[[], bool],
+) -> int:
+    """Kill `work` before each of its steps in turn (resetting the tree with `reset` and
+    recovering in between) until the tree it leaves satisfies `reached`; returns that step.
+    The tree is left as the killed run left it."""
+    from lsp_server.journal import recover
+
+    for step in range(1, 200):
+        reset()
+        if die_at(step, monkeypatch, work) != 137:
+            break
+        if reached():
+            return step
+        recover(root)
+    raise AssertionError("no step leaves the tree in the state wanted")

@@ -17,6 +17,9 @@
   (when (and env (not (string-empty-p env)))
     (setq llm-patch-server-command (append (json-read-from-string env) nil))))
 
+;; a server that starts slowly on a busy machine is still a server
+(setq eglot-connect-timeout 120)
+
 (defvar e2e-passed 0)
 (defvar e2e-failed 0)
 (defvar e2e-prompts nil "What eglot asked, newest first.")
@@ -52,6 +55,22 @@
   (with-temp-buffer
     (insert-file-contents (expand-file-name rel e2e-root))
     (buffer-string)))
+
+(defun e2e-file-bytes (rel)
+  (with-temp-buffer
+    (set-buffer-multibyte nil)
+    (insert-file-contents-literally (expand-file-name rel e2e-root))
+    (buffer-string)))
+
+(defvar e2e-race-buffer nil)
+(defvar e2e-race-typed nil)
+(defun e2e-type-in-race (&rest _)
+  "A line typed into `e2e-race-buffer' after the plan, right before eglot applies the edit."
+  (unless e2e-race-typed
+    (setq e2e-race-typed t)
+    (with-current-buffer e2e-race-buffer
+      (goto-char (point-min))
+      (insert "# typed\n"))))
 
 (defun e2e-sr (path search replace)
   (format "%s\n```\n<<<<<<< SEARCH\n%s=======\n%s>>>>>>> REPLACE\n```\n" path search replace))
@@ -116,36 +135,37 @@
                        (with-current-buffer target (buffer-string)))
             (with-current-buffer target (set-buffer-modified-p nil))
 
-            ;; ---- a buffer with unsaved changes the server was not sent is refused
+            ;; ---- a buffer with unsaved changes is shared: the edit lands on what it holds
             (with-current-buffer target
               (goto-char (point-min))
               (insert "# unsaved\n# lines\n"))
             (e2e-code-action reply)
-            (e2e-check "an unsynced modified buffer is not edited"
-                       (equal (with-current-buffer target (buffer-string))
-                              "# unsaved\n# lines\nLABEL = 'count'\nCOUNT = 1\n")
-                       (with-current-buffer target (buffer-string)))
-            (e2e-check "the server says to save it"
-                       (string-match-p "src/i18n.py has unsaved changes" (e2e-messages)))
-
-            ;; ---- saved, it applies where the text is now
-            (with-current-buffer target (save-buffer))
-            (e2e-code-action reply)
-            (e2e-check "after saving, the edit lands below the new lines"
+            (e2e-check "a modified buffer eglot gives another server is shared: the edit lands below its unsaved lines"
                        (equal (with-current-buffer target (buffer-string))
                               "# unsaved\n# lines\nLABEL = 'count'\nCOUNT = 3\n")
-                       (with-current-buffer target (buffer-string)))
+                       (list (with-current-buffer target (buffer-string)) (e2e-messages)))
+            (e2e-check "nothing written to disk"
+                       (equal (e2e-file-text "src/i18n.py") "LABEL = 'count'\nCOUNT = 1\n"))
             (e2e-check "the server says which files changed and which are unsaved"
                        (string-match-p "applied 1 edit in 1 file: src/i18n.py; not saved yet: src/i18n.py"
                                        (e2e-messages)))
 
-            ;; ---- M-x llm-patch-check reports, changes nothing
-            (with-current-buffer target (save-buffer))
+            ;; ---- M-x llm-patch-check right after, unsaved: already applied
             (let ((report (with-current-buffer reply (llm-patch-check))))
-              (e2e-check "llm-patch-check: already applied"
+              (e2e-check "llm-patch-check after an apply, nothing saved: already applied"
                          (equal (plist-get report :summary)
                                 "nothing to change: 1 edit already applied.")
                          (plist-get report :summary)))
+            ;; typed after the check: the next plan sees it too
+            (with-current-buffer target
+              (goto-char (point-max))
+              (insert "EXTRA = 1\n"))
+            (let ((report (with-current-buffer reply (llm-patch-check))))
+              (e2e-check "llm-patch-check after more typing: still already applied"
+                         (equal (plist-get report :summary)
+                                "nothing to change: 1 edit already applied.")
+                         (plist-get report :summary)))
+            (with-current-buffer target (save-buffer))
 
             ;; ---- the target: the most recent file buffer that is not the reply
             (with-current-buffer reply
@@ -171,6 +191,61 @@
                          (with-current-buffer app-buffer (buffer-string)))
               (e2e-check "the other file defining it is left alone"
                          (equal (e2e-file-text "lib/copy.py") app)))
+;; ---- typing between the plan and the edit: refused, never shifted
+            (let* ((file (e2e-write "src/race.py" "A = 1\nB = 2\n"))
+                   (race (find-file-noselect file))
+                   (race-reply (e2e-open-reply
+                                "notes/race.llm.md"
+                                (concat "Bump B:\n\n" (e2e-sr "src/race.py" "B = 2\n" "B = 3\n")))))
+              (setq e2e-race-buffer race e2e-race-typed nil e2e-answer t)
+              (advice-add 'eglot--apply-workspace-edit :before #'e2e-type-in-race)
+              (unwind-protect (ignore-errors (e2e-code-action race-reply))
+                (advice-remove 'eglot--apply-workspace-edit #'e2e-type-in-race))
+              (e2e-check "typing between the plan and the edit: typed, then the edit refused or placed right, never shifted"
+                         (and e2e-race-typed
+                              (member (with-current-buffer race (buffer-string))
+                                      '("# typed\nA = 1\nB = 2\n" "# typed\nA = 1\nB = 3\n")))
+                         (with-current-buffer race (buffer-string))))
+
+            ;; ---- CRLF files keep exactly CRLF, open or not
+            (dolist (open '(nil t))
+              (let* ((how (if open "open" "not open"))
+                     (file (e2e-write "src/dos.py" "a = 1\r\nb = 2\r\nc = 3\r\n"))
+                     (_ (when open (find-file-noselect file)))
+                     (dos-reply (e2e-open-reply
+                                 (format "notes/dos-%s.llm.md" (if open "open" "closed"))
+                                 (concat "Add lines:\n\n"
+                                         (e2e-sr "src/dos.py" "b = 2\n" "b = 2\ny = x + 1\nz = 4\n")))))
+                (setq e2e-answer t)
+                (e2e-code-action dos-reply)
+                (let ((buffer (find-buffer-visiting file)))
+                  (when buffer (with-current-buffer buffer (save-buffer))))
+                (e2e-check (format "CRLF (%s): the saved file has exactly \\r\\n line ends" how)
+                           (equal (e2e-file-bytes "src/dos.py")
+                                  "a = 1\r\nb = 2\r\ny = x + 1\r\nz = 4\r\nc = 3\r\n")
+                           (e2e-file-bytes "src/dos.py"))
+                (let ((buffer (find-buffer-visiting file)))
+                  (when buffer (kill-buffer buffer)))))
+
+            ;; ---- a delete of a buffer with unsaved changes: asked, nothing lost
+            (let* ((file (e2e-write "src/old.py" "x = 1\n"))
+                   (old (find-file-noselect file))
+                   (del-reply (e2e-open-reply
+                               "notes/delete.llm.md"
+                               "Remove it:\n\n```\n*** Begin Patch\n*** Delete File: src/old.py\n*** End Patch\n```\n")))
+              (with-current-buffer old (goto-char (point-max)) (insert "y = 2  # unsaved\n"))
+              (setq e2e-prompts nil e2e-answer nil)
+              (ignore-errors (with-current-buffer del-reply (llm-patch-apply)))
+              (e2e-check "delete of an unsaved buffer: nothing lost (the file and the buffer's work stay)"
+                         (and (equal (e2e-file-text "src/old.py") "x = 1\n")
+                              (buffer-live-p old)
+                              (equal (with-current-buffer old (buffer-string)) "x = 1\ny = 2  # unsaved\n"))
+                         (list e2e-prompts (e2e-messages)))
+              (e2e-check "delete of an unsaved buffer: the user is told or asked, naming the file"
+                         (or (cl-some (lambda (p) (string-match-p "src/old.py" p)) e2e-prompts)
+                             (string-match-p "src/old.py" (e2e-messages)))
+                         (list e2e-prompts (e2e-messages))))
+
             (ignore-errors (eglot-shutdown server))))
       (error (e2e-check "no error" nil err)))
   (delete-directory e2e-root t))

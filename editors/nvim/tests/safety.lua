@@ -5,7 +5,7 @@
 --   * a plan made right after typing in another buffer lands on the right line (code actions)
 --   * an edit pinned to an older version of a buffer (0 included) is refused whole
 --   * a buffer with no filetype is synced before planning (src/VERSION)
---   * deleting a file with unsaved changes is refused naming it; every file operation is
+--   * deleting a file with unsaved changes asks first, naming it ("no" refuses); every file operation is
 --     confirmed first; :LlmPatchUndo brings a deleted file back
 --   * a new file in a new directory can be written
 --
@@ -130,18 +130,21 @@ local old = vim.api.nvim_get_current_buf()
 vim.api.nvim_buf_set_lines(old, 0, -1, false, { 'x = 2  # unsaved work' })
 vim.fn.setreg('+', '*** Begin Patch\n*** Delete File: src/old.py\n*** End Patch\n')
 local asked = #T.questions
+T.answers = { 2 } -- keep the unsaved work: apply nothing
 result = T.run('delete an unsaved file', 'LlmPatchApply')
 check('delete an unsaved file: refused', result.report and result.report.ok == false, vim.inspect(result.report))
 local said = T.last_note().msg
 check('delete an unsaved file: the message names the file and its unsaved changes', said:find('src/old.py', 1, true) ~= nil and said:find('unsaved', 1, true) ~= nil, said)
--- the plugin refuses it too, whatever the server sent
+check('delete an unsaved file: asked first, naming the file', #T.questions == asked + 1 and T.questions[#T.questions]:find('src/old.py has unsaved changes', 1, true) ~= nil, T.questions[#T.questions])
+-- the plugin asks too, whatever the server sent, and a "no" refuses naming the file
+T.answers = { 2 }
 answer = handler(nil, { edit = { documentChanges = { { kind = 'delete', uri = vim.uri_from_bufnr(old) } } } }, { client_id = client.id })
 check('a delete of an unsaved buffer reaching the editor: refused naming it', answer.applied == false and answer.failureReason:find('src/old.py has unsaved changes', 1, true) ~= nil, vim.inspect(answer))
+T.answers = { 2 }
 answer = handler(nil, { edit = { documentChanges = { { kind = 'rename', oldUri = vim.uri_from_bufnr(old), newUri = vim.uri_from_fname(root .. '/src/new_name.py') } } } }, { client_id = client.id })
 check('a move of an unsaved buffer reaching the editor: refused naming it', answer.applied == false and answer.failureReason:find('src/old.py has unsaved changes', 1, true) ~= nil, vim.inspect(answer))
 check('delete an unsaved file: the file stays on disk', vim.uv.fs_stat(root .. '/src/old.py') ~= nil)
-eq('delete an unsaved file: the unsaved work stays', { 'x = 2  # unsaved work' }, vim.api.nvim_buf_is_valid(old) and lines(old) or {})
-eq('delete an unsaved file: not even asked', asked, #T.questions)
+eq('delete an unsaved file: the unsaved work stays', { { 'x = 2  # unsaved work' }, true }, vim.api.nvim_buf_is_valid(old) and { lines(old), vim.bo[old].modified } or {})
 
 vim.api.nvim_buf_call(old, function()
   vim.cmd('silent write')
@@ -158,6 +161,16 @@ T.run('undo a delete', function()
   T.done = {}
 end)
 eq(':LlmPatchUndo: the deleted file is back', { 'x = 2  # unsaved work' }, vim.uv.fs_stat(root .. '/src/old.py') and vim.fn.readfile(root .. '/src/old.py') or {})
+
+-- the server's own questions (window/showMessageRequest) are asked with confirm(), Cancel the
+-- default: answered before the handler returns, whatever runs it
+local ask = client.handlers['window/showMessageRequest']
+local asked_before = #T.questions
+T.answers = { 1 }
+eq('a question from the server: its action chosen', { title = 'Go ahead' }, ask and ask(nil, { type = 3, message = 'LLM patch: lose it?', actions = { { title = 'Go ahead' } } }, { client_id = client.id }))
+check('a question from the server: asked with its words', (T.questions[asked_before + 1] or ''):find('LLM patch: lose it?', 1, true) ~= nil, T.questions[asked_before + 1])
+T.answers = { 2 }
+eq('a question from the server: Cancel answers no action', vim.NIL, ask and ask(nil, { type = 3, message = 'LLM patch: lose it?', actions = { { title = 'Go ahead' } } }, { client_id = client.id }))
 
 -- ---- a new file in a new directory --------------------------------------------------------
 

@@ -23,6 +23,33 @@ local root = T.project({
   ['notes/reply.llm.md'] = { 'placeholder' },
 })
 
+-- Redraws of the statusline, to see it change when the server is ready with no key press
+-- (a headless Neovim draws nothing; the plugin asks for the redraw).
+local redraws, ready_redraws = 0, nil
+local real_cmd = vim.cmd
+local function note_redraw(c)
+  if type(c) == 'string' and c:match('^redrawstatus') then
+    redraws = redraws + 1
+  end
+end
+vim.cmd = setmetatable({}, {
+  __call = function(_, c, ...)
+    note_redraw(c)
+    return real_cmd(c, ...)
+  end,
+  __index = function(_, k)
+    note_redraw(k)
+    return real_cmd[k]
+  end,
+})
+vim.api.nvim_create_autocmd('LspAttach', {
+  callback = function()
+    vim.schedule(function()
+      ready_redraws = ready_redraws or redraws
+    end)
+  end,
+})
+
 if T.has_011 then
   vim.lsp.config('llm_patch', { cmd = T.server_cmd })
 end
@@ -34,6 +61,12 @@ vim.cmd.edit('src/app.py')
 local app = vim.api.nvim_get_current_buf()
 local client = T.client()
 check('the client starts', client ~= nil)
+T.wait(2000, function()
+  return ready_redraws ~= nil
+end)
+check('statusline: redrawn when the server is ready, without a key press', (ready_redraws or 0) > 0, ready_redraws)
+check('statusline: says ready', llm.statusline() == 'llm-patch', llm.statusline())
+vim.cmd = real_cmd
 
 local function reply_of(...)
   local out = { 'Some changes:', '' }
@@ -67,6 +100,8 @@ check('near-miss preview: the split opens with the diff split into lines', T.wai
   return previewed ~= nil
 end) and #vim.api.nvim_list_wins() == wins + 1)
 local ptext = previewed and table.concat(lines(previewed.buf), '\n') or ''
+check('preview with a failing block: the diff of the block that places', ptext:find('+++ b/src/app.py\n@@[^\n]*@@\n def greet%(name%):\n%-    return "hi " %+ name\n%+    return "hello " %+ name') ~= nil, ptext)
+check('preview with a failing block: the failed one named as left out', ptext:find('left out (failed): #1 src/app.py', 1, true) ~= nil, ptext)
 check('near-miss preview: the closest match is shown', ptext:find('TEXT_NOT_FOUND', 1, true) ~= nil and ptext:find('# -    return "hey', 1, true) ~= nil, ptext)
 vim.cmd('normal q')
 eq('near-miss preview: q closes the split and goes back to the reply', { wins, reply_win }, { #vim.api.nvim_list_wins(), vim.api.nvim_get_current_win() })
@@ -77,6 +112,24 @@ check(':LlmPatchReport on a near miss: opens', report_buf ~= reply_buf and vim.b
 vim.cmd('normal q')
 local result = T.run('a command after the report', '%LlmPatchCheck')
 check('a command after the report: runs on the reply buffer', result.report and #result.report.blocks == 2, vim.inspect(result.report))
+
+-- a ranged command: the reply lines it reports are the buffer's, not the range's (the failed
+-- block is on lines 14-23 of the reply; the range starts at line 13)
+local function first_lines(r)
+  local b = r.report and r.report.blocks[1]
+  return b and b.reply_lines and b.reply_lines[1]
+end
+vim.cmd('enew')
+local scratch = vim.api.nvim_get_current_buf()
+vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines(reply_buf))
+result = T.run('ranged check of an unnamed buffer', '13,$LlmPatchCheck')
+eq('ranged command on an unnamed buffer: reply lines count from its first line', 14, first_lines(result))
+check('ranged command on an unnamed buffer: the message says line 14', T.last_note().msg:find('reply lines 14-', 1, true) ~= nil, T.last_note().msg)
+vim.api.nvim_win_set_buf(reply_win, reply_buf)
+vim.api.nvim_buf_delete(scratch, { force = true })
+result = T.run('ranged check of the reply buffer', '13,$LlmPatchCheck')
+eq('ranged command: reply lines count from the buffer\'s first line', 14, first_lines(result))
+check('ranged command: the message says line 14', T.last_note().msg:find('reply lines 14-', 1, true) ~= nil, T.last_note().msg)
 
 -- a reply with no blocks: said, and no empty split left behind
 vim.fn.setreg('a', 'just prose, no edits')
@@ -138,6 +191,11 @@ end
 check('review: placed blocks start accepted, the failed one rejected', row_of('[x] #0') and row_of('[x] #1') and row_of('[ ] #2'), table.concat(rlines, '\n'))
 local rtext = table.concat(rlines, '\n')
 check('review: each block has its own diff', rtext:find('+    return "hello " + name', 1, true) ~= nil and rtext:find('+    return 3.14159 * r * r', 1, true) ~= nil, rtext)
+vim.api.nvim_win_set_cursor(0, { row_of('[ ] #2'), 0 })
+vim.cmd('normal x')
+rlines = lines(rbuf)
+check('review: a failed block cannot be accepted', row_of('[ ] #2') ~= nil and row_of('[x] #2') == nil, table.concat(rlines, '\n'))
+check('review: says why', T.last_note().msg:find('block #2 failed', 1, true) ~= nil, T.last_note().msg)
 vim.api.nvim_win_set_cursor(0, { row_of('[x] #1') + 2, 0 })
 vim.cmd('normal x')
 rlines = lines(rbuf)
@@ -198,6 +256,28 @@ client.request = request
 vim.api.nvim_buf_call(app, function()
   vim.cmd('silent undo')
 end)
+
+-- code actions in an unnamed buffer: <Plug>(llm-patch-code-action) offers the reply's actions
+vim.cmd('enew')
+local unnamed = vim.api.nvim_get_current_buf()
+vim.api.nvim_buf_set_lines(unnamed, 0, -1, false, reply_of(area))
+local offered
+local real_select = vim.ui.select
+vim.ui.select = function(items, select_opts, on_choice)
+  offered = vim.tbl_map(select_opts.format_item, items)
+  on_choice(items[1])
+end
+result = T.run('code action in an :enew buffer', function()
+  vim.cmd('execute "normal \\<Plug>(llm-patch-code-action)"')
+end)
+vim.ui.select = real_select
+check('code action in an :enew buffer: the reply actions are offered', offered and offered[1] == 'Apply LLM patch', vim.inspect(offered))
+eq('code action in an :enew buffer: Apply applies it', '    return 3.14159 * r * r', lines(app)[6])
+vim.api.nvim_buf_call(app, function()
+  vim.cmd('silent undo')
+end)
+vim.api.nvim_set_current_buf(app)
+vim.api.nvim_buf_delete(unnamed, { force = true })
 
 -- the target end to end: a snippet that names no file, with `greet` defined in two files, lands
 -- in the caller's buffer — the current one for a register, the alternate one for a reply buffer
@@ -268,5 +348,8 @@ check(':checkhealth llm_patch: Python, grammars, encoding, buffers', health:find
 vim.cmd('tabclose')
 local ok = pcall(vim.cmd, 'help llm_patch')
 check(':help llm_patch opens the help', ok and vim.fn.expand('%:t') == 'llm_patch.txt', vim.fn.expand('%:t'))
+vim.cmd('helpclose')
+ok = pcall(vim.cmd, 'help llm-patch')
+check(':help llm-patch opens the help', ok and vim.fn.expand('%:t') == 'llm_patch.txt', vim.fn.expand('%:t'))
 
 T.finish()

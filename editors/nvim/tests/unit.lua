@@ -48,8 +48,8 @@ for _, bad in ipairs({ vim.NIL, 3, 'ok', {}, { ok = true }, { blocks = {} }, { o
 end
 local parsed = R.parse({ ok = true, blocks = { {}, { index = 7, reply_lines = { 1 } }, 5 }, files = vim.NIL })
 eq('parse fills missing fields', {
-  { index = 0, format = 'unknown', status = 'unknown' },
-  { index = 7, format = 'unknown', status = 'unknown' },
+  { index = 0, format = 'unknown', status = 'unknown', already_applied = false },
+  { index = 7, format = 'unknown', status = 'unknown', already_applied = false },
 }, parsed and parsed.blocks)
 eq('parse tolerates a null files list', {}, parsed and parsed.files)
 local json_null = R.parse(vim.json.decode('{"ok":false,"blocks":[{"index":0,"path":null,"match":null,"error":null}],"files":[],"warnings":[]}'))
@@ -62,7 +62,9 @@ eq('parse keeps a failed block', {
   status = 'failed',
   reply_lines = { 12, 20 },
   error = { code = 'TEXT_NOT_FOUND', message = 'SEARCH text not found', details = { closest = 4 } },
+  already_applied = false,
 }, kept and kept.blocks[1])
+check('parse keeps already_applied', (R.parse({ ok = true, blocks = { { already_applied = true } } }) or { blocks = { {} } }).blocks[1].already_applied == true)
 
 -- the server's words, shown -------------------------------------------------------------------
 

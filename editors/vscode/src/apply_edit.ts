@@ -7,7 +7,17 @@
  */
 import * as vscode from "vscode";
 
-import { ABSENT, changedEntries, planUndo, type FileState, type Journal, type UndoOp } from "./undo";
+import {
+  ABSENT,
+  changedEntries,
+  endOf,
+  planUndo,
+  saveIsNoOp,
+  type FileState,
+  type Journal,
+  type SaveHooks,
+  type UndoOp,
+} from "./undo";
 import {
   discardedWork,
   discardQuestion,
@@ -40,7 +50,8 @@ export type UndoOutcome =
   | { kind: "nothing" }
   | { kind: "changed"; files: string[] }
   | { kind: "failed" }
-  | { kind: "undone"; files: string[] };
+  /** `unsaved`: restored files whose buffers still differ from the disk (saving is the user's call). */
+  | { kind: "undone"; files: string[]; unsaved: string[] };
 
 const decoder = new TextDecoder();
 
@@ -83,6 +94,12 @@ async function landedState(uri: string, edited: boolean): Promise<FileState> {
   if (!edited || !state.exists || parsed.scheme !== "file") {
     return state;
   }
+  // The document VS Code holds, when it is known already; opened only when not (each open
+  // is one more document VS Code keeps, even after the file moves away).
+  const open = openDocument(uri);
+  if (open) {
+    return { exists: true, text: open.getText() };
+  }
   try {
     return { exists: true, text: (await vscode.workspace.openTextDocument(parsed)).getText() };
   } catch {
@@ -93,6 +110,12 @@ async function landedState(uri: string, edited: boolean): Promise<FileState> {
 function openState(uri: string): OpenDocument | undefined {
   const doc = openDocument(uri);
   return doc ? { dirty: doc.isDirty } : undefined;
+}
+
+/** Whether VS Code saves the file by itself (`files.autoSave` other than `off`). */
+function autoSaves(uri: string): boolean {
+  const mode = vscode.workspace.getConfiguration("files", vscode.Uri.parse(uri)).get<string>("autoSave", "off");
+  return mode !== "off";
 }
 
 /** Whether the document is open with unsaved changes. */
@@ -111,6 +134,44 @@ function undoneFiles(ops: readonly UndoOp[]): string[] {
     }
   }
   return [...names.values()];
+}
+
+function saveHooks(doc: vscode.TextDocument): SaveHooks {
+  const editor = vscode.workspace.getConfiguration("editor", doc);
+  const files = vscode.workspace.getConfiguration("files", doc);
+  const actions = editor.get<unknown>("codeActionsOnSave");
+  return {
+    formatOnSave: editor.get<boolean>("formatOnSave", false) === true,
+    trimTrailingWhitespace: files.get<boolean>("trimTrailingWhitespace", false) === true,
+    insertFinalNewline: files.get<boolean>("insertFinalNewline", false) === true,
+    trimFinalNewlines: files.get<boolean>("trimFinalNewlines", false) === true,
+    codeActionsOnSave: Array.isArray(actions)
+      ? actions.length > 0
+      : typeof actions === "object" && actions !== null && Object.values(actions).some((v) => v !== false && v !== "never"),
+  };
+}
+
+/**
+ * After the undo, a restored document holding exactly the bytes on disk is saved, so it is
+ * no longer marked modified (VS Code marks any edit so, even one that restores the saved
+ * text). Saving then writes the same bytes: checked right before, and skipped when a save
+ * participant could rewrite the text. Whether the document is saved (or was never open).
+ */
+async function settleRestored(uri: string): Promise<boolean> {
+  const doc = openDocument(uri);
+  if (!doc || !doc.isDirty) {
+    return true;
+  }
+  let disk: Uint8Array | undefined;
+  try {
+    disk = await vscode.workspace.fs.readFile(doc.uri);
+  } catch {
+    disk = undefined;
+  }
+  if (!saveIsNoOp(new TextEncoder().encode(doc.getText()), disk, saveHooks(doc))) {
+    return false;
+  }
+  return doc.save();
 }
 
 export class PatchJournal {
@@ -164,15 +225,33 @@ export class PatchJournal {
     return result;
   }
 
-  /** The files the patch numbered `seq` changed, and which of them are not saved yet. */
-  changedFiles(seq: number): { changed: string[]; unsaved: string[] } | undefined {
+  /**
+   * The files the patch numbered `seq` changed (a move named `from → to`), those it deleted,
+   * and which changed files are not saved yet: unsaved, and not left to auto save (which
+   * saves them by itself).
+   */
+  changedFiles(seq: number): { changed: string[]; unsaved: string[]; deleted: string[] } | undefined {
     if (!this.last || this.last.seq !== seq) {
       return undefined;
     }
-    const changed = changedEntries(this.last.journal).filter((e) => e.after.exists);
+    const entries = changedEntries(this.last.journal);
+    const gone = new Set(entries.filter((e) => e.before.exists && !e.after.exists).map((e) => e.uri));
+    const movedTo = new Map<string, string>();
+    for (const { from, to } of this.last.journal.moves) {
+      if (gone.has(from)) {
+        movedTo.set(to, from);
+        gone.delete(from);
+      }
+    }
+    const name = (uri: string) => {
+      const from = movedTo.get(uri);
+      return from === undefined ? displayName(uri) : `${displayName(from)} → ${displayName(uri)}`;
+    };
+    const changed = entries.filter((e) => e.after.exists);
     return {
-      changed: changed.map((e) => displayName(e.uri)),
-      unsaved: changed.filter((e) => isUnsaved(e.uri)).map((e) => displayName(e.uri)),
+      changed: changed.map((e) => name(e.uri)),
+      unsaved: changed.filter((e) => isUnsaved(e.uri) && !autoSaves(e.uri)).map((e) => name(e.uri)),
+      deleted: entries.filter((e) => gone.has(e.uri)).map((e) => displayName(e.uri)),
     };
   }
 
@@ -195,9 +274,10 @@ export class PatchJournal {
     const encoder = new TextEncoder();
     for (const op of plan.ops) {
       if (op.kind === "replace") {
-        // The range is of the text as it is now, which a move back only relocates.
-        const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(op.from ?? op.uri));
-        const whole = new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length));
+        // The range covers the text as it is now (verified above), which a move back only
+        // relocates; built from that text, so no document is opened for the path moved from.
+        const end = endOf(states.get(op.from ?? op.uri)?.text ?? "");
+        const whole = new vscode.Range(new vscode.Position(0, 0), new vscode.Position(end.line, end.character));
         edit.replace(vscode.Uri.parse(op.uri), whole, op.text);
       } else if (op.kind === "create") {
         edit.createFile(vscode.Uri.parse(op.uri), { contents: encoder.encode(op.text) });
@@ -211,6 +291,13 @@ export class PatchJournal {
       return { kind: "failed" };
     }
     this.last = undefined;
-    return { kind: "undone", files: undoneFiles(plan.ops) };
+    const restored = new Set(plan.ops.flatMap((op) => (op.kind === "replace" ? [op.uri] : op.kind === "rename" ? [op.to] : [])));
+    const unsaved: string[] = [];
+    for (const uri of restored) {
+      if (!(await settleRestored(uri))) {
+        unsaved.push(displayName(uri));
+      }
+    }
+    return { kind: "undone", files: undoneFiles(plan.ops), unsaved };
   }
 }

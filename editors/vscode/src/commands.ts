@@ -38,6 +38,8 @@ export interface CommandHost {
   readonly journal: PatchJournal;
   readonly recent: RecentEditors;
   readonly output: { info(message: string): void };
+  /** The last patch was undone: the status bar must stop showing its result. */
+  undone(message: string): void;
 }
 
 export class ReplyCommands {
@@ -130,8 +132,11 @@ export class ReplyCommands {
         return false;
       case "undone": {
         const n = outcome.files.length;
-        const message = `LLM Patch: undid the last patch in ${n} file${n === 1 ? "" : "s"}: ${outcome.files.join(", ")}.`;
+        const still =
+          outcome.unsaved.length > 0 ? ` Not saved yet (their text differs from the disk): ${outcome.unsaved.join(", ")}.` : "";
+        const message = `LLM Patch: undid the last patch in ${n} file${n === 1 ? "" : "s"}: ${outcome.files.join(", ")}.${still}`;
         this.host.output.info(message);
+        this.host.undone(message);
         void vscode.window.showInformationMessage(message);
         return true;
       }

@@ -36,6 +36,7 @@ import { nodeProbes, pythonVersion, runStep } from "./probes";
 import { RecentEditors } from "./recent";
 import {
   changedFilesLine,
+  isRunSummary,
   notification,
   parseReport,
   reportDocument,
@@ -98,7 +99,15 @@ export class LlmPatchExtension {
   readonly recent = new RecentEditors(["file"]);
   /** Report commands running: the server's own messages about them would say it twice. */
   private inFlight = 0;
+  /** The server's messages while a report command runs (see flushServerLines). */
+  private held: { type: number; message: string }[] = [];
   private watchingPython = false;
+  /** Whether the last start found no server at all (the install is offered). */
+  private missing = false;
+  /** The command that found no server: run once the install the user was offered succeeds. */
+  private afterInstall: (() => Promise<unknown>) | undefined;
+  /** Whether the install offer is showing (see offerInstall). */
+  private offering = false;
   readonly reportUri = vscode.Uri.parse(`${REPORT_SCHEME}:/LLM Patch Report.md`);
 
   constructor(
@@ -306,6 +315,7 @@ export class LlmPatchExtension {
     for (const attempt of discovery.attempts) {
       this.output.info(`Server discovery: ${attempt.detail}`);
     }
+    this.missing = discovery.kind === "not-found";
     if (discovery.kind !== "found") {
       this.server = undefined;
       this.setStatus("missing");
@@ -416,6 +426,7 @@ export class LlmPatchExtension {
     };
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
     client.onNotification("window/showMessage", (params: { type: number; message: string }) => this.serverMessage(params));
+    client.onNotification("window/logMessage", (params: { type: number; message: string }) => this.serverLog(params));
     return client;
   }
 
@@ -426,7 +437,7 @@ export class LlmPatchExtension {
    */
   serverMessage(params: { type: number; message: string }): void {
     if (this.inFlight > 0) {
-      this.output.info(`server: ${params.message}`);
+      this.held.push(params);
       return;
     }
     const show =
@@ -436,6 +447,46 @@ export class LlmPatchExtension {
           ? vscode.window.showWarningMessage
           : vscode.window.showInformationMessage;
     void show(params.message);
+  }
+
+  /**
+   * The server's `window/logMessage`, at its level; while a report command runs, held until
+   * the report is in (see flushServerLines).
+   */
+  serverLog(params: { type: number; message: string }): void {
+    if (this.inFlight > 0) {
+      this.held.push(params);
+      return;
+    }
+    this.log(params);
+  }
+
+  private log(params: { type: number; message: string }): void {
+    const text = `server: ${params.message}`;
+    if (params.type === 1) {
+      this.output.error(text);
+    } else if (params.type === 2) {
+      this.output.warn(text);
+    } else if (params.type === 4) {
+      this.output.debug(text);
+    } else {
+      this.output.info(text);
+    }
+  }
+
+  /**
+   * The server's lines held while its report command ran: its own account of the run is
+   * dropped (the report's notification and log line say it, once); anything else is logged
+   * at info (a report's outcome is not an error of the extension or the server).
+   */
+  private flushServerLines(): void {
+    const lines = this.held;
+    this.held = [];
+    for (const line of lines) {
+      if (!isRunSummary(line.message)) {
+        this.log({ type: Math.max(line.type, 3), message: line.message });
+      }
+    }
   }
 
   async stop(): Promise<void> {
@@ -506,13 +557,29 @@ export class LlmPatchExtension {
       this.onChoice(choice);
       return;
     }
-    const choice = await vscode.window.showWarningMessage(
-      "LLM Patch: the llm-patch server was not found (no llmPatch.server setting, no Python with " +
-        "llm-patch, nothing on PATH). Install it into a private environment?",
-      "Install llm-patch",
-      "Open Settings",
-      "Show Log",
-    );
+    if (this.offering) {
+      // One offer at a time: the one showing is the user's to answer (VS Code folds an
+      // identical second notification into the first, and answers the second at once with
+      // nothing, which would read as a dismissal).
+      return;
+    }
+    this.offering = true;
+    let choice: string | undefined;
+    try {
+      choice = await vscode.window.showWarningMessage(
+        "LLM Patch: the llm-patch server was not found (no llmPatch.server setting, no Python with " +
+          "llm-patch, nothing on PATH). Install it into a private environment?",
+        "Install llm-patch",
+        "Open Settings",
+        "Show Log",
+      );
+    } finally {
+      this.offering = false;
+    }
+    if (choice !== "Install llm-patch") {
+      // Not installing now: a later install must not run a command the user has moved on from.
+      this.afterInstall = undefined;
+    }
     this.onChoice(choice);
   }
 
@@ -593,8 +660,17 @@ export class LlmPatchExtension {
       return false;
     }
     this.output.info(`Installed ${source} into ${dir}.`);
-    void vscode.window.showInformationMessage("LLM Patch: llm-patch is installed; starting the server.");
-    return this.restart();
+    const then = this.afterInstall;
+    this.afterInstall = undefined;
+    void vscode.window.showInformationMessage(
+      then ? "LLM Patch: llm-patch is installed; starting the server, then your command." : "LLM Patch: llm-patch is installed; starting the server.",
+    );
+    const started = await this.restart();
+    if (started && then) {
+      // The command that led to the install runs now, as the user asked for it.
+      await then();
+    }
+    return started;
   }
 
   // ---- commands ---------------------------------------------------------------------------
@@ -606,7 +682,14 @@ export class LlmPatchExtension {
     label: string,
     options: ApplyOptions,
   ): Promise<Report | undefined> {
+    // Should no server be found, the install is offered: if the user takes it, this command
+    // runs after it (set first: the user may answer the offer before the start returns).
+    const retry = () => this.run(kind, source, label, options);
+    this.afterInstall = retry;
     const client = await this.readyClient();
+    if (this.afterInstall === retry && (client || !this.missing)) {
+      this.afterInstall = undefined;
+    }
     if (!client) {
       return undefined;
     }
@@ -656,9 +739,10 @@ export class LlmPatchExtension {
     this.reportChanged.fire(this.reportUri);
     const files =
       landed !== undefined && this.journal.count > landed ? this.journal.changedFiles(this.journal.count) : undefined;
-    const line = files ? changedFilesLine(files.changed, files.unsaved) : "";
+    const line = files ? changedFilesLine(files.changed, files.unsaved, files.deleted) : "";
     const message = line ? `${notification(report)} ${line}` : notification(report);
     this.output.info(message);
+    this.flushServerLines();
     const show =
       report.level === "error"
         ? vscode.window.showErrorMessage
@@ -669,13 +753,28 @@ export class LlmPatchExtension {
     void show(message, ...items).then((c) => this.onChoice(c));
   }
 
+  /** After *Undo Last Patch*: the status bar says so instead of the undone patch's result. */
+  undone(message: string): void {
+    this.status.text = "$(discard) undone";
+    this.status.tooltip = `${message}\nClick to show the report of the patch that was undone.`;
+    this.status.backgroundColor = undefined;
+    this.status.command = "llmPatch.showLastReport";
+  }
+
   async showLastReport(): Promise<void> {
     if (!this.last) {
       void vscode.window.showInformationMessage("LLM Patch: no report yet. Apply or check a reply first.");
       return;
     }
     const doc = await vscode.workspace.openTextDocument(this.reportUri);
-    await vscode.window.showTextDocument(doc, { preview: true });
+    try {
+      // The report is Markdown: shown rendered, by VS Code's built-in Markdown preview.
+      await vscode.commands.executeCommand("markdown.showPreview", this.reportUri);
+    } catch (error) {
+      // no Markdown extension (disabled): the source is still readable
+      this.output.info(`Markdown preview unavailable (${errorMessage(error)}): showing the report's source.`);
+      await vscode.window.showTextDocument(doc, { preview: true });
+    }
   }
 
   private setStatus(state: StatusState): void {

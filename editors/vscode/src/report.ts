@@ -145,9 +145,24 @@ function clock(time: Date): string {
   return `${pad2(time.getHours())}:${pad2(time.getMinutes())}:${pad2(time.getSeconds())}`;
 }
 
-/** The notification: the server's sentence, said by the extension. */
+/**
+ * The notification: the server's sentence, said by the extension. A notification shows one
+ * line (VS Code joins the lines of a longer text into one): a summary that goes on over more
+ * lines (a closest match, a diff) is cut to its first, and the rest is left to the report.
+ */
 export function notification(report: Report): string {
-  return `LLM Patch: ${report.summary}`;
+  const [first, ...rest] = report.summary.trimEnd().split(/\r?\n/);
+  const more = rest.some((l) => l.trim()) ? " (the details are in the report)" : "";
+  return `LLM Patch: ${first.trimEnd()}${more}`;
+}
+
+/**
+ * Whether a line the server logged or showed while one of its report commands ran is its own
+ * account of that run (`LLM patch: applied …`, `LLM patch not applied: …`): the report's
+ * notification and log line say it already, so it is not logged a second and third time.
+ */
+export function isRunSummary(message: string): boolean {
+  return /^LLM patch\b/i.test(message.trim());
 }
 
 /** The report document ("Show Last Report"): a title and the run's time, then the server's text. */
@@ -168,15 +183,19 @@ export function statusTooltip(report: Report, meta: ReportMeta): string {
  * which of them are not saved yet (VS Code applies edits to buffers; nothing is on disk until
  * they are saved). The server cannot know either: the edit is the editor's to apply.
  */
-export function changedFilesLine(changed: readonly string[], unsaved: readonly string[]): string {
+export function changedFilesLine(changed: readonly string[], unsaved: readonly string[], deleted: readonly string[] = []): string {
+  const gone = deleted.length > 0 ? `Deleted: ${deleted.join(", ")}.` : "";
   if (changed.length === 0) {
-    return "";
+    return gone;
   }
   const pending = new Set(unsaved);
   const all = changed.join(", ");
+  let line: string;
   if (changed.every((f) => pending.has(f))) {
-    return `Changed, not saved yet: ${all}.`;
+    line = `Changed, not saved yet: ${all}.`;
+  } else {
+    const notSaved = changed.filter((f) => pending.has(f));
+    line = notSaved.length > 0 ? `Changed: ${all} (not saved yet: ${notSaved.join(", ")}).` : `Changed: ${all}.`;
   }
-  const notSaved = changed.filter((f) => pending.has(f));
-  return notSaved.length > 0 ? `Changed: ${all} (not saved yet: ${notSaved.join(", ")}).` : `Changed: ${all}.`;
+  return gone ? `${line} ${gone}` : line;
 }

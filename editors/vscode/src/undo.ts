@@ -91,3 +91,38 @@ export function planUndo(journal: Journal, now: (uri: string) => FileState): Und
   }
   return { ok: true, ops };
 }
+
+/**
+ * Where a text ends, as an editor counts lines (`\r\n`, `\n` and `\r` each end one): the
+ * end of a range covering all of it. Undo replaces a file's whole text by a range built from
+ * the text it verified, without opening the document (opening a moved file's new path would
+ * leave that path open after the move back, with no file behind it).
+ */
+export function endOf(text: string): { line: number; character: number } {
+  const lines = text.split(/\r\n|\r|\n/);
+  return { line: lines.length - 1, character: lines[lines.length - 1].length };
+}
+
+/** Save participants that would change a document's text when it is saved. */
+export interface SaveHooks {
+  formatOnSave: boolean;
+  trimTrailingWhitespace: boolean;
+  insertFinalNewline: boolean;
+  trimFinalNewlines: boolean;
+  codeActionsOnSave: boolean;
+}
+
+/**
+ * Whether a document the undo restored may be marked saved by saving it: only when saving
+ * provably writes the bytes already on disk (its text encodes to exactly those bytes, and no
+ * save participant would rewrite it). Otherwise it stays marked modified, which is true.
+ */
+export function saveIsNoOp(bufferBytes: Uint8Array, diskBytes: Uint8Array | undefined, hooks: SaveHooks): boolean {
+  if (diskBytes === undefined || bufferBytes.length !== diskBytes.length) {
+    return false;
+  }
+  if (Object.values(hooks).some(Boolean)) {
+    return false;
+  }
+  return bufferBytes.every((b, i) => b === diskBytes[i]);
+}

@@ -99,18 +99,70 @@ function M.operations(edit)
   return ops
 end
 
---- Unsaved work an operation would destroy, as a refusal, or nil.
-function M.unsaved_reason(ops)
-  for _, op in ipairs(ops) do
-    if op.kind == 'delete' and modified(op.path) then
-      return ('%s has unsaved changes; nothing was applied: write or discard them (:w / :e!) before a patch deletes it'):format(rel(op.path))
-    elseif op.kind == 'rename' and modified(op.path) then
-      return ('%s has unsaved changes; nothing was applied: write or discard them (:w / :e!) before a patch moves it'):format(rel(op.path))
-    elseif op.kind == 'rename' and modified(op.to) then
-      return ('%s has unsaved changes and a patch would move %s over it; nothing was applied'):format(rel(op.to), rel(op.path))
+--- The buffers with unsaved changes an edit's file operations would act on, as
+--- {buf, path, what} (a delete or a move goes to the disk at once, past the buffer).
+function M.unsaved(ops)
+  local out, seen = {}, {}
+  local function add(path, what)
+    local b = existing_buf(path)
+    if b and vim.api.nvim_buf_is_loaded(b) and vim.bo[b].modified and not seen[b] then
+      seen[b] = true
+      out[#out + 1] = { buf = b, path = path, what = what }
     end
   end
-  return nil
+  for _, op in ipairs(ops) do
+    if op.kind == 'delete' then
+      add(op.path, 'deletes it')
+    elseif op.kind == 'rename' then
+      add(op.path, 'moves it to ' .. rel(op.to))
+      add(op.to, 'moves ' .. rel(op.path) .. ' over it')
+    end
+  end
+  return out
+end
+
+--- Asks what to do with unsaved work a patch would delete or move away: write it first (then
+--- the patch acts on what the user sees, and :LlmPatchUndo can bring it back) or apply
+--- nothing. `at_risk` is a list of {buf?, path, what}. True when the user chose to write and
+--- every buffer was written.
+function M.ask_unsaved(at_risk)
+  if #at_risk == 0 then
+    return true
+  end
+  local lines = {}
+  for _, r in ipairs(at_risk) do
+    lines[#lines + 1] = ('  %s has unsaved changes; the patch %s'):format(rel(r.path), r.what)
+  end
+  local question = ('llm-patch: a delete or move acts on the file on disk, past the buffer:\n%s\nWrite %s first, then apply?'):format(
+    table.concat(lines, '\n'),
+    #at_risk == 1 and 'it' or 'them'
+  )
+  if vim.fn.confirm(question, '&Write and apply\n&Cancel', 2, 'Question') ~= 1 then
+    return false
+  end
+  for _, r in ipairs(at_risk) do
+    local b = r.buf or existing_buf(r.path)
+    if b and vim.api.nvim_buf_is_loaded(b) and vim.bo[b].modified then
+      local ok = pcall(vim.api.nvim_buf_call, b, function()
+        vim.cmd('silent write')
+      end)
+      if not ok or vim.bo[b].modified then
+        return false
+      end
+    end
+  end
+  return true
+end
+
+--- The refusal when the user keeps unsaved work a file operation would destroy.
+function M.unsaved_reason(at_risk)
+  local names = vim.tbl_map(function(r)
+    return rel(r.path)
+  end, at_risk)
+  return ('%s %s unsaved changes and the patch deletes or moves it on disk; nothing was applied (declined): write or discard them (:w / :e!) and apply again'):format(
+    table.concat(names, ', '),
+    #names == 1 and 'has' or 'have'
+  )
 end
 
 --- One question for all of an edit's file operations. Neovim performs them on disk at once,
@@ -232,14 +284,57 @@ local function text_uris(edit)
   return uris
 end
 
+--- The document changes in an order that writes nothing the user did not write: a text
+--- edit of a file that a later rename moves is applied after the rename, to the new path.
+--- Neovim renames a loaded buffer with `:saveas!`, which writes it: an edit made before the
+--- rename would be on disk at once, past the user's `:w` and past :LlmPatchUndo. The result
+--- is the same text at the same place.
+function M.ordered(changes)
+  local out = {}
+  for _, change in ipairs(changes) do
+    if change.kind == 'rename' then
+      local keep, moved = {}, {}
+      local from = vim.fs.normalize(fname(change.oldUri))
+      for _, c in ipairs(out) do
+        if not c.kind and c.textDocument and vim.fs.normalize(fname(c.textDocument.uri)) == from then
+          local retargeted = vim.deepcopy(c)
+          retargeted.textDocument.uri = change.newUri
+          moved[#moved + 1] = retargeted
+        else
+          keep[#keep + 1] = c
+        end
+      end
+      out = keep
+      out[#out + 1] = change
+      vim.list_extend(out, moved)
+    else
+      out[#out + 1] = change
+    end
+  end
+  return out
+end
+
+local function file_lines(path)
+  if not vim.uv.fs_stat(path) then
+    return nil
+  end
+  local ok, out = pcall(vim.fn.readfile, path)
+  return ok and out or nil
+end
+
 --- Applies a WorkspaceEdit for the client; returns the ApplyWorkspaceEditResult.
 ---@param attach fun(bufnr: integer) attaches a buffer to the client
 function M.apply(edit, client, attach)
   local ops = M.operations(edit)
-  local reason = M.stale_reason(edit) or M.unsaved_reason(ops)
+  local reason = M.stale_reason(edit)
   if reason then
     -- said once, by the report the server answers with (its failure names this reason)
     return { applied = false, failureReason = reason }
+  end
+  -- unsaved work first: the question that can lose something is asked before the others
+  local at_risk = M.unsaved(ops)
+  if not M.ask_unsaved(at_risk) then
+    return { applied = false, failureReason = M.unsaved_reason(at_risk) }
   end
   if not M.confirm_uncertain(M.to_confirm(edit)) then
     return { applied = false, failureReason = 'declined; nothing was applied' }
@@ -262,12 +357,13 @@ function M.apply(edit, client, attach)
     elseif op.kind == 'delete' then
       record.deleted[#record.deleted + 1] = { path = op.path, data = read_file(op.path) }
     elseif op.kind == 'rename' then
-      record.renamed[#record.renamed + 1] = { from = op.path, to = op.to }
+      -- what the moved file holds on disk: undo moves it back only while it still does
+      record.renamed[#record.renamed + 1] = { from = op.path, to = op.to, data = read_file(op.path) }
     end
   end
+
   local before = {}
-  for _, uri in ipairs(text_uris(edit)) do
-    local b = vim.uri_to_bufnr(uri)
+  local function remember(b)
     if not vim.api.nvim_buf_is_loaded(b) then
       pcall(vim.fn.bufload, b)
     end
@@ -276,8 +372,35 @@ function M.apply(edit, client, attach)
       before[b] = { tick = vim.api.nvim_buf_get_changedtick(b), seq = undo_seq(b) }
     end
   end
-
-  local ok, err = pcall(util.apply_workspace_edit, edit, client.offset_encoding)
+  local encoding = client.offset_encoding
+  local changes = edit.documentChanges and M.ordered(edit.documentChanges) or nil
+  local ok, err = pcall(function()
+    if not changes then
+      for uri, edits in pairs(edit.changes or {}) do
+        local b = vim.uri_to_bufnr(uri)
+        remember(b)
+        util.apply_text_edits(edits, b, encoding)
+      end
+      return
+    end
+    for _, change in ipairs(changes) do
+      if change.kind then
+        util.apply_workspace_edit({ documentChanges = { change } }, encoding)
+        if change.kind == 'rename' then
+          -- Neovim skips a rename it cannot do with a notification only; the edits that
+          -- follow are meant for the moved file and must not land anywhere else
+          local from, to = fname(change.oldUri), fname(change.newUri)
+          if vim.uv.fs_stat(from) or not vim.uv.fs_stat(to) then
+            error(('%s could not be moved to %s; the rest of the patch was not applied'):format(rel(from), rel(to)))
+          end
+        end
+      else
+        remember(vim.uri_to_bufnr(change.textDocument.uri))
+        -- index 2: no second version check; every pinned version was checked above
+        util.apply_text_document_edit(change, 2, encoding)
+      end
+    end
+  end)
 
   -- A created file is loaded as one empty line; text inserted into it ("x\n") leaves that
   -- line behind as a last empty line, which `:w` would write as an extra blank line.
@@ -292,9 +415,22 @@ function M.apply(edit, client, attach)
   end
   -- Tell the server about every buffer the edit loaded or created before answering: it
   -- checks the result (a created file must be on disk or open), and Neovim creates a new file
-  -- only as a buffer (CreateFile with ignoreIfExists writes nothing).
+  -- only as a buffer (CreateFile with ignoreIfExists writes nothing). Paths a delete or a
+  -- move took away get no buffer: a document for a file that is not there is not that file.
+  local gone = {}
+  for _, d in ipairs(record.deleted) do
+    gone[vim.fs.normalize(d.path)] = true
+  end
+  for _, r in ipairs(record.renamed) do
+    gone[vim.fs.normalize(r.from)] = true
+  end
   local touched = {}
-  for _, uri in ipairs(text_uris(edit)) do
+  for _, change in ipairs(changes or {}) do
+    if not change.kind and change.textDocument then
+      touched[#touched + 1] = fname(change.textDocument.uri)
+    end
+  end
+  for uri in pairs(edit.changes or {}) do
     touched[#touched + 1] = fname(uri)
   end
   for _, c in ipairs(record.created) do
@@ -302,13 +438,23 @@ function M.apply(edit, client, attach)
   end
   for _, r in ipairs(record.renamed) do
     touched[#touched + 1] = r.to
+    gone[vim.fs.normalize(r.to)] = nil
   end
   for _, path in ipairs(touched) do
-    local b = vim.fn.bufadd(path)
-    if not vim.api.nvim_buf_is_loaded(b) then
-      pcall(vim.fn.bufload, b)
+    -- a buffer the edit made, or the file on disk: never a new buffer for a path that is
+    -- neither (an edit that failed halfway leaves no phantom document behind)
+    local b = not gone[vim.fs.normalize(path)] and (existing_buf(path) or (vim.uv.fs_stat(path) and vim.fn.bufadd(path)))
+    if b then
+      if not vim.api.nvim_buf_is_loaded(b) then
+        pcall(vim.fn.bufload, b)
+      end
+      attach(b)
     end
-    attach(b)
+  end
+  for _, c in ipairs(record.created) do
+    -- what the patch put there: undo removes the file only while it holds exactly this
+    local b = existing_buf(c.path)
+    c.lines = b and vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_lines(b, 0, -1, false) or { '' }
   end
   for b, was in pairs(before) do
     if vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_get_changedtick(b) ~= was.tick then
@@ -345,6 +491,24 @@ function M.handler(attach_fn)
   end
 end
 
+--- Why a file the patch created must stay (the user's work now), or nil: its buffer or the
+--- file on disk holds other text than the patch put there. Compared by content, so a file
+--- written as the patch made it still goes, and one the user typed in or rewrote stays.
+function M.created_changed(c)
+  local b = existing_buf(c.path)
+  if b and vim.api.nvim_buf_is_loaded(b) and not vim.deep_equal(vim.api.nvim_buf_get_lines(b, 0, -1, false), c.lines) then
+    return 'changed since the patch: its buffer holds your text'
+  end
+  local on_disk = file_lines(c.path)
+  if on_disk and #on_disk == 0 then
+    on_disk = { '' } -- an empty file reads as no lines, its buffer as one empty line
+  end
+  if on_disk and not vim.deep_equal(on_disk, c.lines) then
+    return 'changed since the patch: the file on disk holds your text'
+  end
+  return nil
+end
+
 --- :LlmPatchUndo: reverts the last patch in every file it touched. Returns a sentence and
 --- whether all of it was undone.
 function M.undo()
@@ -377,11 +541,28 @@ function M.undo()
   end
   for i = #record.renamed, 1, -1 do
     local r = record.renamed[i]
-    if vim.uv.fs_stat(r.to) and not vim.uv.fs_stat(r.from) and not modified(r.to) then
+    local why = nil
+    local b = existing_buf(r.to)
+    local here = file_lines(r.to)
+    if vim.uv.fs_stat(r.from) then
+      why = rel(r.from) .. ' exists again'
+    elseif not here then
+      why = 'gone'
+    elseif read_file(r.to) ~= r.data then
+      why = 'changed on disk since the patch'
+    elseif b and vim.api.nvim_buf_is_loaded(b) and not vim.deep_equal(vim.api.nvim_buf_get_lines(b, 0, -1, false), here) then
+      why = 'its buffer holds other text than the file: write or discard it first'
+    end
+    if why then
+      skipped[#skipped + 1] = ('%s (not moved back: %s)'):format(rel(r.to), why)
+    else
+      if b and vim.api.nvim_buf_is_loaded(b) then
+        -- the buffer is the file's text again (the patch's edits undone above); the rename
+        -- below writes it with :saveas!, which writes exactly what the file holds
+        vim.bo[b].modified = false
+      end
       util.rename(r.to, r.from, {})
       done[#done + 1] = rel(r.to) .. ' → ' .. rel(r.from)
-    else
-      skipped[#skipped + 1] = rel(r.to) .. ' (not moved back)'
     end
   end
   for _, d in ipairs(record.deleted) do
@@ -399,14 +580,19 @@ function M.undo()
   end
   for _, c in ipairs(record.created) do
     if not c.existed then
-      local b = existing_buf(c.path)
-      if b then
-        pcall(vim.api.nvim_buf_delete, b, { force = true })
+      local why = M.created_changed(c)
+      if why then
+        skipped[#skipped + 1] = ('%s (not removed: %s)'):format(rel(c.path), why)
+      else
+        local b = existing_buf(c.path)
+        if b then
+          pcall(vim.api.nvim_buf_delete, b, { force = true })
+        end
+        if vim.uv.fs_stat(c.path) then
+          os.remove(c.path)
+        end
+        done[#done + 1] = rel(c.path) .. ' removed'
       end
-      if vim.uv.fs_stat(c.path) then
-        os.remove(c.path)
-      end
-      done[#done + 1] = rel(c.path) .. ' removed'
     end
   end
   for i = #record.dirs, 1, -1 do

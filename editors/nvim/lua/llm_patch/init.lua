@@ -103,11 +103,13 @@ function M.reply_source(client, args, bufnr)
         }
       end
     else
+      -- the lines above the range as empty lines: the report's reply lines then count from
+      -- the buffer's first line (as the server does for {uri, range})
       local lines = vim.api.nvim_buf_get_lines(bufnr, args.line1 - 1, args.line2, false)
-      source = { text = table.concat(lines, '\n') .. '\n' }
+      source = { text = ('\n'):rep(args.line1 - 1) .. table.concat(lines, '\n') .. '\n' }
     end
     source.target = file_uri(vim.fn.bufnr('#'))
-    return source, { bufnr = bufnr, line_offset = args.line1 - 1 }
+    return source, { bufnr = bufnr }
   end
   local reg = (args.args and args.args ~= '') and args.args or M.opts.register
   local ok, text = pcall(vim.fn.getreg, reg)
@@ -188,9 +190,25 @@ function M.finish(kind, err, result, reply)
   vim.api.nvim_exec_autocmds('User', { pattern = 'LlmPatchDone', modeline = false, data = M.last })
 end
 
+--- The files a report refused because applying would delete or move away their unsaved
+--- work (`details.unsaved`), as {path, what} for edit.ask_unsaved.
+function M.unsaved_refusal(result, root)
+  local report = report_mod.parse(result)
+  local out, seen = {}, {}
+  for _, b in ipairs(report and report.blocks or {}) do
+    local d = b.error and b.error.details
+    if d and d.unsaved == true and type(d.path) == 'string' and not seen[d.path] then
+      seen[d.path] = true
+      local path = d.path:sub(1, 1) == '/' and d.path or ((root or vim.fn.getcwd()) .. '/' .. d.path)
+      out[#out + 1] = { path = path, what = d.operation == 'move' and 'moves it' or 'deletes it' }
+    end
+  end
+  return out
+end
+
 --- Sends one `llmPatch.*` command with every buffer synced first; messages the server shows
 --- meanwhile are left to the report. `on_done(err, result)` gets the answer.
-function M.execute(client, command, args, bufnr, on_done)
+function M.execute(client, command, args, bufnr, on_done, asked)
   server.sync(client)
   local dirty = server.unsent_changes(client)
   if #dirty > 0 and type(args[1]) == 'table' and command ~= 'llmPatch.buildDiff' then
@@ -199,10 +217,25 @@ function M.execute(client, command, args, bufnr, on_done)
     args = vim.deepcopy(args)
     args[1].dirty = dirty
   end
+  if (command == 'llmPatch.apply' or command == 'llmPatch.applyBlock') and type(args[1]) == 'table' then
+    -- the plugin asks itself before a delete or move of a buffer's unsaved work (edit.lua),
+    -- offering to write it first, which keeps the work: the server need not refuse or ask
+    args = vim.deepcopy(args)
+    args[2] = vim.tbl_extend('force', type(args[2]) == 'table' and args[2] or {}, { confirmUnsaved = true })
+  end
   edit.begin()
   server.quiet = server.quiet + 1
   local ok = server.request(client, 'workspace/executeCommand', { command = command, arguments = args }, function(err, result)
     server.quiet = math.max(0, server.quiet - 1)
+    local at_risk = not err and M.unsaved_refusal(result, client.config.root_dir) or {}
+    if #at_risk > 0 and not asked then
+      -- the server refused to delete or move a buffer's unsaved work: ask here (write it
+      -- first, then apply the same reply again), instead of leaving the user to find out how
+      if edit.ask_unsaved(at_risk) then
+        M.execute(client, command, args, bufnr, on_done, true)
+        return
+      end
+    end
     on_done(err, result)
   end, bufnr)
   if not ok then
@@ -243,7 +276,7 @@ function M.code_action_command(client, command, ctx)
   local reply = {}
   if type(source) == 'table' and source.uri then
     local b = vim.uri_to_bufnr(source.uri)
-    reply = { bufnr = b, line_offset = source.range and source.range.start.line or 0 }
+    reply = { bufnr = b }
   end
   local options = type(args[2]) == 'table' and args[2] or {}
   local annotated = vim.tbl_get(client, 'capabilities', 'workspace', 'workspaceEdit', 'changeAnnotationSupport') ~= nil
@@ -340,6 +373,9 @@ end
 --- of vim.lsp.buf.code_action (which sees no client until it is initialized).
 function M.code_action(opts)
   local bufnr = vim.api.nvim_get_current_buf()
+  if vim.api.nvim_buf_get_name(bufnr) == '' and vim.bo[bufnr].buftype == '' then
+    return M.unnamed_actions(bufnr, opts)
+  end
   if server.state(bufnr) == 'starting' then
     notify('llm-patch: the server is starting; code actions follow when it is ready')
     local client, err = server.ready(bufnr, M.opts.start_timeout)
@@ -349,6 +385,42 @@ function M.code_action(opts)
     end
   end
   vim.lsp.buf.code_action(opts)
+end
+
+--- The reply actions of an unnamed buffer (|:enew|), picked with vim.ui.select. Neovim gives
+--- every unnamed buffer the same URI (`file://`), so the server cannot be shown one as a
+--- document of its own, and the stock code-action key finds no client there; the plugin
+--- offers the same actions on the buffer's (or the selection's) text.
+function M.unnamed_actions(bufnr, opts)
+  local line1, line2 = 1, vim.api.nvim_buf_line_count(bufnr)
+  local range = opts and opts.range
+  if range then
+    line1, line2 = range.start[1], range['end'][1]
+  elseif vim.fn.mode():find('^[vV\22]') then
+    line1, line2 = vim.fn.line('v'), vim.fn.line('.')
+    if line1 > line2 then
+      line1, line2 = line2, line1
+    end
+    vim.api.nvim_feedkeys(vim.keycode('<Esc>'), 'nx', false)
+  end
+  local actions = {
+    { title = 'Apply LLM patch', kind = 'apply' },
+    { title = 'Apply LLM patch: the blocks that place (skip the failed ones)', kind = 'apply', bang = true },
+    { title = 'Check LLM patch (show failures, apply nothing)', kind = 'check' },
+    { title = 'Preview LLM patch (the diff; a applies)', kind = 'preview' },
+    { title = 'Review LLM patch block by block', kind = 'review' },
+  }
+  vim.ui.select(actions, {
+    prompt = 'llm-patch:',
+    kind = 'codeaction',
+    format_item = function(a)
+      return a.title
+    end,
+  }, function(choice)
+    if choice then
+      M.command(choice.kind, { range = 2, line1 = line1, line2 = line2, bang = choice.bang == true, args = '' })
+    end
+  end)
 end
 
 -- ---- reply buffers: lenses and virtual text ---------------------------------------------------
@@ -424,6 +496,9 @@ function M.on_lsp_attach(client, bufnr)
     server.attach(client, b)
   end
   refresh_lenses(client, bufnr)
+  -- the statusline said "llm-patch …" while the server started: show it ready now, not at
+  -- the next key press
+  vim.cmd('redrawstatus!')
 end
 
 local group = vim.api.nvim_create_augroup('llm_patch', { clear = true })

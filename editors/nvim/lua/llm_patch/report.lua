@@ -49,6 +49,8 @@ function M.parse(value)
         match = str(b.match, nil),
         reply_lines = lines,
         error = err,
+        -- the file already holds what the block asks for (it was applied before)
+        already_applied = b.already_applied == true,
       }
     end
   end
@@ -121,9 +123,18 @@ end
 --- The preview buffer (filetype `diff`): the summary, the keys, the problems, then each
 --- file's unified diff.
 ---@return string[]
-function M.preview_lines(report)
+---@param failed table[]|nil blocks that failed: named as left out, `a` applies the rest
+function M.preview_lines(report, failed)
   local out = commented(report.summary)
-  out[#out + 1] = '# a: apply these edits   q: discard'
+  if failed and #failed > 0 then
+    local names = vim.tbl_map(function(b)
+      return ('#%d %s'):format(b.index, b.path or '?')
+    end, failed)
+    out[#out + 1] = ('# left out (failed): %s'):format(table.concat(names, ', '))
+    out[#out + 1] = '# a: apply the edits below (the other blocks)   q: discard'
+  else
+    out[#out + 1] = '# a: apply these edits   q: discard'
+  end
   for _, p in ipairs(report.problems) do
     vim.list_extend(out, commented(p))
   end

@@ -251,6 +251,20 @@ function M.adopt(client)
   if M.hooks.apply_edit then
     client.handlers['workspace/applyEdit'] = M.hooks.apply_edit
   end
+  -- The server's questions (window/showMessageRequest) are asked like the plugin's own, with
+  -- confirm(): answered before the handler returns, a Cancel always offered and the default.
+  -- Neovim's own handler would use inputlist() outside a coroutine.
+  client.handlers['window/showMessageRequest'] = function(_, params)
+    local actions = type(params) == 'table' and type(params.actions) == 'table' and params.actions or {}
+    local choices = {}
+    for i, action in ipairs(actions) do
+      choices[i] = '&' .. tostring(action.title):gsub('&', '&&'):gsub('\n', ' ')
+    end
+    choices[#choices + 1] = '&Cancel'
+    local message = type(params) == 'table' and tostring(params.message) or ''
+    local answer = vim.fn.confirm(message, table.concat(choices, '\n'), #choices, 'Question')
+    return actions[answer] or vim.NIL
+  end
   local show = client.handlers['window/showMessage'] or vim.lsp.handlers['window/showMessage']
   client.handlers['window/showMessage'] = function(err, params, ctx, config)
     if M.quiet > 0 then

@@ -48,7 +48,10 @@ end
 --- :LlmPatchPreview (and code actions with the `preview` option): check, show the diff;
 --- `a` applies, `q` discards.
 function M.preview(source, bufnr, opts, reply)
-  return llm().run('check', source, opts, bufnr, function(err, result)
+  -- checked as a partial apply: with a failing block the diff still shows what the blocks
+  -- that place would change, and `a` applies exactly that (the failed ones named, left out)
+  local shown = vim.tbl_extend('force', opts or {}, { partial = true })
+  return llm().run('check', source, shown, bufnr, function(err, result)
     local report = not err and report_mod.parse(result) or nil
     if not report or #report.blocks == 0 then
       -- no blocks, nothing to show: the notification says why, and no split opens
@@ -56,7 +59,10 @@ function M.preview(source, bufnr, opts, reply)
       return
     end
     llm().last = { kind = 'check', report = report, changed = {}, reply = reply }
-    local buf, close = M.scratch(report_mod.preview_lines(report), 'diff', 'llm-patch://preview')
+    local failed = vim.tbl_filter(function(b)
+      return b.status == 'failed'
+    end, report.blocks)
+    local buf, close = M.scratch(report_mod.preview_lines(report, failed), 'diff', 'llm-patch://preview')
     vim.keymap.set('n', 'q', function()
       close()
       llm().notify('llm-patch: preview discarded, nothing applied')
@@ -64,7 +70,7 @@ function M.preview(source, bufnr, opts, reply)
     end, { buffer = buf, nowait = true, desc = 'llm-patch: discard' })
     vim.keymap.set('n', 'a', function()
       close()
-      llm().run('apply', source, opts, bufnr, nil, reply)
+      llm().run('apply', source, #failed > 0 and shown or opts, bufnr, nil, reply)
     end, { buffer = buf, nowait = true, desc = 'llm-patch: apply' })
     event('LlmPatchPreview', { buf = buf, report = report })
   end)
@@ -80,7 +86,10 @@ local function source_text(source)
   local b = vim.uri_to_bufnr(source.uri)
   local lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
   if source.range then
-    lines = vim.list_slice(lines, source.range.start.line + 1, source.range['end'].line + 1)
+    -- the lines above the range kept as empty lines, so reply lines count from line 1
+    local first = source.range.start.line
+    lines = vim.list_slice(lines, first + 1, source.range['end'].line + 1)
+    return ('\n'):rep(first) .. table.concat(lines, '\n') .. '\n'
   end
   return table.concat(lines, '\n') .. '\n'
 end
@@ -91,6 +100,8 @@ local function header(block, accepted)
   local how
   if block.status == 'failed' then
     how = '✗ ' .. (block.error and block.error.code or 'failed')
+  elseif block.already_applied then
+    how = 'already applied'
   else
     how = block.match or block.status
   end
@@ -154,7 +165,13 @@ function M.review(source, bufnr, reply)
       end
       vim.keymap.set('n', 'x', function()
         local index = owner[vim.api.nvim_win_get_cursor(0)[1]]
-        if index ~= nil then
+        local block = index ~= nil and vim.iter(report.blocks):find(function(b)
+          return b.index == index
+        end)
+        if block and block.status == 'failed' then
+          -- nothing of it can land: accepting it would only make the whole apply fail
+          llm().notify(('llm-patch: block #%d failed (%s); it cannot be accepted'):format(index, block.error and block.error.code or 'failed'), vim.log.levels.WARN)
+        elseif index ~= nil then
           accepted[index] = not accepted[index]
           redraw()
         end

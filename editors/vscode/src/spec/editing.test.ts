@@ -240,6 +240,78 @@ describe("Undo Last Patch", () => {
     assert.ok(state.disk.has("/w/n.py"));
   });
 
+  it("undoing a move opens no document for the path moved from (VS Code would keep it open with no file)", async () => {
+    await activate();
+    const moved = await serverEdit([
+      { kind: "rename", oldUri: uri("/w/m.py"), newUri: uri("/w/n.py") },
+      lineEdit("/w/n.py", null, "moved = 2\n"),
+    ]);
+    assert.equal(moved.applied, true);
+    state.openCalls = [];
+    assert.equal(await run("llmPatch.undoLastPatch"), true);
+    assert.deepEqual(state.openCalls.filter((p) => p === "/w/n.py"), [], "n.py was opened by the undo");
+    assert.equal(vscode.openFile("/w/m.py").getText(), "moved = 1\n");
+    assert.equal(state.disk.has("/w/n.py"), false);
+    assert.deepEqual(vscode.workspace.textDocuments.filter((d) => !state.disk.has(d.uri.fsPath)).map((d) => d.uri.fsPath), []);
+  });
+
+  it("the undo's ranges cover the whole current text, whatever its line breaks", async () => {
+    await activate();
+    state.disk.set("/w/crlf.py", "a = 1\r\nb = 2\r\n");
+    vscode.openFile("/w/crlf.py");
+    assert.equal((await serverEdit([lineEdit("/w/crlf.py", 1, "a = 3\r\n")])).applied, true);
+    assert.equal(await run("llmPatch.undoLastPatch"), true);
+    assert.equal(vscode.openFile("/w/crlf.py").getText(), "a = 1\r\nb = 2\r\n");
+  });
+
+  it("files put back to their saved text are not left marked modified; the others are named", async () => {
+    await activate();
+    // b.py had unsaved work before the patch: the undo restores that work, unsaved.
+    state.disk.set("/w/b.py", "B = 1\n");
+    vscode.openFile("/w/b.py").type("B = 2  # unsaved work\n");
+    const b = vscode.openFile("/w/b.py");
+    vscode.openFile("/w/a.py");
+    const result = await serverEdit([lineEdit("/w/a.py", 1, "COUNT = 3\n"), lineEdit("/w/b.py", b.version, "B = 3\n")]);
+    assert.equal(result.applied, true);
+    assert.equal(vscode.openFile("/w/a.py").isDirty, true);
+    assert.equal(await run("llmPatch.undoLastPatch"), true);
+    const a = vscode.openFile("/w/a.py");
+    assert.equal(a.getText(), "COUNT = 1\nNAME = 'a'\n");
+    assert.equal(a.isDirty, false, "a.py holds its saved text again");
+    assert.equal(state.disk.get("/w/a.py"), "COUNT = 1\nNAME = 'a'\n", "the same bytes");
+    assert.equal(b.getText(), "B = 2  # unsaved work\n");
+    assert.equal(b.isDirty, true, "b.py keeps the user's unsaved work, unsaved");
+    assert.equal(state.disk.get("/w/b.py"), "B = 1\n");
+    assert.deepEqual(state.saved, ["/w/a.py"]);
+    assert.match(state.messages.at(-1)?.text ?? "", /Not saved yet \(their text differs from the disk\): b\.py\.$/);
+  });
+
+  it("a restored file is left modified when saving could rewrite it (format on save)", async () => {
+    await activate();
+    state.config.set("editor.formatOnSave", true);
+    vscode.openFile("/w/a.py");
+    assert.equal((await serverEdit([lineEdit("/w/a.py", 1, "COUNT = 3\n")])).applied, true);
+    assert.equal(await run("llmPatch.undoLastPatch"), true);
+    assert.equal(vscode.openFile("/w/a.py").isDirty, true);
+    assert.deepEqual(state.saved, []);
+  });
+
+  it("the status bar stops showing the undone patch's result", async () => {
+    await activate();
+    vscode.openFile("/w/a.py");
+    control.onRequest = async () => {
+      await serverEdit([lineEdit("/w/a.py", 1, "COUNT = 3\n")]);
+      return serverReport("applied");
+    };
+    state.clipboard = "reply";
+    await run("llmPatch.applyFromClipboard");
+    const status = state.statusItems[0];
+    assert.match(status.text, /✓/);
+    assert.equal(await run("llmPatch.undoLastPatch"), true);
+    assert.equal(status.text, "$(discard) undone");
+    assert.match(status.tooltip ?? "", /undid the last patch in 1 file: a\.py/);
+  });
+
   it("saving the patched files does not block the undo (the text is the same)", async () => {
     await activate();
     await applyPatch();
@@ -260,6 +332,49 @@ describe("Undo Last Patch", () => {
 });
 
 describe("what the user is told after an apply", () => {
+  it("an apply is logged once, at info, whatever the server logged and showed about it", async () => {
+    await activate();
+    vscode.openFile("/w/a.py");
+    control.onRequest = async () => {
+      const c = client();
+      c.notificationHandlers.get("window/logMessage")?.({ type: 3, message: "LLM patch: applied 2 edits in 2 files: a.py; not saved yet: a.py." });
+      c.notificationHandlers.get("window/showMessage")?.({ type: 3, message: "LLM patch: applied 2 edits in 2 files." });
+      c.notificationHandlers.get("window/logMessage")?.({ type: 2, message: "journal: 1 pending entry kept" });
+      await serverEdit([lineEdit("/w/a.py", 1, "COUNT = 3\n")]);
+      return serverReport("applied");
+    };
+    state.clipboard = "reply";
+    await run("llmPatch.applyFromClipboard");
+    const lines = state.outputs[0].lines;
+    assert.deepEqual(lines.filter((l) => /applied 2 edits/.test(l)), ["[info] LLM Patch: applied 2 edits in 2 files. Changed, not saved yet: a.py."]);
+    assert.ok(lines.includes("[info] server: journal: 1 pending entry kept"), lines.join("\n"));
+    assert.deepEqual(lines.filter((l) => /^\[(warn|error)\]/.test(l)), []);
+    // outside a run the server's log keeps its levels
+    client().notificationHandlers.get("window/logMessage")?.({ type: 1, message: "crashed reading settings" });
+    assert.equal(lines.at(-1), "[error] server: crashed reading settings");
+  });
+
+  it("names moved and deleted files, and does not say 'not saved yet' when auto save saves them", async () => {
+    await activate();
+    state.disk.set("/w/gone.py", "x = 1\n");
+    vscode.openFile("/w/a.py");
+    state.config.set("files.autoSave", "afterDelay");
+    control.onRequest = async () => {
+      await serverEdit([
+        { kind: "rename", oldUri: uri("/w/m.py"), newUri: uri("/w/n.py") },
+        lineEdit("/w/n.py", null, "moved = 2\n"),
+        lineEdit("/w/a.py", 1, "COUNT = 3\n"),
+        { kind: "delete", uri: uri("/w/gone.py") },
+      ]);
+      return serverReport("applied");
+    };
+    state.clipboard = "reply";
+    await run("llmPatch.applyFromClipboard");
+    const msg = state.messages.at(-1);
+    assert.equal(msg?.text, "LLM Patch: applied 2 edits in 2 files. Changed: m.py → n.py, a.py. Deleted: gone.py.");
+    assert.deepEqual(msg?.items, ["Show Report"]);
+  });
+
   it("names the files the patch changed and those not saved yet, with Save All; on the code-action path too", async () => {
     await activate();
     vscode.openFile("/w/a.py");
@@ -297,7 +412,9 @@ describe("what the user is told after an apply", () => {
     await run("llmPatch.applyFromClipboard");
     assert.equal(state.messages.length, 1, JSON.stringify(state.messages));
     assert.deepEqual(state.messages[0].items, ["Show Report"]);
-    assert.ok(state.outputs[0].lines.some((l) => l.includes("server: LLM patch not applied: 1 of 2 edits failed")));
+    // said once in the log too: the extension's line, not the server's echo of it
+    assert.ok(!state.outputs[0].lines.some((l) => l.includes("LLM patch not applied: 1 of 2 edits failed")), state.outputs[0].lines.join("\n"));
+    assert.equal(state.outputs[0].lines.filter((l) => l.includes("1 of 2 blocks failed")).length, 1, state.outputs[0].lines.join("\n"));
     // outside a command the server's messages are shown as VS Code's client would
     client().notificationHandlers.get("window/showMessage")?.({ type: 1, message: "something else" });
     assert.deepEqual(state.messages.at(-1), { level: "error", text: "something else", items: [] });

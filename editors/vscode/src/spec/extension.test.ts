@@ -218,9 +218,13 @@ describe("commands", () => {
     const msg = state.messages.at(-1);
     assert.equal(msg?.level, "error");
     assert.match(msg?.text ?? "", /1 of 2 blocks failed; nothing was applied\. #1 b\.py \(reply lines 10-18\): TEXT_NOT_FOUND/);
-    await eventually(() => state.shownDocuments.length === 1, "report document shown");
-    const doc = state.shownDocuments[0];
-    assert.equal(doc.uri.scheme, "llm-patch-report");
+    // rendered: VS Code's Markdown preview of the report document
+    await eventually(() => state.executed.some((e) => e.command === "markdown.showPreview"), "report preview shown");
+    const shown = state.executed.find((e) => e.command === "markdown.showPreview");
+    assert.equal((shown?.args[0] as vscode.Uri).scheme, "llm-patch-report");
+    assert.equal(state.shownDocuments.length, 0, "not the Markdown source");
+    const doc = state.openedDocuments.find((d) => d.uri.scheme === "llm-patch-report");
+    assert.ok(doc);
     const text = doc.getText();
     assert.match(text, /^# LLM Patch apply report/);
     assert.match(text, /from clipboard/);
@@ -349,6 +353,45 @@ describe("server lifecycle", () => {
     ]);
     assert.deepEqual([client().serverOptions.command, ...client().serverOptions.args], [venvPython, "-m", "lsp_server"]);
     assert.equal(statusItem().text, "$(check) LLM Patch");
+  });
+
+  it("the command that found no server runs once the install it offered succeeds", async () => {
+    machine.path = { python3: "/usr/bin/python3" };
+    await activate(); // the first offer is dismissed
+    assert.equal(control.instances.length, 0);
+    state.clipboard = "a.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n";
+    control.onRequest = () => okReport;
+    state.answers.push("Install llm-patch");
+    await run("llmPatch.applyFromClipboard");
+    await eventually(() => control.instances.length === 1 && client().requests.length === 1, "the apply after the install");
+    assert.deepEqual(client().requests[0].params, { command: "llmPatch.apply", arguments: [{ text: state.clipboard }] });
+    await eventually(() => state.messages.some((m) => m.text === "LLM Patch: applied 2 edits in 2 files."), "the apply's report");
+    assert.ok(state.messages.some((m) => /installed; starting the server, then your command/.test(m.text)));
+  });
+
+  it("a command run while the install offer is showing adds no second offer, and runs after the install", async () => {
+    machine.path = { python3: "/usr/bin/python3" };
+    let answer: (choice: string | undefined) => void = () => undefined;
+    state.answers.push(new Promise((resolve) => (answer = resolve))); // the user has not answered yet
+    await activate();
+    state.clipboard = "reply";
+    control.onRequest = () => okReport;
+    await run("llmPatch.applyFromClipboard");
+    assert.equal(state.messages.filter((m) => /server was not found/.test(m.text)).length, 1, JSON.stringify(state.messages));
+    answer("Install llm-patch");
+    await eventually(() => control.instances.length === 1 && client().requests.length === 1, "the apply after the install");
+    assert.deepEqual(client().requests[0].params, { command: "llmPatch.apply", arguments: [{ text: "reply" }] });
+  });
+
+  it("a command whose install offer was dismissed does not run at a later install", async () => {
+    machine.path = { python3: "/usr/bin/python3" };
+    await activate();
+    state.clipboard = "reply";
+    await run("llmPatch.applyFromClipboard"); // offered again, dismissed again
+    await run("llmPatch.installServer");
+    await eventually(() => control.instances.length === 1, "the server after the install");
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(client().requests, []);
   });
 
   it("llmPatch.server.installSource, when set, is installed instead of the bundled wheel", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { notification, parseReport, reportDocument, statusTooltip } from "../report";
+import { changedFilesLine, isRunSummary, notification, parseReport, reportDocument, statusTooltip } from "../report";
 import { rawReports, serverReport } from "./fakes/reports";
 
 const time = new Date(2025, 0, 2, 9, 5, 7);
@@ -116,5 +116,26 @@ describe("the server's words, shown", () => {
     const report = { ...serverReport("refused"), problems: ["1", "2", "3", "4", "5", "6", "7"] };
     const tip = statusTooltip(report, { kind: "apply", source: "x", time });
     assert.ok(tip.includes("\n5\n") && !tip.includes("\n6\n"), tip);
+  });
+});
+
+describe("notifications are one line", () => {
+  it("a summary over several lines (a closest match, a diff) shows its first line and points to the report", () => {
+    const report = serverReport("refused");
+    const multi = { ...report, summary: "1 of 1 blocks failed; nothing was applied. #0 a.py: TEXT_NOT_FOUND — closest match at line 3:\n- x = 1\n+ x = 2\n" };
+    assert.equal(notification(multi), "LLM Patch: 1 of 1 blocks failed; nothing was applied. #0 a.py: TEXT_NOT_FOUND — closest match at line 3: (the details are in the report)");
+    assert.equal(notification({ ...report, summary: "applied 1 edit in 1 file.\n" }), "LLM Patch: applied 1 edit in 1 file.");
+  });
+
+  it("the files line names moves and deletes", () => {
+    assert.equal(changedFilesLine(["a.py → b.py"], ["a.py → b.py"], ["c.py"]), "Changed, not saved yet: a.py → b.py. Deleted: c.py.");
+    assert.equal(changedFilesLine([], [], ["c.py"]), "Deleted: c.py.");
+    assert.equal(changedFilesLine(["x.py"], []), "Changed: x.py.");
+  });
+
+  it("the server's own account of a run is recognised (and only that)", () => {
+    assert.ok(isRunSummary("LLM patch: applied 1 edit in 1 file: a.py."));
+    assert.ok(isRunSummary("LLM patch not applied: 1 of 2 edits failed"));
+    assert.ok(!isRunSummary("journal: 1 pending entry kept"));
   });
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { ABSENT, changedEntries, planUndo, type FileState, type Journal, type UndoOp } from "../undo";
+import { ABSENT, changedEntries, endOf, planUndo, saveIsNoOp, type FileState, type Journal, type UndoOp } from "../undo";
 import { discardedWork, discardQuestion, touchedFiles, touchedUris, unsyncedEdits } from "../workspace_edit";
 
 type Files = Map<string, string>;
@@ -135,5 +135,48 @@ describe("workspace edits from the server", () => {
       "LLM Patch: the patch moves d.py, overwrites e.py, deletes f.py, but those files have unsaved changes, which would be lost.",
     );
     assert.deepEqual(discardedWork(touches, () => undefined), [], "files that are not open have no unsaved work");
+  });
+});
+
+describe("endOf", () => {
+  it("is where an editor puts the end of any text (every mix of line breaks): 500 generated texts", () => {
+    const random = rng(11);
+    const pieces = ["a", "bc", " ", "\n", "\r\n", "\r", "é"];
+    for (let n = 0; n < 500; n++) {
+      let text = "";
+      for (let i = Math.floor(random() * 12); i > 0; i--) {
+        text += pieces[Math.floor(random() * pieces.length)];
+      }
+      // The oracle walks the text as an editor does: "\r\n" is one break, a lone "\r" or "\n" one each.
+      let line = 0;
+      let character = 0;
+      for (let i = 0; i < text.length; i++) {
+        if (text[i] === "\r" && text[i + 1] === "\n") {
+          i += 1;
+          line += 1;
+          character = 0;
+        } else if (text[i] === "\r" || text[i] === "\n") {
+          line += 1;
+          character = 0;
+        } else {
+          character += 1;
+        }
+      }
+      assert.deepEqual(endOf(text), { line, character }, JSON.stringify(text));
+    }
+  });
+});
+
+describe("saveIsNoOp", () => {
+  const none = { formatOnSave: false, trimTrailingWhitespace: false, insertFinalNewline: false, trimFinalNewlines: false, codeActionsOnSave: false };
+  const bytes = (s: string) => new TextEncoder().encode(s);
+  it("only when the buffer is the disk's bytes and no save participant would rewrite it", () => {
+    assert.equal(saveIsNoOp(bytes("x = 1\n"), bytes("x = 1\n"), none), true);
+    assert.equal(saveIsNoOp(bytes("x = 1\n"), bytes("x = 1\r\n"), none), false);
+    assert.equal(saveIsNoOp(bytes("x = 1\n"), bytes("x = 2\n"), none), false);
+    assert.equal(saveIsNoOp(bytes("x = 1\n"), undefined, none), false);
+    for (const hook of Object.keys(none)) {
+      assert.equal(saveIsNoOp(bytes("x = 1\n"), bytes("x = 1\n"), { ...none, [hook]: true }), false, hook);
+    }
   });
 });

@@ -16,8 +16,8 @@ export const state = {
   commands: new Map<string, (...args: any[]) => unknown>(),
   executed: [] as { command: string; args: unknown[] }[],
   messages: [] as Message[],
-  /** Answers to the next prompts, in order (the button label, or undefined to dismiss). */
-  answers: [] as (string | undefined)[],
+  /** Answers to the next prompts, in order (the button label, or undefined to dismiss; a promise: answered later). */
+  answers: [] as (string | undefined | Promise<string | undefined>)[],
   config: new Map<string, unknown>(),
   clipboard: "",
   statusItems: [] as FakeStatusBarItem[],
@@ -39,6 +39,10 @@ export const state = {
   appliedEdits: [] as WorkspaceEdit[],
   applyEditResult: true,
   savedAll: 0,
+  /** Documents saved one by one (TextDocument.save), by path. */
+  saved: [] as string[],
+  /** Every workspace.openTextDocument of a file, by path (VS Code keeps such a document open). */
+  openCalls: [] as string[],
   openDialogAnswer: undefined as Uri[] | undefined,
   editorListeners: [] as ((editor: { document: FakeTextDocument } | undefined) => void)[],
   trustListeners: [] as (() => void)[],
@@ -66,6 +70,8 @@ export function reset(): void {
   state.appliedEdits = [];
   state.applyEditResult = true;
   state.savedAll = 0;
+  state.saved = [];
+  state.openCalls = [];
   state.openDialogAnswer = undefined;
   state.editorListeners = [];
   state.trustListeners = [];
@@ -197,9 +203,11 @@ export class FakeTextDocument {
     const before = this.text.slice(0, offset).split("\n");
     return new Position(before.length - 1, before[before.length - 1].length);
   }
-  save(): void {
+  async save(): Promise<boolean> {
     state.disk.set(this.uri.fsPath, this.text);
     this.isDirty = false;
+    state.saved.push(this.uri.fsPath);
+    return true;
   }
   getText(range?: Range): string {
     if (!range) {
@@ -252,13 +260,17 @@ function applyWorkspaceEdit(edit: WorkspaceEdit): void {
         doc.isClosed = true;
       }
     } else {
+      // The file moves on disk as it is there; an open buffer moves with its own text.
       const doc = findDocument(op.from);
-      const text = doc ? doc.getText() : state.disk.get(op.from.fsPath);
+      const onDisk = state.disk.get(op.from.fsPath);
       state.disk.delete(op.from.fsPath);
-      state.disk.set(op.to.fsPath, text ?? "");
+      state.disk.set(op.to.fsPath, onDisk ?? "");
       if (doc) {
         doc.isClosed = true;
-        openFile(op.to.fsPath, text).type(text ?? "");
+        const moved = openFile(op.to.fsPath, doc.getText());
+        if (doc.isDirty) {
+          moved.type(doc.getText());
+        }
       }
     }
   }
@@ -397,6 +409,7 @@ export const workspace = {
   async openTextDocument(arg: Uri | { content?: string; language?: string }): Promise<FakeTextDocument> {
     let doc: FakeTextDocument;
     if (arg instanceof Uri && arg.scheme === "file") {
+      state.openCalls.push(arg.fsPath);
       const open = findDocument(arg);
       if (!open && !state.disk.has(arg.fsPath)) {
         throw new Error(`cannot open ${arg.toString()}: the file does not exist`); // as VS Code

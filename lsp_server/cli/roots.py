@@ -1,0 +1,132 @@
+"""Which folder a command works in, and where a path the reply names might really be.
+
+Run from a subfolder of a repository, the paths a model writes are the repository's
+(`src/app.py`), so the root is the enclosing repository's top: the nearest folder above
+that holds `.git` (a folder, or a worktree's file), `.hg` or `.svn`. Outside any
+repository it is the current folder. `--root` overrides it, and every report names it.
+
+When a block's file is missing under the root, `hint` looks where else the path could
+point — the repository's top, the current folder, or, for an agent's absolute path
+(`/workspace/app/models.py`, `/testbed/...`), the tail of it that names a file under the
+root — and says which option reaches it. It only reads; nothing is mapped without the
+user's option (`--root`, `--strip-prefix`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+VCS_MARKERS = (".git", ".hg", ".svn")
+
+
+class Root(NamedTuple):
+    path: Path  # resolved
+    how: str  # "given" | "git" | "hg" | "svn" | "current folder"
+    repo: Path | None  # the enclosing repository's top, whether or not it is the root
+    vcs: str | None  # which marker made `repo` one
+
+
+def enclosing_repo(start: Path) -> tuple[Path, str] | None:
+    """The nearest folder at or above `start` holding a version-control marker."""
+    for folder in (start, *start.parents):
+        for marker in VCS_MARKERS:
+            if os.path.lexists(folder / marker):
+                return folder, marker[1:]
+    return None
+
+
+def find_root(given: str | None, cwd: Path | None = None) -> Root:
+    here = Path(os.path.realpath(cwd or Path.cwd()))
+    if given is not None:
+        path = Path(os.path.realpath(given))
+        found = enclosing_repo(path)
+        return Root(path, "given", *(found or (None, None)))
+    found = enclosing_repo(here)
+    if found is None:
+        return Root(here, "current folder", None, None)
+    return Root(found[0], found[1], found[0], found[1])
+
+
+def describe(root: Root) -> str:
+    """`/src/app (the git repository's top)`, for the report's first line."""
+    if root.how == "given":
+        return f"{root.path} (--root)"
+    if root.how == "current folder":
+        return f"{root.path} (the current folder: no git, hg or svn repository encloses it)"
+    return f"{root.path} (the {root.how} repository's top)"
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _shown(path: Path, cwd: Path) -> str:
+    """A folder as the user would type it: relative to where they stand when shorter."""
+    rel = os.path.relpath(path, cwd)
+    return rel if len(rel) < len(str(path)) else str(path)
+
+
+def hint(path: str, root: Root, cwd: Path | None = None) -> str | None:
+    """Why a path the reply names is missing under the root, when the answer is in sight;
+    None when it is not."""
+    here = Path(os.path.realpath(cwd or Path.cwd()))
+    if os.path.isabs(path):
+        return _absolute_hint(path, root)
+    for base, name in ((root.repo, "the repository's top"), (here, "the current folder")):
+        if base is None or base == root.path:
+            continue
+        if _is_file(base / path):
+            return (
+                f"{path} is not under the root {root.path}, but {name} has it "
+                f"({base / path}): rerun with --root {_shown(base, here)}"
+            )
+    return None
+
+
+def _absolute_hint(path: str, root: Root) -> str | None:
+    """An agent's absolute path: the longest tail of it that names a file under the root,
+    and the `--strip-prefix` that maps the rest away."""
+    parts = Path(path).parts[1:]  # without the leading "/"
+    for cut in range(1, len(parts)):
+        tail = Path(*parts[cut:])
+        if _is_file(root.path / tail):
+            prefix = "/" + "/".join(parts[:cut])
+            return (
+                f"{path} is an absolute path outside the root {root.path}; the root has "
+                f"{tail.as_posix()}: rerun with --strip-prefix {prefix} to read the reply's "
+                f"paths under {prefix} as relative to the root"
+            )
+    return None
+
+
+def strip_prefix(path: str | None, prefixes: tuple[str, ...]) -> str | None:
+    """`path` with the first of `prefixes` it lies under removed (`/workspace/app/x.py`,
+    `/workspace` → `app/x.py`); unchanged otherwise. What remains is still checked by the
+    workspace's guard like any reply path (`..` or an absolute path is refused)."""
+    if path is None:
+        return None
+    for prefix in prefixes:
+        head = prefix.rstrip("/")
+        if head and path.startswith(head + "/"):
+            return path[len(head) + 1 :]
+    return path
+
+
+def typed_path(path: str, root: Root, cwd: Path | None = None) -> str | None:
+    """A path the user typed (`--file`) as the root-relative path a plan takes: with
+    `--root` it is relative to that root, as it always was; with the root found above the
+    current folder it is relative to where the user stands, as any path typed in a shell.
+    None when it lies outside the root."""
+    if root.how == "given" and not os.path.isabs(path):
+        return path
+    here = Path(os.path.realpath(cwd or Path.cwd()))
+    full = Path(os.path.normpath(here / path))
+    try:
+        return full.relative_to(root.path).as_posix()
+    except ValueError:
+        return None

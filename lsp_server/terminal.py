@@ -1,0 +1,234 @@
+"""The report as a person reads it in a terminal: a line per block, why each failure failed
+and what to do, the warnings, the diff, and a last line that says what was written.
+
+Blocks are numbered from 1 here, as a person counts them and as `--only` takes them; the
+JSON keeps `index` from 0, and so do the messages it carries (`block 0 (reply lines …)`),
+which this rendering renumbers. The closest match of a block that was not found is shown
+as a diff from what the file has (`-`) to what the block expected (`+`), with both sides
+named and the file's line numbers, as `git diff` would show the edit that makes the file
+read as the reply thought it did.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from lsp_server.report import match_words, plural
+
+_GREEN, _RED, _YELLOW, _CYAN = "\033[32m", "\033[31m", "\033[33m", "\033[36m"
+_BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
+
+# warnings that say "look at the result" (yellow) rather than "for your information"
+_INFO_WARNINGS = frozenset({"CODE_SAMPLE", "HUNK_SKIPPED"})
+
+_BLOCK_NUMBER = re.compile(r"\bblock (\d+)\b")
+
+
+class Context(NamedTuple):
+    """What the command knows beyond the report: where it ran, whether it wrote."""
+
+    root: str | None = None  # the root, described (`/src/app (the git repository's top)`)
+    dry: bool = False  # a check or a dry run: nothing is written whatever the outcome
+    only: tuple[int, ...] = ()  # `--only`, numbered from 1
+    total: int | None = None  # blocks in the reply, when `--only` chose some
+    undo: str | None = None  # the command that takes this apply back, once it wrote
+
+
+def number(index: int) -> int:
+    """A block's number as a person reads it: the JSON's `index` + 1."""
+    return index + 1
+
+
+def renumber(text: str) -> str:
+    """The core's words count blocks from 0 (`block 0 (reply lines 1-9)`); a person reads
+    `block 1`."""
+    return _BLOCK_NUMBER.sub(lambda m: f"block {number(int(m.group(1)))}", text)
+
+
+def render_human(report: Mapping[str, Any], *, color: bool, context: Context | None = None) -> str:
+    """A line per block, the failures' reasons, the warnings, the coloured diff, and the
+    outcome: what was written, and how to write the rest."""
+
+    def c(code: str, text: str) -> str:
+        return f"{code}{text}{_RESET}" if color else text
+
+    context = context or Context()
+    out: list[str] = []
+    if context.root:
+        out.append(c(_DIM, f"root: {context.root}"))
+    if context.only and context.total is not None:
+        chosen = ", ".join(str(n) for n in context.only)
+        out.append(c(_DIM, f"only blocks {chosen} of the reply's {context.total}"))
+    err = report.get("error")
+    if err and not report["blocks"]:
+        out.append(c(_RED, f"✗ {err['code']}: {renumber(err['message'])}"))
+    # an error beside placed blocks is the write's, after planning: nothing was written
+    held = bool(err) and not context.dry
+    for b in report["blocks"]:
+        out.extend(_block_lines(b, c, held))
+    for w in report["warnings"]:
+        tone = _CYAN if w["type"] in _INFO_WARNINGS else _YELLOW
+        out.append(c(tone, f"! {w['type']}: {renumber(w['message'])}"))
+        if w.get("hint"):
+            out.append(f"    ({w['hint']})")
+    for f in report["files"]:
+        out.extend(_diff_lines(f["diff"], c))
+    if err and report["blocks"]:  # a failure after planning: the write was rolled back
+        out.append(c(_RED, f"✗ {err['code']}: {renumber(err['message'])}"))
+    out.append(_outcome(report, context, c))
+    return "\n".join(out) + "\n"
+
+
+def _block_lines(b: Mapping[str, Any], c, held: bool = False) -> list[str]:
+    n = number(b["index"])
+    lo, hi = b["reply_lines"]
+    where = b.get("path") or "(no file named)"
+    if "error" in b:
+        error = b["error"]
+        lines = [c(_RED, f"✗ block {n} {where} (reply lines {lo}-{hi}): {error['code']}")]
+        lines += ["    " + line for line in _reason(b)]
+        if b.get("hint"):
+            lines.append(c(_YELLOW, f"    hint: {b['hint']}"))
+        closest = (error.get("details") or {}).get("closest")
+        if closest and (error.get("details") or {}).get("expected") is not None:
+            lines += ["    " + line for line in _closest_diff(b, closest, c)]
+        if b.get("retry_threshold") is not None:
+            lines.append(
+                c(
+                    _YELLOW,
+                    f"    to take that region anyway: --fuzzy-threshold {b['retry_threshold']} "
+                    "places it there (tried on its own); check the result",
+                )
+            )
+        if b.get("why_not_fuzzy"):
+            lines.append(c(_YELLOW, f"    why not placed: {b['why_not_fuzzy']}"))
+        return lines
+    if b.get("already_applied"):
+        return [
+            c(_GREEN, f"✓ block {n} {where}: already applied (the file has it; nothing to write)")
+        ]
+    how = match_words(b)
+    if b["status"] == "skipped" and not b.get("match"):  # a code sample set aside
+        return [c(_CYAN, f"· block {n} (reply lines {lo}-{hi}) ({how}) skipped")]
+    if b["status"] == "skipped":
+        return [c(_CYAN, f"· block {n} {where} ({how}) placed, not written: another block failed")]
+    if held and b["status"] == "validated":
+        return [c(_CYAN, f"· block {n} {where} ({how}) placed, not written: the write failed")]
+    return [c(_GREEN, f"✓ block {n} {where} ({how}) {b['status']}")]
+
+
+def _reason(b: Mapping[str, Any]) -> list[str]:
+    """The failure's message without the header the block's own line already gives (block,
+    reply lines, path), and without the closest-match diff, which is drawn apart."""
+    error = b["error"]
+    lo, hi = b["reply_lines"]
+    head = f"block {b['index']} (reply lines {lo}-{hi})" + (
+        f", {b['path']}" if b.get("path") else ""
+    )
+    message = str(error.get("message") or "").removeprefix(head + ": ")
+    lines = message.splitlines() or [""]
+    if (error.get("details") or {}).get("closest"):
+        lines = lines[:1]  # the rest is the diff, drawn with its labels below
+    return [renumber(line) for line in lines]
+
+
+def _closest_diff(b: Mapping[str, Any], closest: Mapping[str, Any], c) -> list[str]:
+    """What the file has at the closest place (`-`) against what the block expected (`+`),
+    the `-` side numbered as the file's lines."""
+    import difflib  # only for a failure: the command starts faster without it
+
+    expected = str(b["error"]["details"]["expected"]).split("\n")
+    region = str(closest.get("text", "")).split("\n")
+    first = int(closest.get("line", 1))
+    last = int(closest.get("end_line", first + len(region) - 1))
+    path = b.get("path") or "the file"
+    lo, hi = b["reply_lines"]
+    theirs = f"{path} lines {first}-{last} (what the file has)"
+    ours = f"block {number(b['index'])}, reply lines {lo}-{hi} (what the block expected)"
+    out: list[str] = []
+    for line in difflib.unified_diff(region, expected, theirs, ours, n=1, lineterm=""):
+        if line.startswith("@@"):
+            line = re.sub(
+                r"^@@ -(\d+)", lambda m: f"@@ -{int(m.group(1)) + first - 1}", line, count=1
+            )
+        out.append(line)
+    return list(_diff_lines("\n".join(out[:60]), c))
+
+
+def diff_lines(diff: str, color: bool) -> list[str]:
+    """A unified diff's lines, coloured as `git diff` colours them when `color`."""
+    return _diff_lines(diff, lambda code, text: f"{code}{text}{_RESET}" if color else text)
+
+
+def _diff_lines(diff: str, c) -> list[str]:
+    out = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            out.append(c(_BOLD, line))
+        elif line.startswith("+"):
+            out.append(c(_GREEN, line))
+        elif line.startswith("-"):
+            out.append(c(_RED, line))
+        elif line.startswith("@@"):
+            out.append(c(_CYAN, line))
+        else:
+            out.append(line)
+    return out
+
+
+def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
+    """The last line: how many blocks placed, what was written, and what to do next."""
+    blocks = report["blocks"]
+    samples = sum(1 for b in blocks if b["status"] == "skipped" and not b.get("match"))
+    counted = [b for b in blocks if not (b["status"] == "skipped" and not b.get("match"))]
+    failed = [b for b in counted if b["status"] == "failed"]
+    placed = len(counted) - len(failed)
+    already = sum(1 for b in counted if b.get("already_applied") and b["status"] != "failed")
+    files = len(report["files"])
+    written = any(b["status"] == "applied" for b in blocks)
+    aside = f"; {plural(samples, 'code sample')} set aside" if samples else ""
+    err = report.get("error")
+    if not blocks:
+        if err and (err.get("details") or {}).get("empty"):
+            return c(_RED, "✗ the reply is empty: nothing was written")
+        return c(_RED, "✗ no edit blocks in the reply: nothing was written")
+    if not counted:
+        return c(_BOLD, f"nothing to place{aside}")
+    if failed:
+        head = f"✗ {len(failed)} of {plural(len(counted), 'block')} failed"
+        if written:
+            undo = f"; `{context.undo}` puts them back" if context.undo else ""
+            return c(
+                _RED,
+                f"{head}; the {placed} that placed were written "
+                f"({plural(files, 'file')} changed){aside}{undo}",
+            )
+        if any(b.get("hint") for b in failed):
+            # the reply's paths point elsewhere: writing the rest here would be the mistake
+            more = "; the hints above say which --root or --strip-prefix reaches the files"
+        elif context.dry:
+            more = f"; `apply --partial` would write the {placed} that placed" if placed else ""
+        else:
+            more = f"; to write the {placed} that placed, rerun with --partial" if placed else ""
+        done = "nothing written (dry run)" if context.dry else "nothing was written"
+        return c(_RED, f"{head}: {done}{more}{aside}")
+    if not report.get("ok", True):  # every block placed, yet the write failed
+        return c(_RED, f"✗ {plural(placed, 'block')} placed, but nothing was written{aside}")
+    already_note = f" ({already} already applied)" if already and already < placed else ""
+    if files == 0:
+        why = "already applied" if already == placed else "placed, and no file differs"
+        return c(_GREEN, f"✓ nothing to change: {plural(placed, 'block')} {why}{aside}")
+    if written:
+        undo = f" (`{context.undo}` puts them back)" if context.undo else ""
+        return c(
+            _GREEN,
+            f"✓ {placed} of {plural(len(counted), 'block')} applied{already_note}, "
+            f"{plural(files, 'file')} changed{aside}{undo}",
+        )
+    return c(
+        _GREEN,
+        f"✓ {placed} of {plural(len(counted), 'block')} can be placed{already_note}, "
+        f"{plural(files, 'file')} would change; nothing written{aside}",
+    )

@@ -1,0 +1,34 @@
+import re
+
+from setuptools import find_packages, setup
+
+with open("requirements.txt") as f:
+    requirements = f.read().splitlines()
+
+from aider import __version__
+
+with open("README.md", "r", encoding="utf-8") as f:
+    long_description = f.read()
+    long_description = re.sub(r"\n!\[.*\]\(.*\)", "", long_description)
+    long_description = re.sub(r"\n- \[.*\]\(.*\)", "", long_description)
+
+setup(
+    name="aider-chat",
+    version=__version__,
+    packages=find_packages(),
+    include_package_data=True,
+    package_data={
+        "aider": ["queries/*"],
+    },
+    install_requires=requirements,
+    python_requires=">=3.9,<=3.11",
+    entry_points={
+        "console_scripts": [
+            "aider = aider.main:main",
+        ],
+    },
+    description="aider is GPT powered coding in your terminal",
+    long_description=long_description,
+    long_description_content_type="text/markdown",
+    url="https://github.com/paul-gauthier/aider",
+)
