@@ -28,6 +28,7 @@ only paths inside the root and outside version-control folders (see `load`).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -126,15 +127,14 @@ def text_of(data: bytes, link: bool = False) -> Text:
 
 def save(folders: Folders, journal: Journal) -> None:
     """Write the journal atomically and durably (a new file renamed over the old one)."""
-    data = json.dumps(
-        {
-            "version": _VERSION,
-            "state": journal.state,
-            "pid": journal.pid,
-            "dirs": list(journal.dirs),
-            "entries": [_entry_json(e) for e in journal.entries],
-        }
-    ).encode()
+    fields = {
+        "version": _VERSION,
+        "state": journal.state,
+        "pid": journal.pid,
+        "dirs": list(journal.dirs),
+        "entries": [_entry_json(e) for e in journal.entries],
+    }
+    data = json.dumps({**fields, "mac": signature(fields)}).encode()
     root = folders.root_fd
     tmp = reserved_name(_SAVING)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=root)
@@ -203,6 +203,7 @@ def load(folders: Folders) -> Journal | None:
             )
         if raw.get("version") != _VERSION:
             raise _Bad("it is from another version of llm-patch")
+        _signed(raw)
         state, pid, dirs, entries = raw["state"], raw["pid"], raw["dirs"], raw["entries"]
         if state not in _STATES or type(pid) is not int:
             raise _Bad("bad state or pid")
@@ -224,6 +225,102 @@ def load(folders: Folders) -> Journal | None:
 
 class _Bad(ValueError):
     pass
+
+
+# --- the user's key: a journal committed to a repository or shipped in a tarball is the
+# user's own file once checked out, so owner and mode cannot tell it from one llm-patch
+# wrote. Every journal carries an HMAC made with a key only this user can read (kept
+# outside the workspace); one without a valid HMAC is refused.
+
+KEY_ENV = "LLM_PATCH_STATE"  # the folder of the key (tests, or a home that is read-only)
+_KEY_BYTES = 32
+_keys: dict[str, bytes] = {}
+
+
+def key_path() -> Path:
+    setting = os.environ.get(KEY_ENV)
+    if setting:
+        return Path(setting) / "journal.key"
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return Path(base) / "llm-patch" / "journal.key"
+
+
+def user_key(create: bool = False) -> bytes | None:
+    """This user's key, made on first use (`create`); None where none can be kept (a home
+    that cannot be written): journals are then written unsigned, and only an unsigned
+    journal is obeyed on that machine — the proof by bytes still applies."""
+    path = key_path()
+    cached = _keys.get(str(path))
+    if cached is not None:
+        return cached
+    key = _read_key(path)
+    if key is None and create:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            tmp = path.with_name(reserved_name(".key"))
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            try:
+                os.write(fd, os.urandom(_KEY_BYTES))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, path)  # never over a key another process made meanwhile
+            except FileExistsError:
+                pass
+            finally:
+                os.unlink(tmp)
+        except OSError:
+            return None
+        key = _read_key(path)
+    if key is not None:
+        _keys[str(path)] = key
+    return key
+
+
+def _read_key(path: Path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or st.st_uid != os.geteuid()
+            or st.st_mode & 0o077
+            or st.st_size != _KEY_BYTES
+        ):
+            return None  # not a key only this user can read
+        data = os.read(fd, _KEY_BYTES + 1)
+        return data if len(data) == _KEY_BYTES else None
+    finally:
+        os.close(fd)
+
+
+def signature(fields: dict) -> str | None:
+    """The HMAC a journal with these fields carries (None where no key can be kept)."""
+    key = user_key(create=True)
+    return None if key is None else _mac(key, fields)
+
+
+def _mac(key: bytes, fields: dict) -> str:
+    return hmac.new(key, json.dumps(fields).encode(), hashlib.sha256).hexdigest()
+
+
+def _signed(raw: dict) -> None:
+    """The journal's HMAC is this user's (see above); removes it from `raw`."""
+    mac = raw.pop("mac", None)
+    key = user_key(create=True)  # a user with no key yet gets one: nothing unsigned passes
+    if mac is None and key is None:
+        return  # written where no key could be kept, read where none can be: bytes decide
+    if not isinstance(mac, str) or key is None or not hmac.compare_digest(mac, _mac(key, raw)):
+        raise _Bad(
+            "it does not carry your llm-patch key's signature (a journal committed to a "
+            "repository, shipped in a tarball or written by someone else is never obeyed)"
+        )
 
 
 def _no_constant(name: str) -> object:

@@ -65,6 +65,10 @@ class PlanOptions(NamedTuple):  # not a dataclass: see journal.Entry
     # the workspace-relative file a block that names no path applies to (a chat window's
     # code snippet): the CLI's `--file`, the LSP commands' `target`, the editor's buffer
     target: str | None = None
+    # the reading of a block without markers the user chose (resolve.merge.readings):
+    # `--as whole|fragment`, `--keep-rest|--drop-rest`, an editor's code action
+    read_as: str | None = None
+    rest: str | None = None
 
 
 DEFAULT_OPTIONS = PlanOptions()
@@ -109,25 +113,6 @@ def _to_file_endings(new: str, like: str | None) -> str:
     if lines and sum(x.endswith("\r\n") for x in lines) * 2 > len(lines):
         return new.replace("\r\n", "\n").replace("\n", "\r\n")
     return new
-
-
-def _refuse_partial_rewrite(key: str, old: str, new: str) -> None:
-    """A whole-file block without placeholders replaces the file only when it reads as a
-    rewrite of it; a snippet ("add this function") must not erase everything else."""
-    old_lines = {x.strip() for x in old.split("\n") if x.strip()}
-    if len(old_lines) <= 3:
-        return
-    kept = len(old_lines & {x.strip() for x in new.split("\n") if x.strip()}) / len(old_lines)
-    if kept < 0.5:
-        raise PlacementError.of(
-            ErrorCode.TEXT_NOT_FOUND,
-            f"the block shares only {kept:.0%} of {key}'s lines and marks nothing as kept, so "
-            "it reads as a snippet, not the whole file; nothing in it anchors to the file. "
-            "Quote the lines to change (SEARCH/REPLACE), or mark kept code with "
-            "`... existing code ...` lines",
-            path=key,
-            shared=round(kept, 3),
-        )
 
 
 # A whole-file block for a new path whose lines are at least this share of an existing
@@ -194,10 +179,8 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
         return BlockOutcome(block, Status.VALIDATED, MatchKind.DELETE)
 
     if action in (Action.SNIPPET, Action.LAZY) and f.text is not None:
-        if _is_snippet(key, f, block):
-            return _place_snippet(block, key, f, options)
-        action = Action.LAZY  # the whole file (its path named only in the prose, perhaps)
-    elif action is Action.SNIPPET:
+        return _merge_block(block, key, f, options)
+    if action is Action.SNIPPET:
         raise missing(key, "a code snippet is placed into an existing file", f.snap)
 
     if action in (Action.CREATE, Action.OVERWRITE) or (action is Action.LAZY and f.text is None):
@@ -219,10 +202,14 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             _refuse_misplaced(state, key, block.content or "")
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.APPEND:
             return _append(state, key, f, block)
+        if action is Action.CREATE and existed and f.text == _to_file_endings(
+            block.content or "", f.text
+        ):
+            # the file holds what the block creates (the reply applied before): overwriting
+            # or refusing, there is nothing to do (an append is not: it adds the text again)
+            f.blocks.append(block.index)
+            return BlockOutcome(block, Status.VALIDATED, MatchKind.CREATE, already_applied=True)
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.ERROR:
-            if f.text == _to_file_endings(block.content or "", f.text):
-                f.blocks.append(block.index)
-                return BlockOutcome(block, Status.VALIDATED, MatchKind.CREATE, already_applied=True)
             raise PlacementError.of(
                 ErrorCode.FILE_EXISTS,
                 f"{key} already exists and is not empty; an empty SEARCH/EDIT section "
@@ -250,6 +237,8 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             f.replaced = True
         f.blocks.append(block.index)
         kind = MatchKind.OVERWRITE if existed else MatchKind.CREATE
+        if existed and f.text == before:  # the file holds the block's text: a second run
+            return BlockOutcome(block, Status.VALIDATED, kind, already_applied=True)
         n = len(split_lines(f.text))
         return BlockOutcome(
             block, Status.VALIDATED, kind, placements=(Placement(0, n, kind, 1.0, n),)
@@ -264,18 +253,6 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             "`*** Add File:` or a diff from /dev/null)",
             f.snap,
         )
-
-    if action is Action.LAZY:
-        from lsp_server.resolve import lazy_merge  # whole-file blocks only, as above
-
-        old_lf = to_lf(f.text)
-        merged = lazy_merge.merge(old_lf, block.content or "", key)
-        if merged.match is MatchKind.OVERWRITE:
-            _refuse_partial_rewrite(key, old_lf, block.content or "")
-        already = merged.text == old_lf
-        f.text = f.text if already else rebuild(f.text, merged.text)
-        f.blocks.append(block.index)
-        return BlockOutcome(block, Status.VALIDATED, merged.match, already_applied=already)
 
     if action is Action.STRUCTURAL:
         # tree-sitter loads with it: only for the first reply that needs it
@@ -293,6 +270,9 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             if dest is not None and state.look(dest)[0] != key:
                 return _move_across_files(state, block, key, f, old_lf, target, dest, levels)
         edit = structure.apply_structure(old_lf, key, target, block.content, block.language)
+        if edit.text == old_lf:  # the node reads as the block wants it: a second run
+            f.blocks.append(block.index)
+            return BlockOutcome(block, Status.VALIDATED, MatchKind.STRUCTURAL, already_applied=True)
         f.text = rebuild(f.text, edit.text)
         f.blocks.append(block.index)
         for w in structure.structural_warnings(
@@ -346,7 +326,7 @@ def _apply_block_hunks(
 
 def _snippet_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
     """The file a snippet that names none applies to (see resolve.snippet_files)."""
-    from lsp_server.resolve import snippet_files
+    from lsp_server.resolve.merge import files as snippet_files
 
     def text_of(path: str) -> str | None:
         try:
@@ -392,21 +372,20 @@ def _diff_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
     )
 
 
-def _is_snippet(key: str, f: FileState, block: EditBlock) -> bool:
-    """A fenced block for an existing file that is only part of it (see docs/snippets.md)."""
-    from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
-
-    return snippets.is_fragment(to_lf(f.text or ""), key, block.content or "", block.language)
-
-
-def _place_snippet(block: EditBlock, key: str, f: FileState, options: PlanOptions) -> BlockOutcome:
-    """Definitions placed by kind, name and scope (resolve.snippets)."""
-    from lsp_server.resolve import snippets  # tree-sitter: only when a reply needs it
+def _merge_block(block: EditBlock, key: str, f: FileState, options: PlanOptions) -> BlockOutcome:
+    """A block without markers for an existing file: the merge room places it by the
+    reading the evidence settles or the user chose, or refuses naming the readings."""
+    from lsp_server.resolve.merge import place  # tree-sitter: only when a reply needs it
 
     old_lf = to_lf(f.text or "")
     try:
-        edit = snippets.place_snippet(
-            old_lf, key, block.content or "", block.language, options.fuzzy_threshold
+        merged = place.place(
+            old_lf,
+            key,
+            block.content or "",
+            block.language,
+            place.Choice(options.read_as, options.rest),
+            options.fuzzy_threshold,
         )
     except PlacementError as err:
         if block.format is not Format.SNIPPET:
@@ -416,14 +395,14 @@ def _place_snippet(block: EditBlock, key: str, f: FileState, options: PlanOption
         raise PlacementError.of(
             failure.code, f"{key}: {failure.message}", **{"path": key, **failure.details}
         ) from None
-    already = edit.text == old_lf
-    f.text = f.text if already else rebuild(f.text, edit.text)
+    already = merged.text == old_lf
+    f.text = f.text if already else rebuild(f.text, merged.text)
     f.blocks.append(block.index)
     return BlockOutcome(
         block,
         Status.VALIDATED,
-        MatchKind.SNIPPET,
-        placements=edit.placements,
+        merged.match,
+        placements=merged.placements,
         already_applied=already,
     )
 
@@ -486,7 +465,8 @@ def _moved_already(
         result = _apply_block_hunks(d.text, d.base, block, options, dict(state.clipboards))
     except PlacementError:
         return False
-    return result.already_applied
+    # (hunks that change nothing — context only — are there when their text is)
+    return result.already_applied or result.text == d.text
 
 
 _MOVE_WHERE = {

@@ -64,8 +64,10 @@ def render_human(report: Mapping[str, Any], *, color: bool, context: Context | N
     err = report.get("error")
     if err and not report["blocks"]:
         out.append(c(_RED, f"✗ {err['code']}: {renumber(err['message'])}"))
+    # an error beside placed blocks is the write's, after planning: nothing was written
+    held = bool(err) and not context.dry
     for b in report["blocks"]:
-        out.extend(_block_lines(b, c))
+        out.extend(_block_lines(b, c, held))
     for w in report["warnings"]:
         tone = _CYAN if w["type"] in _INFO_WARNINGS else _YELLOW
         out.append(c(tone, f"! {w['type']}: {renumber(w['message'])}"))
@@ -79,7 +81,7 @@ def render_human(report: Mapping[str, Any], *, color: bool, context: Context | N
     return "\n".join(out) + "\n"
 
 
-def _block_lines(b: Mapping[str, Any], c) -> list[str]:
+def _block_lines(b: Mapping[str, Any], c, held: bool = False) -> list[str]:
     n = number(b["index"])
     lo, hi = b["reply_lines"]
     where = b.get("path") or "(no file named)"
@@ -112,6 +114,8 @@ def _block_lines(b: Mapping[str, Any], c) -> list[str]:
         return [c(_CYAN, f"· block {n} (reply lines {lo}-{hi}) ({how}) skipped")]
     if b["status"] == "skipped":
         return [c(_CYAN, f"· block {n} {where} ({how}) placed, not written: another block failed")]
+    if held and b["status"] == "validated":
+        return [c(_CYAN, f"· block {n} {where} ({how}) placed, not written: the write failed")]
     return [c(_GREEN, f"✓ block {n} {where} ({how}) {b['status']}")]
 
 

@@ -114,6 +114,28 @@ def _placing(sp: argparse.ArgumentParser, command: str) -> None:
         help="the file a code snippet that names none applies to (relative to the current "
         "folder; to --root when given)",
     )
+    # the readings of a block the evidence leaves open (docs/snippets.md)
+    sp.add_argument(
+        "--as",
+        dest="read_as",
+        choices=("whole", "fragment"),
+        help="read a fenced block that may be the whole file or a part of it as this",
+    )
+    rest = sp.add_mutually_exclusive_group()
+    rest.add_argument(
+        "--keep-rest",
+        dest="rest",
+        action="store_const",
+        const="keep",
+        help="a definition the reply shows cut short keeps the rest of the file's",
+    )
+    rest.add_argument(
+        "--drop-rest",
+        dest="rest",
+        action="store_const",
+        const="drop",
+        help="a definition the reply shows cut short replaces the file's as written",
+    )
     sp.add_argument(
         "--only",
         type=_numbers,

@@ -66,7 +66,13 @@ def place(args: argparse.Namespace) -> int:
         return 2
     dry = args.command == "check" or args.dry_run
     partial = getattr(args, "partial", False)
-    options = PlanOptions(atomic=not partial, protected=tuple(args.protect), target=target)
+    options = PlanOptions(
+        atomic=not partial,
+        protected=tuple(args.protect),
+        target=target,
+        read_as=args.read_as,
+        rest=args.rest,
+    )
     if args.fuzzy_threshold is not None:
         options = options._replace(fuzzy_threshold=args.fuzzy_threshold)
     ws = DiskWorkspace(root.path)

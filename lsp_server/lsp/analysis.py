@@ -110,6 +110,7 @@ def place(
     retries: bool = False,
     target: str | None = None,
     dirty: tuple[str, ...] = (),
+    reading: tuple[str | None, str | None] = (None, None),
 ) -> Analysis:
     """Plan a parsed reply against its root, open documents first (runs in a worker thread).
 
@@ -134,6 +135,8 @@ def place(
         fuzzy_threshold=fuzzy_threshold,
         protected=protected,
         target=rel_target,
+        read_as=reading[0],
+        rest=reading[1],
     )
     ws = SessionWorkspace(root, open_texts, dirty_paths(root.path, dirty))
     plan = plan_reply(parsed, ws, options, cancelled)

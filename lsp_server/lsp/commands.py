@@ -199,13 +199,24 @@ def _parse_options(raw: Any) -> apply.ApplyOptions:
     quiet = raw.get("quiet", False)
     if not isinstance(quiet, bool):
         raise JsonRpcInvalidParams("options.quiet must be true or false")
+    reading = raw.get("reading", {})
+    if not isinstance(reading, dict) or not all((k, v) in _READINGS for k, v in reading.items()):
+        raise JsonRpcInvalidParams(
+            'options.reading must be an object: {"as": "whole" | "fragment", '
+            '"rest": "keep" | "drop"}'
+        )
     return apply.ApplyOptions(
         partial=partial,
         preview=preview,
         fuzzy_threshold=threshold,
         confirm_unsaved=confirm_unsaved,
         quiet=quiet,
+        reading=(reading.get("as"), reading.get("rest")),
     )
+
+
+# the readings a block left open may be applied with (docs/snippets.md)
+_READINGS = {("as", "whole"), ("as", "fragment"), ("rest", "keep"), ("rest", "drop")}
 
 
 def _split_args(args: tuple[Any, ...], name: str) -> tuple[Any, apply.ApplyOptions]:

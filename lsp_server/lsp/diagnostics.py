@@ -246,6 +246,8 @@ def _failure_data(
 ) -> dict[str, Any]:
     """What the quick fixes need from a failure diagnostic (code_actions reads it back)."""
     data: dict[str, Any] = {"block": block.index, "code": str(code)}
+    if details.get("readings"):  # the readings a code action each applies (resolve.merge)
+        data["readings"] = details["readings"]
     closest = details.get("closest")
     if isinstance(closest, dict):
         data["closest"] = {

@@ -45,6 +45,7 @@ from lsp_server.reply.common import (
     strip_comment_marker,
 )
 from lsp_server.reply.whole_file import NOT_FILES, fence_head
+from lsp_server.resolve.placeholders import is_placeholder_line
 
 # Info strings that are never code to place: prose, data samples, program output.
 _NOT_CODE = NOT_FILES | frozenset(
@@ -85,6 +86,9 @@ def _skip_modifiers(words: list[str]) -> list[str]:
 def opens_definition(line: str) -> bool:
     """Does this (stripped) line open a definition in some language? Plain string tests,
     no backtracking: a reply line may be long and hostile."""
+    if line.startswith("#") and line[1:2].isalpha() and "(" in line:
+        # a JavaScript / TypeScript private method: `#bump(by: number): void {`
+        return _is_signature(line[1:])
     if not line or line.startswith(("#", "//", "/*", "*", "@", "--")):
         return False
     words = line.split()
@@ -146,12 +150,32 @@ def _is_signature(line: str) -> bool:
 
 
 def has_definition(body: list[str]) -> bool:
-    """Does a line at the body's outermost indentation open a definition?"""
-    code = [ln for ln in body if ln.strip()]
+    """Does a line at the body's outermost indentation open a definition? Comment lines
+    (`// ...existing code...` around a nested definition, as Copilot writes them) do not
+    set that indentation, and the block's first line of code is always outermost (a
+    template literal's text may sit further left than the code around it)."""
+    code = [ln for ln in body if ln.strip() and not _is_comment(ln.strip())]
     if not code:
         return False
+    if opens_definition(code[0].strip()):
+        return True
     depth = min(len(ln) - len(ln.lstrip()) for ln in code)
     return any(len(ln) - len(ln.lstrip()) == depth and opens_definition(ln.strip()) for ln in code)
+
+
+def _elides(body: list[str]) -> bool:
+    """A line of the block says code is left out (`// ...existing code...`): the block is
+    an edit of a file whatever it holds (a statement, a callback, object properties), as
+    Copilot's chat writes them."""
+    return any(is_placeholder_line(line) for line in body)
+
+
+def _is_comment(line: str) -> bool:
+    if line.startswith("#") and opens_definition(line):
+        return False
+    return line.startswith(("#", "//", "/*", "*", "--", "<!--", "{/*")) and not line.startswith(
+        ("#[", "#include", "#define", "#if", "#!")
+    )
 
 
 # --- the language, guessed when the fence has no info string ------------------------------
@@ -265,7 +289,7 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
     if language in _NOT_CODE or language == "diff":
         return None
     body = lines[fence.start + 1 : fence.end]
-    if not has_definition(body):
+    if not has_definition(body) and not _elides(body):
         return None
     span = (fence.start + 1, fence.end + 1)
     marker = find_marker(lines, fence.start + 1, fence.end, VERBATIM, is_document(None, language))

@@ -16,7 +16,7 @@ comment line is not part of the file.
 A fence with no recognisable path is a code sample, not an edit. So are shell sessions
 and diffs (other finders read diffs). Paths must look like files (an extension or a
 slash), so prose such as "Here is the code:" never names one. The block's action is LAZY:
-the plan creates a missing file, and merges into an existing one (`resolve.lazy_merge`),
+the plan creates a missing file, and merges into an existing one (`resolve.merge`),
 never writing a placeholder line.
 
 A fence holding a line shaped like an edit marker (`------- SEARCH`, `<<<<<<<<<<< SEARCH`, a
@@ -210,9 +210,7 @@ def stray_markers(lines: list[str], blocks: Sequence[EditBlock]) -> list[EditBlo
                 before = [b.path for b in touching if b.reply_lines[1] < run_lo and b.path]
                 path = before[-1] if before else head.path
                 group = [
-                    m
-                    for m in markers_in(lines, run_lo - 1, run_hi, document)
-                    if m.kind in kinds
+                    m for m in markers_in(lines, run_lo - 1, run_hi, document) if m.kind in kinds
                 ]
                 out.extend(_stray(group, path, head.language))
         floor = fence.end if fence.end is not None else len(lines)

@@ -17,7 +17,7 @@ code's own relative indentation).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from math import gcd
 from typing import NamedTuple
 
@@ -179,17 +179,18 @@ def _file_unit(unit: str | Callable[[], str] | None, file_lines: Sequence[str]) 
     return unit or detect_unit(file_lines)
 
 
-def style_of(lines: Sequence[str]) -> Style | None:
+def style_of(lines: Sequence[str], skip: Collection[int] = ()) -> Style | None:
     """The indentation style of some lines: ("\\t", 1) or (" ", unit); None if unclear.
 
     The unit is the most common step from one line to a deeper next one, when that step
-    is 2, 3, 4 or 8 spaces.
+    is 2, 3, 4 or 8 spaces. Rows in `skip` (inside multi-line strings: `literals`) are
+    text, not code, and say nothing about the style.
     """
     tabs = spaces = 0
     steps: Counter[int] = Counter()
     prev = 0
-    for line in lines:
-        if not line.strip():
+    for k, line in enumerate(lines):
+        if not line.strip() or k in skip:
             continue
         ws = indent_of(line)
         if ws.startswith("\t"):
@@ -210,7 +211,13 @@ def style_of(lines: Sequence[str]) -> Style | None:
     return None
 
 
-def reindent(content: str, indent: str, file_style: Style | None, convert: bool) -> list[str]:
+def reindent(
+    content: str,
+    indent: str,
+    file_style: Style | None,
+    convert: bool,
+    literal: Collection[int] = (),
+) -> list[str]:
     """Content lines re-indented so its first line sits at `indent`, relative shape kept.
 
     New code arrives at column 0 as often as not, or at the indentation it had somewhere
@@ -218,17 +225,24 @@ def reindent(content: str, indent: str, file_style: Style | None, convert: bool)
     (and a known `file_style`) the relative depth is rewritten in the file's unit, so
     two-space code lands four-space in a four-space file and spaces become tabs in a tab
     file. Leading and trailing blank lines are dropped; blank lines inside become empty.
+    Rows of `content` in `literal` (inside a multi-line string: `literals`) are the
+    string's text: written as they are, and not measured.
     """
     lines = content.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    keep = [k in literal for k in range(len(lines))]
     while lines and not lines[0].strip():
         lines.pop(0)
+        keep.pop(0)
     while lines and not lines[-1].strip():
         lines.pop()
+        keep.pop()
     if not lines:
         return []
-    body = [ln for ln in lines if ln.strip()]
+    body = [ln for ln, kept in zip(lines, keep, strict=True) if ln.strip() and not kept]
+    if not body:
+        return lines
     content_tabs = sum(1 for ln in body if indent_of(ln).startswith("\t"))
     tab = file_style[1] if file_style and file_style[0] == " " else TAB_WIDTH
     widths = [width(indent_of(ln), tab) for ln in body]
@@ -242,8 +256,7 @@ def reindent(content: str, indent: str, file_style: Style | None, convert: bool)
         and indent_w > 0
         and len(body) > 1
         and all(
-            indent_of(ln).startswith(indent) and len(indent_of(ln)) > len(indent)
-            for ln in body[1:]
+            indent_of(ln).startswith(indent) and len(indent_of(ln)) > len(indent) for ln in body[1:]
         )
         and file_style is not None
         and min(widths[1:]) - indent_w == (file_style[1] if file_style[0] == " " else tab)
@@ -254,7 +267,10 @@ def reindent(content: str, indent: str, file_style: Style | None, convert: bool)
     unit_c = min(positive) if positive else 0
     content_is_tabs = content_tabs > len(body) // 2
     out: list[str] = []
-    for line in lines:
+    for line, kept in zip(lines, keep, strict=True):
+        if kept:
+            out.append(line)
+            continue
         if not line.strip():
             out.append("")
             continue
@@ -296,14 +312,15 @@ def _relative(
     return " " * (levels * unit_f + rest)
 
 
-def dedent(lines: Sequence[str]) -> list[str]:
+def dedent(lines: Sequence[str], skip: Collection[int] = ()) -> list[str]:
     """The lines with the indentation their non-blank lines share removed (counted in
-    characters: a block indented with tabs loses tabs). Unchanged when all are blank."""
-    body = [ln for ln in lines if ln.strip()]
+    characters: a block indented with tabs loses tabs). Unchanged when all are blank.
+    Rows in `skip` (a multi-line string's text) are neither measured nor cut."""
+    body = [ln for k, ln in enumerate(lines) if ln.strip() and k not in skip]
     if not body:
         return list(lines)
     cut = min(len(indent_of(ln)) for ln in body)
-    return [ln[cut:] for ln in lines]
+    return [ln if k in skip else ln[cut:] for k, ln in enumerate(lines)]
 
 
 def swap_prefix(lines: Sequence[str], old: str, new: str) -> list[str] | None:

@@ -54,7 +54,6 @@ class Item:
         return " > ".join(reversed(parts))
 
 
-
 # --------------------------------------------------------------------------- names
 
 _IDENT_TYPES = frozenset(
@@ -66,6 +65,7 @@ _IDENT_TYPES = frozenset(
         "name",
         "word",
         "property_identifier",
+        "private_property_identifier",  # a JavaScript / TypeScript `#private` member
         "field_identifier",
         "namespace_identifier",
         "package_identifier",
@@ -74,7 +74,7 @@ _IDENT_TYPES = frozenset(
 )
 # Patterns used off the common path stay text; `re` compiles and caches them on first use.
 _QUALIFIED_SPLIT = r"::|\.|:|->|\\"
-_NAME_OK = r"^[\w$@~!?'\-.:\\<>]+$"
+_NAME_OK = r"^[\w$@~!?'\-.:\\<>#]+$"
 _GENERICS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
 
 
@@ -610,4 +610,3 @@ def warm(text: str, path: str, language: str | None = None) -> None:
         index(syntax.parse(text, syntax.grammar(name), path))
     except PlacementError:
         return
-

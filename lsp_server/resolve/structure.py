@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from lsp_server.model import ErrorCode, MatchKind, Placement, PlanWarning, Target, WarningType
-from lsp_server.resolve import data_paths, outline, spans, syntax, targets
+from lsp_server.resolve import data_paths, literals, outline, spans, syntax, targets
 from lsp_server.resolve.indent import Style, dedent, indent_of, reindent, style_of
 from lsp_server.resolve.outcome import StructureEdit, refused
 from lsp_server.resolve.outline import Item
@@ -61,10 +61,20 @@ def _join(lines: list[str]) -> str:
 
 
 def _file_style_near(p: Parsed, row: int) -> Style | None:
-    """The indentation style around `row` (the file's first lines when that is unclear)."""
+    """The indentation style around `row` (the file's first lines when that is unclear),
+    read from its code: the text of multi-line strings is not the file's style."""
     lines = p.line_list()
     lo, hi = max(0, row - 300), min(len(lines), row + 300)
-    return style_of(lines[lo:hi]) or style_of(lines[: min(len(lines), 2000)])
+    strings = literals.string_rows(p)
+    near = {r - lo for r in strings if lo <= r < hi}
+    return style_of(lines[lo:hi], near) or style_of(lines[: min(len(lines), 2000)], strings)
+
+
+def _reindented(p: Parsed, content: str, indent: str, style: Style | None) -> list[str]:
+    """`content` re-indented at `indent`, the text of its multi-line strings untouched."""
+    content = content.replace("\r\n", "\n")
+    rows = literals.string_rows_of(content, p.grammar, p.key)
+    return reindent(content, indent, style, p.grammar.spec.convert_indent_units, rows)
 
 
 def _with_eol(text: str, fn: Any) -> Any:
@@ -163,10 +173,12 @@ def replace_item(p: Parsed, item: Item, content: str) -> StructureEdit:
     lines = p.line_list()
     indent = indent_of(lines[region.start_row])
     style = _file_style_near(p, region.start_row)
-    new_lines = reindent(
-        content.replace("\r\n", "\n"), indent, style, p.grammar.spec.convert_indent_units
-    )
+    new_lines = _reindented(p, content, indent, style)
     new_text = spans.splice(p, region, new_lines, indent)
+    if new_text and p.text.endswith("\n") and not new_text.endswith("\n"):
+        # a node that ends the file (a Markdown last section) holds its final newline:
+        # the file keeps it, it was not asked to change
+        new_text += "\n"
     new_end = region.start_row + len(new_lines)
     return StructureEdit(
         new_text,
@@ -221,9 +233,7 @@ def insert_next_to(p: Parsed, item: Item, content: str, before: bool) -> Structu
         start = item.node.start_point.row
     indent = indent_of(lines[start])
     style = _file_style_near(p, start)
-    new_lines = reindent(
-        content.replace("\r\n", "\n"), indent, style, p.grammar.spec.convert_indent_units
-    )
+    new_lines = _reindented(p, content, indent, style)
     if not new_lines:
         raise refused(
             ErrorCode.MALFORMED_BLOCK,
@@ -544,7 +554,6 @@ def read_structure(
             }
         )
     return out
-
 
 
 @syntax.locked

@@ -197,8 +197,14 @@ def test_already_applied_is_not_claimed_for_a_block_held_back(tmp_path):
     report = json.loads(llm_patch("check", "-", "--json", cwd=tmp_path, stdin=reply).stdout)
     assert report["blocks"][0]["status"] == "skipped"
     assert "already_applied" not in report["blocks"][0]
-    same = "*** Begin Patch\n*** Add File: new.py\n+x = 1\n*** End Patch\n" + sr(
-        "a.py", "nope\n", "b\n"
-    )
-    report = json.loads(llm_patch("check", "-", "--json", cwd=tmp_path, stdin=same).stdout)
-    assert "already_applied" not in report["blocks"][0]  # held back: not claimed either
+
+
+def test_a_write_that_fails_says_the_placed_blocks_were_not_written(tmp_path):
+    put(tmp_path, {"ro.py": "q = 1\n"})
+    (tmp_path / "ro.py").chmod(0o444)
+    r = llm_patch("apply", "-", cwd=tmp_path, stdin=sr("ro.py", "q = 1\n", "q = 2\n"))
+    assert r.returncode == 1
+    assert "· block 1 ro.py (exact) placed, not written: the write failed" in r.stdout
+    assert "✗ PERMISSION_DENIED: ro.py is not writable for you" in r.stdout
+    assert r.stdout.rstrip().endswith("✗ 1 block placed, but nothing was written")
+    assert (tmp_path / "ro.py").read_text() == "q = 1\n"

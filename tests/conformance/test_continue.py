@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from lsp_server.model import ErrorCode, PlacementError
-from lsp_server.resolve.lazy_merge import lazy_merge
+from lsp_server.resolve.merge.lazy import lazy_merge
 from lsp_server.resolve.placeholders import is_placeholder_line
 
 from .corpus import CORPORA, missing

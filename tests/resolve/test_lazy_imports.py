@@ -27,7 +27,11 @@ LADDER = {
 }
 COUNTED = {"lsp_server.resolve.counted"}
 # whole-file blocks only: never loaded by a hunk
-LAZY_MERGE = {"lsp_server.resolve.lazy_merge", "lsp_server.resolve.line_shape"}
+LAZY_MERGE = {
+    "lsp_server.resolve.merge",
+    "lsp_server.resolve.merge.lazy",
+    "lsp_server.resolve.line_shape",
+}
 FILE = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
 
 

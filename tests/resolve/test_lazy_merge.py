@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
-from lsp_server.resolve.lazy_merge import lazy_merge, merge
+from lsp_server.resolve.merge.lazy import lazy_merge, merge
 from lsp_server.resolve.placeholders import has_placeholder, is_placeholder_line
 
 # --- merges ---------------------------------------------------------------------------------

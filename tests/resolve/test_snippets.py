@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
-from lsp_server.resolve.snippets import MAX_DEFINITIONS, is_fragment, place_snippet
+from lsp_server.resolve.merge.snippet import MAX_DEFINITIONS, is_fragment, place_snippet
 from tests.resolve.snippet_samples import SAMPLES
 
 LANGS = sorted(SAMPLES)
@@ -97,7 +97,7 @@ def test_a_go_function_without_a_receiver_is_not_taken_for_a_method():
 
 def test_a_go_method_matches_its_receivers_only():
     s = SAMPLES["go"]
-    snippet = "func (c *Circle) Describe() string {\n\treturn \"NEW\"\n}\n"
+    snippet = 'func (c *Circle) Describe() string {\n\treturn "NEW"\n}\n'
     out = place_snippet(s.file, s.path, snippet).text
     assert out == s.file.replace('fmt.Sprint("circle")', '"NEW"')
 
@@ -283,7 +283,9 @@ def test_replacing_one_function_changes_only_its_lines(generated, main_guard):
     head = "import os\n\n\n"
     tail = '\n\nif __name__ == "__main__":\n    pass\n' if main_guard else ""
     file = head + "\n\n".join(functions) + tail
-    out = place_snippet(file, "m.py", snippet).text
+    # the reading "replace it as written": a restatement that stops before the file's
+    # definition does is otherwise refused, offering this reading and keep-the-rest
+    out = place_snippet(file, "m.py", snippet, rest="drop").text
     # the oracle: the text before and after the chosen function, cut by string position
     start = file.index(functions[pick])
     end = start + len(functions[pick])
@@ -364,7 +366,7 @@ def test_a_trait_impl_is_not_merged_into_the_inherent_impl():
     file = "pub struct S;\n\nimpl S {\n    pub fn new() -> Self {\n        S\n    }\n}\n"
     snippet = (
         "impl std::fmt::Display for S {\n    fn fmt(&self, f: &mut std::fmt::Formatter) "
-        "-> std::fmt::Result {\n        write!(f, \"S\")\n    }\n}\n"
+        '-> std::fmt::Result {\n        write!(f, "S")\n    }\n}\n'
     )
     out = place_snippet(file, "lib.rs", snippet).text
     assert out == file + "\n" + snippet

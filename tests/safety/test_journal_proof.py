@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from hypothesis import strategies as st
 
 from lsp_server import cli, writer
 from lsp_server.disk import JOURNAL_NAME, Folders, WriteError
-from lsp_server.journal import load, recover
+from lsp_server.journal import load, recover, signature
 from lsp_server.model import ErrorCode
 from lsp_server.writer import write_plan
 
@@ -147,20 +148,43 @@ def test_a_journal_not_certainly_this_users_is_refused(tmp_path: Path, plant):
     assert tree(root) == before
 
 
-def test_a_journal_shipped_in_a_tarball_removes_only_what_it_proves_it_wrote(tmp_path: Path):
-    """Owned by the user (as extracted), mode 0644, but its hashes are the shipper's guess:
-    a file whose bytes are not exactly what it names is kept, whatever its inode."""
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_journal_shipped_in_a_repository_is_refused(tmp_path: Path, version):
+    """Checked out, it is the user's own file (mode 0644), and its hashes are exact — the
+    shipper knows what the files hold. It lacks the signature of the user's key."""
     root = tmp_path / "root"
     _victims(root)
-    body = _planted(root, 2)
+    body = _planted(root, version)
     body["entries"] = body["entries"][:1]
-    body["entries"][0]["new"][1] = "0" * 64  # not what config/app.conf holds
     body["dirs"] = ["config"]
     (root / JOURNAL_NAME).write_text(json.dumps(body))
     os.chmod(root / JOURNAL_NAME, 0o644)
-    recovery = recover(root)
-    assert recovery.outcome == "rolled back"
-    assert (root / "config" / "app.conf").read_text() == "secret = 1\n"
+    before = tree(root)
+    with pytest.raises(WriteError) as err:
+        recover(root)
+    assert "refusing the journal" in err.value.failure.message
+    assert tree(root) == before
+
+
+def test_a_journal_signed_with_another_key_is_refused(tmp_path: Path, monkeypatch):
+    root = tmp_path / "root"
+    two_files(root)
+    plan, ws = plan_for(root, TWO)
+    crash_where(
+        root,
+        lambda: two_files(root),
+        lambda: write_plan(plan, ws),
+        monkeypatch,
+        lambda: a_new_b_old(root),
+    )
+    monkeypatch.setenv("LLM_PATCH_STATE", str(tmp_path / "another-machine"))
+    before = tree(root)
+    with pytest.raises(WriteError) as err:
+        recover(root)
+    assert "signature" in err.value.failure.message
+    assert tree(root) == before
+    monkeypatch.undo()
+    assert recover(root).outcome == "rolled back"
 
 
 # --- 2. a rollback and an edit made in place meanwhile ---------------------------------------
@@ -206,7 +230,7 @@ root = Path(sys.argv[1])
 real = writer.rename2
 def pause_after_a(*args):
     done = real(*args)
-    if (root / "a.py").read_text() == "a = 2\\n" and not (root / "ready").exists():
+    if (root / "a.py").read_text() == "a = 2\\n" and not (root.parent / "ready").exists():
         (root.parent / "ready").write_text("")
         {after}
     return done
@@ -230,8 +254,6 @@ def _run_pausing(tmp_path: Path, after: str) -> tuple[subprocess.Popen, Path]:
     for _ in range(6000):
         if (tmp_path / "ready").exists() or proc.poll() is not None:
             break
-        import time
-
         time.sleep(0.01)
     assert (tmp_path / "ready").exists(), proc.communicate()
     return proc, root
@@ -550,6 +572,8 @@ def _journalish():
 @given(body=_journalish() | _JSONISH, mangle=st.binary(max_size=8))
 def test_any_journal_is_obeyed_or_refused_never_a_crash(tmp_path_factory, body, mangle):
     root = tmp_path_factory.mktemp("j")
+    if isinstance(body, dict):  # signed, so that every check after the signature is reached
+        body = {**body, "mac": signature(body)}
     data = json.dumps(body).encode() + mangle
     (root / JOURNAL_NAME).write_bytes(data)
     os.chmod(root / JOURNAL_NAME, 0o600)

@@ -106,6 +106,8 @@ export class LlmPatchExtension {
   private missing = false;
   /** The command that found no server: run once the install the user was offered succeeds. */
   private afterInstall: (() => Promise<unknown>) | undefined;
+  /** Whether the install offer is showing (see offerInstall). */
+  private offering = false;
   readonly reportUri = vscode.Uri.parse(`${REPORT_SCHEME}:/LLM Patch Report.md`);
 
   constructor(
@@ -555,13 +557,25 @@ export class LlmPatchExtension {
       this.onChoice(choice);
       return;
     }
-    const choice = await vscode.window.showWarningMessage(
-      "LLM Patch: the llm-patch server was not found (no llmPatch.server setting, no Python with " +
-        "llm-patch, nothing on PATH). Install it into a private environment?",
-      "Install llm-patch",
-      "Open Settings",
-      "Show Log",
-    );
+    if (this.offering) {
+      // One offer at a time: the one showing is the user's to answer (VS Code folds an
+      // identical second notification into the first, and answers the second at once with
+      // nothing, which would read as a dismissal).
+      return;
+    }
+    this.offering = true;
+    let choice: string | undefined;
+    try {
+      choice = await vscode.window.showWarningMessage(
+        "LLM Patch: the llm-patch server was not found (no llmPatch.server setting, no Python with " +
+          "llm-patch, nothing on PATH). Install it into a private environment?",
+        "Install llm-patch",
+        "Open Settings",
+        "Show Log",
+      );
+    } finally {
+      this.offering = false;
+    }
     if (choice !== "Install llm-patch") {
       // Not installing now: a later install must not run a command the user has moved on from.
       this.afterInstall = undefined;

@@ -369,6 +369,20 @@ describe("server lifecycle", () => {
     assert.ok(state.messages.some((m) => /installed; starting the server, then your command/.test(m.text)));
   });
 
+  it("a command run while the install offer is showing adds no second offer, and runs after the install", async () => {
+    machine.path = { python3: "/usr/bin/python3" };
+    let answer: (choice: string | undefined) => void = () => undefined;
+    state.answers.push(new Promise((resolve) => (answer = resolve))); // the user has not answered yet
+    await activate();
+    state.clipboard = "reply";
+    control.onRequest = () => okReport;
+    await run("llmPatch.applyFromClipboard");
+    assert.equal(state.messages.filter((m) => /server was not found/.test(m.text)).length, 1, JSON.stringify(state.messages));
+    answer("Install llm-patch");
+    await eventually(() => control.instances.length === 1 && client().requests.length === 1, "the apply after the install");
+    assert.deepEqual(client().requests[0].params, { command: "llmPatch.apply", arguments: [{ text: "reply" }] });
+  });
+
   it("a command whose install offer was dismissed does not run at a later install", async () => {
     machine.path = { python3: "/usr/bin/python3" };
     await activate();

@@ -16,8 +16,8 @@ export const state = {
   commands: new Map<string, (...args: any[]) => unknown>(),
   executed: [] as { command: string; args: unknown[] }[],
   messages: [] as Message[],
-  /** Answers to the next prompts, in order (the button label, or undefined to dismiss). */
-  answers: [] as (string | undefined)[],
+  /** Answers to the next prompts, in order (the button label, or undefined to dismiss; a promise: answered later). */
+  answers: [] as (string | undefined | Promise<string | undefined>)[],
   config: new Map<string, unknown>(),
   clipboard: "",
   statusItems: [] as FakeStatusBarItem[],

@@ -468,17 +468,17 @@ Hope you like it!
 def find_similar_lines(search_lines, content_lines, threshold=0.8):
     search_lines = search_lines.splitlines()
     content_lines = content_lines.splitlines()
-    
+
     best_ratio = 0
     best_match = None
-    
+
     for i in range(len(content_lines) - len(search_lines) + 1):
         chunk = content_lines[i:i+len(search_lines)]
         ratio = SequenceMatcher(None, search_lines, chunk).ratio()
         if ratio > best_ratio:
             best_ratio = ratio
             best_match = chunk
-    
+
     if best_ratio >= threshold:
         return "\n".join(best_match)
     else:

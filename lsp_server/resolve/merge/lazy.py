@@ -95,6 +95,7 @@ from lsp_server.resolve.line_shape import (
     parents,
     similar,
 )
+from lsp_server.resolve.merge.elision import file_comments
 from lsp_server.resolve.placeholders import count_placeholder_lines, is_placeholder_line
 
 # --- result --------------------------------------------------------------------------------
@@ -122,6 +123,8 @@ def merge(original: str, snippet: str, path: str = "") -> LazyMerge:
     o_lines, o_newline = _split(original)
     s_lines, _ = _split(snippet)
     placeholder = [is_placeholder_line(line, path) for line in s_lines]
+    # the file's own `# ... see below ...` shown where the file has it is that comment
+    placeholder = file_comments(s_lines, placeholder, o_lines)
     if not any(placeholder):
         restated = _restate_definition(o_lines, s_lines, path)
         if restated is None:
@@ -152,7 +155,6 @@ def _join(lines: list[str], newline: bool) -> str:
     if not lines:
         return ""
     return "\n".join(lines) + ("\n" if newline else "")
-
 
 
 # --- the merge -----------------------------------------------------------------------------
@@ -275,6 +277,22 @@ class _Merger:
                 self._pair(i, o)
                 seg.anchors.append((i, o))
                 added = True
+        # A segment nothing anchored may still begin with a line that occurs once in the
+        # file and once in the reply (`build: {` of an object shown between two
+        # `// ...existing code...` lines): that line is where it is.
+        for seg in self.segments:
+            if seg.anchors:
+                continue
+            i = self._first_code(seg)
+            key = self.s_key[i]
+            if s_count.get(key) != 1 or o_count.get(key) != 1:
+                continue
+            o = o_where[key]
+            if o in self.pair_o or not self._in_order(i, o):
+                continue
+            self._pair(i, o)
+            seg.anchors.append((i, o))
+            added = True
         if added:
             for seg in self.segments:
                 seg.anchors.sort()
@@ -414,6 +432,7 @@ class _Merger:
                 seg.b, seg.e = min(paired), max(paired) + 1
             else:
                 continue  # new code between two placeholders: placed below
+            seg.e = max(seg.e, self._closed_blocks(seg, next_first))
             seg.placed = True
             prev_end = max(prev_end, seg.e - 1)
         if not self.pair_s and (
@@ -451,6 +470,27 @@ class _Merger:
                 )
             seg.b = seg.e = gap_lo = at
             seg.placed = True
+
+    def _closed_blocks(self, seg: _Segment, o_stop: int) -> int:
+        """Where the file's blocks end that the segment shows whole: a header it restates
+        (paired with a file line) and the closer that ends it at the header's indentation
+        (`const f = () => {` ... `};`). The file's block of that header is the segment's to
+        replace down to its own closer, even where the reply's last lines are new: the
+        file's old tail is not kept beside them. Never past `o_stop`."""
+        reach = seg.e
+        for h in range(seg.start, seg.end):
+            o = self.pair_s.get(h)
+            if o is None or is_blank(self.s[h]):
+                continue
+            end_s = _block_end(self.s, h)
+            if end_s <= h or end_s >= seg.end or not is_closer(self.s[end_s]):
+                continue
+            if indent_width(self.s[end_s]) != indent_width(self.s[h]):
+                continue
+            end_o = _block_end(self.o, o)
+            if end_o > o and is_closer(self.o[end_o]) and end_o < o_stop:
+                reach = max(reach, end_o + 1)
+        return reach
 
     def _reach(self, paired: list[int], step: int) -> int:
         """Where a head (step -1) or tail (step +1) segment's region starts or ends: it

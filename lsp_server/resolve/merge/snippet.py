@@ -49,13 +49,14 @@ from lsp_server.model import (
     PlacementError,
 )
 from lsp_server.resolve import languages as L
-from lsp_server.resolve import lazy_merge, outline, spans, structure, syntax
+from lsp_server.resolve import literals, outline, spans, structure, syntax
 from lsp_server.resolve.hunks import apply_hunks
 from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of
+from lsp_server.resolve.merge import elision, readings, tails
+from lsp_server.resolve.merge import lazy as lazy_merge
+from lsp_server.resolve.merge.imports import add_imports, is_import, normalise
 from lsp_server.resolve.outcome import refused
 from lsp_server.resolve.outline import Item
-from lsp_server.resolve.placeholders import is_placeholder_line
-from lsp_server.resolve.snippet_imports import add_imports, is_import, normalise
 from lsp_server.resolve.syntax import Grammar, Parsed
 
 # Code that members need around them to parse: a class for C-family methods, an impl for
@@ -105,6 +106,7 @@ class _Snippet:
     statements: list[str]
     placeholders: frozenset[int]
     loose_placeholders: bool  # a placeholder outside every definition
+    rest: str | None = None  # the reading chosen for a definition cut short: keep / drop
 
 
 def _family(kind: str) -> str:
@@ -123,12 +125,16 @@ def _errors(p: Parsed) -> int:
     return len(syntax.error_nodes(p))
 
 
-def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
-    """Parse the snippet, in a shell when its members need one to parse."""
+def _read(content: str, grammar: Grammar, key: str, file_text: str | None = None) -> _Snippet:
+    """Parse the snippet, in a shell when its members need one to parse; with the file's
+    text, a comment the file holds at that place is that comment, never an elision."""
     raw = content.split("\n")
     if raw and raw[-1] == "":
         raw.pop()
-    holes = [_is_elision(line, key, grammar) for line in raw]
+    markers = grammar.spec.comment_markers
+    holes = [elision.says_elided(line, markers, key) for line in raw]
+    if file_text is not None:
+        holes = elision.file_comments(raw, holes, file_text.split("\n"))
     python = grammar.spec.name == "python"
     # every elision is written the one way the lazy merge reads (`// ... existing code ...`
     # behind the language's comment marker); `...` is code in Python and stays
@@ -137,23 +143,32 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
         for line, hole in zip(raw, holes, strict=True)
     ]
     parse_lines = list(raw)
-    code = [ln for ln in raw if ln.strip()]
+    # a multi-line string's text is not indentation: it is neither measured nor moved
+    strings = literals.string_rows_of("\n".join(raw) + "\n", grammar, key + "\x00snippet-raw")
+    code = [ln for k, ln in enumerate(raw) if ln.strip() and k not in strings]
     bare = bool(code) and min(len(indent_of(ln)) for ln in code) > 0
-    lines = dedent(parse_lines)
-    cut = _common(raw, parse_lines)
-    body = [ln[min(cut, len(indent_of(ln))) :] if ln.strip() else "" for ln in raw]
+    lines = dedent(parse_lines, strings)
+    cut = _common(code)
+    body = [
+        ln if k in strings else ln[min(cut, len(indent_of(ln))) :] if ln.strip() else ""
+        for k, ln in enumerate(raw)
+    ]
     p = syntax.parse("\n".join(lines) + "\n", grammar, key + "\x00snippet")
     shell = _SHELLS.get(grammar.spec.name)
     offset = 0
     container = p.tree.root_node
+
+    def inside(rows: list[str]) -> list[str]:
+        return ["    " + ln if ln.strip() and k not in strings else ln for k, ln in enumerate(rows)]
+
     if shell is not None and (p.tree.root_node.has_error or not _outer_items(p, None)):
-        wrapped = [shell[0], *("    " + ln if ln.strip() else "" for ln in lines), shell[1]]
+        wrapped = [shell[0], *inside(lines), shell[1]]
         q = syntax.parse("\n".join(wrapped) + "\n", grammar, key + "\x00snippet-shell")
         holder = next((i for i in outline.index(q) if i.parent is None), None)
         if holder is not None and _errors(q) < max(_errors(p), 1) and outline.kids(q, holder):
             p, offset, bare = q, 1, True
             container = holder.node.child_by_field_name("body") or holder.node
-            body = [shell[0], *("    " + ln if ln.strip() else "" for ln in body), shell[1]]
+            body = [shell[0], *inside(body), shell[1]]
             holes = [False, *holes, False]
     errors = syntax.error_nodes(p)
     if errors:  # its definitions' boundaries would be error recovery's guess
@@ -202,27 +217,6 @@ def _read(content: str, grammar: Grammar, key: str) -> _Snippet:
     return _Snippet(p, body, offset, bare, top, imports, statements, placeholders, loose)
 
 
-_ELLIPSES = ("...", "\u2026")
-_NOT_PROSE = frozenset(";{}=")
-
-
-def _is_elision(line: str, key: str, grammar: Grammar) -> bool:
-    """A line standing for code the snippet leaves out: a placeholder line, or a comment
-    that starts or ends with an ellipsis and says a few words (`// ... existing
-    constructor ...`, `# ... save() unchanged ...`), which in a snippet can mean nothing
-    else."""
-    if is_placeholder_line(line, key):
-        return True
-    s = line.strip()
-    marker = next((m for m in grammar.spec.comment_markers if s.startswith(m)), None)
-    if marker is None:
-        return False
-    text = s[len(marker) :].removesuffix("*/").strip()
-    if len(text) > 80 or any(c in _NOT_PROSE for c in text):
-        return False
-    return text.startswith(_ELLIPSES) or text.endswith(_ELLIPSES)
-
-
 def _canonical(line: str, grammar: Grammar) -> str:
     """An elision as the language writes a comment, in the words the lazy merge knows."""
     marker = grammar.spec.comment_markers[0] if grammar.spec.comment_markers else "//"
@@ -230,9 +224,8 @@ def _canonical(line: str, grammar: Grammar) -> str:
     return f"{indent_of(line)}{marker} ... existing code ...{closer}"
 
 
-def _common(raw: list[str], parse_lines: list[str]) -> int:
-    """The indentation the snippet's non-blank lines share (what `dedent` removed)."""
-    code = [ln for ln in parse_lines if ln.strip()] or [ln for ln in raw if ln.strip()]
+def _common(code: list[str]) -> int:
+    """The indentation the snippet's lines of code share (what `dedent` removed)."""
     return min((len(indent_of(ln)) for ln in code), default=0)
 
 
@@ -258,7 +251,8 @@ def _span(s: _Snippet, item: Item) -> tuple[int, int]:
 def _text_of(s: _Snippet, item: Item) -> str:
     """A snippet definition's own lines, dedented, placeholders as the model wrote them."""
     start, end = _span(s, item)
-    return "\n".join(dedent(s.raw[start : end + 1])) + "\n"
+    strings = {r - start for r in literals.string_rows(s.parsed) if start <= r <= end}
+    return "\n".join(dedent(s.raw[start : end + 1], strings)) + "\n"
 
 
 def _elides(s: _Snippet, item: Item) -> bool:
@@ -408,13 +402,15 @@ def place_snippet(
     content: str,
     language: str | None = None,
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
+    rest: str | None = None,
 ) -> SnippetEdit:
     """The file `text` (at `path`) with the snippet `content` placed, or a refusal:
     TARGET_AMBIGUOUS, TARGET_NOT_FOUND (nothing in the snippet is a definition),
     TEXT_NOT_FOUND (a statement the ladder cannot place, a placeholder the merge cannot),
     LANGUAGE_UNSUPPORTED (no grammar for the file)."""
     grammar = syntax.grammar_for(path, language)
-    s = _read(content, grammar, path)
+    s = _read(content, grammar, path, text)
+    s.rest = rest
     if not s.top:
         raise refused(
             ErrorCode.TARGET_NOT_FOUND,
@@ -481,18 +477,49 @@ def _place(
     members = outline.kids(s.parsed, item)
     if item.kind in L.TYPES | L.IMPLS | {"module"}:
         theirs = {m.name for m in outline.kids(p, twin)}
-        if (members or theirs) and (
-            _elides(s, item) or not theirs <= {m.name for m in members}
-        ):
+        if (members or theirs) and (_elides(s, item) or not theirs <= {m.name for m in members}):
             return _merge(text, path, grammar, s, item, twin, placements)
     code = _text_of(s, item)
+    lay = spans.layers(p, twin.node)
+    old = "\n".join(dedent(p.line_list()[lay.outer_row : lay.end_row + 1])) + "\n"
     if _elides(s, item):  # a body with `# ... existing code ...`: merge around them
-        lay = spans.layers(p, twin.node)
-        old = "\n".join(dedent(p.line_list()[lay.outer_row : lay.end_row + 1])) + "\n"
         code = lazy_merge.merge(old, code, path).text
+    else:
+        code = _cut_short(old, code, item, twin, s, grammar, lay.outer_row)
     edit = structure.replace_item(p, twin, code)
     placements.append(_as_snippet(edit.placement))
     return edit.text
+
+
+def _cut_short(
+    old: str, code: str, item: Item, twin: Item, s: _Snippet, grammar: Grammar, row: int
+) -> str:
+    """`code` for the file's definition `old`, or a refusal naming the readings when it
+    stops short of the file's (or drops its docstring) with no marker: keep the rest, or
+    replace it as written (`tails`)."""
+    mine, theirs = code.rstrip("\n").split("\n"), old.rstrip("\n").split("\n")
+    c = tails.cut(theirs, mine, grammar.spec.name == "python")
+    if c is None or s.rest == "drop":
+        return code
+    if s.rest == "keep":
+        return "\n".join(tails.keep_rest(theirs, mine, c)) + "\n"
+    parts = []
+    if c.tail is not None:
+        a, b = c.tail
+        parts.append(
+            f"the file's goes on for {b - a} more line(s) (lines {row + a + 1}-{row + b}, "
+            f"first `{theirs[a].strip()[:60]}`) that the snippet neither shows nor marks as "
+            "left out"
+        )
+    if c.docstring is not None:
+        a, b = c.docstring
+        parts.append(f"the file's docstring (line {row + a + 1}) is not in the snippet")
+    raise readings.ambiguous(
+        f"the snippet's {item.kind} `{item.name}` may be cut short: " + "; and ".join(parts),
+        [readings.keep_rest(item.name), readings.drop_rest(item.name)],
+        name=item.name,
+        lines=[row + 1, row + len(theirs)],
+    )
 
 
 def _merge(
@@ -693,7 +720,7 @@ def definition_names(content: str, path: str, language: str | None = None) -> li
 def defines_any(text: str, path: str, content: str, language: str | None = None) -> bool:
     """Does the file define a namesake of one of the snippet's code definitions?"""
     grammar = syntax.grammar_for(path, language)
-    s = _read(content, grammar, path)
+    s = _read(content, grammar, path, text)
     p = syntax.parse(text, grammar, path)
     for item in s.top:
         if item.kind not in CODE_KINDS:
@@ -732,7 +759,7 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
         grammar = syntax.grammar(name)
         if grammar.spec.data:
             return False
-        s = _read(content, grammar, path)
+        s = _read(content, grammar, path, text)
         if not any(i.kind in CODE_KINDS for i in s.top):
             return False
         if len(s.top) > MAX_DEFINITIONS:
@@ -766,3 +793,84 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
         return share < REWRITE_SHARE
     except PlacementError:
         return False
+
+
+def _readable(path: str, language: str | None) -> Grammar | None:
+    name = syntax.language_for(path, language)
+    if name is None:
+        return None
+    try:
+        grammar = syntax.grammar(name)
+    except PlacementError:
+        return None
+    return None if grammar.spec.data else grammar
+
+
+@syntax.locked
+def defines_code(path: str, content: str, language: str | None = None) -> bool:
+    """Does the block define code (a function, a class...) its file's grammar knows?"""
+    grammar = _readable(path, language)
+    if grammar is None:
+        return False
+    try:
+        s = _read(content, grammar, path)
+    except PlacementError:
+        return False
+    return any(i.kind in CODE_KINDS for i in s.top)
+
+
+@syntax.locked
+def is_bare(path: str, content: str, language: str | None = None) -> bool:
+    """Members shown without their class (the block is indented, or needed a shell)."""
+    grammar = _readable(path, language)
+    if grammar is None:
+        return False
+    try:
+        return _read(content, grammar, path).bare
+    except PlacementError:
+        return False
+
+
+@syntax.locked
+def holds_every_definition(text: str, path: str, content: str, language: str | None = None) -> bool:
+    """Does the block define every top-level definition the file has (by kind family and
+    name)? Part of the convention by which a block is the whole file."""
+    grammar = _readable(path, language)
+    if grammar is None:
+        return False
+    try:
+        s = _read(content, grammar, path, text)
+        p = syntax.parse(text, grammar, path)
+    except PlacementError:
+        return False
+    mine = {(_family(i.kind), i.name) for i in s.top}
+    return all((_family(i.kind), i.name) in mine for i in outline.top(p))
+
+
+@syntax.locked
+def elides_code(text: str, path: str, content: str, language: str | None = None) -> bool:
+    """Does the block mark code as left out (a placeholder, a worded elision that is not
+    a comment the file holds there)?"""
+    grammar = _readable(path, language)
+    if grammar is None:
+        return False
+    try:
+        return bool(_read(content, grammar, path, text).placeholders)
+    except PlacementError:
+        return False
+
+
+@syntax.locked
+def restates_some(text: str, path: str, content: str, language: str | None = None) -> bool:
+    """Does the block restate one of the file's top-level definitions (by kind family and
+    name)? A block that does, and leaves others out, is a part of the file."""
+    grammar = _readable(path, language)
+    if grammar is None:
+        return False
+    try:
+        s = _read(content, grammar, path, text)
+        p = syntax.parse(text, grammar, path)
+    except PlacementError:
+        return False
+    theirs = {(_family(i.kind), i.name) for i in outline.top(p)}
+    return any((_family(i.kind), i.name) in theirs for i in s.top)

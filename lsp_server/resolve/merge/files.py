@@ -83,7 +83,9 @@ def choose(
             mentioned=mentioned,
             candidates=[],
         )
-    from lsp_server.resolve import snippets  # tree-sitter: only for a reply that needs it
+    from lsp_server.resolve.merge import (
+        snippet as snippets,  # tree-sitter: only for a reply that needs it
+    )
 
     found: list[str] = []
     names_in: dict[str | None, list[str]] = {}  # the snippet's names, read once per grammar
