@@ -202,10 +202,14 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             _refuse_misplaced(state, key, block.content or "")
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.APPEND:
             return _append(state, key, f, block)
+        if action is Action.CREATE and existed and f.text == _to_file_endings(
+            block.content or "", f.text
+        ):
+            # the file holds what the block creates (the reply applied before): overwriting
+            # or refusing, there is nothing to do (an append is not: it adds the text again)
+            f.blocks.append(block.index)
+            return BlockOutcome(block, Status.VALIDATED, MatchKind.CREATE, already_applied=True)
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.ERROR:
-            if f.text == _to_file_endings(block.content or "", f.text):
-                f.blocks.append(block.index)
-                return BlockOutcome(block, Status.VALIDATED, MatchKind.CREATE, already_applied=True)
             raise PlacementError.of(
                 ErrorCode.FILE_EXISTS,
                 f"{key} already exists and is not empty; an empty SEARCH/EDIT section "
