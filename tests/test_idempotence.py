@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from lsp_server.model import ErrorCode, FileAction
 from lsp_server.plan import PlanOptions, plan_reply
 from lsp_server.reply import parse_reply
+from lsp_server.report import report_json
 from tests.reply.agent_workspace import Files, Placed
 
 EXAMPLES = int(os.environ.get("LLM_PATCH_IDEMPOTENCE_EXAMPLES", "300"))
@@ -179,8 +180,14 @@ def unique_news(reply: str, files: dict[str, str]) -> bool:
             new = hunk.new.split("\n")
             if new and new[-1] == "":
                 new.pop()
-            if not new or line_runs(new, files.get(block.move_to or block.path or "", "")) != 1:
+            text_ = files.get(block.move_to or block.path or "", "")
+            if not new or line_runs(new, text_) != 1:
                 return False
+            old = hunk.old.split("\n")[:-1] if hunk.old.endswith("\n") else hunk.old.split("\n")
+            inside = sum(new[i : i + len(old)] == old for i in range(len(new) - len(old) + 1))
+            if hunk.old and hunk.old in hunk.new and line_runs(old, text_) != inside:
+                return False  # the anchor stands elsewhere too (overlapping the new text,
+                # say): a place the block could apply to, so no evidence either way
     return True
 
 
@@ -204,6 +211,14 @@ def old_reformed(reply: str, files: dict[str, str]) -> bool:
     return False
 
 
+def all_already(plan) -> bool:
+    """Every block reported already applied, as the user reads it (`report_json`: a
+    whole-text write into a file that holds that text counts, as a block whose new text
+    is there does)."""
+    blocks = report_json(plan, applied=False)["blocks"]
+    return bool(blocks) and all(b.get("already_applied") for b in blocks)
+
+
 def assert_idempotent(
     reply: str, files: dict[str, str], evidenced=None, reformed=old_reformed
 ) -> bool:
@@ -225,7 +240,7 @@ def assert_idempotent(
     ]
     assert second.plan.files == (), [(c.path, c.new_text) for c in second.plan.files]
     assert second.files == first.files
-    if second.plan.ok and all(o.already_applied for o in second.outcomes):
+    if second.plan.ok and all_already(second.plan):
         return True
     assert evidenced is not None and not evidenced(first.files), why
     # (FILE_NOT_FOUND: a move whose source is gone, its change not provably at the
@@ -370,11 +385,7 @@ def _twice(reply: str, files: dict[str, str]):
 
 
 def _all_already(second) -> bool:
-    return (
-        second.plan.ok
-        and second.plan.files == ()
-        and all(o.already_applied for o in second.outcomes)
-    )
+    return second.plan.ok and second.plan.files == () and all_already(second.plan)
 
 
 def test_an_insertion_after_its_anchor_is_not_inserted_twice():
@@ -417,14 +428,14 @@ def test_a_substring_extended_in_place_is_not_extended_again():
 def test_a_whole_file_and_a_structural_block_that_change_nothing_say_so():
     whole = v4a("*** Add File: app.py\n" + "".join("+" + x + "\n" for x in APP.split("\n")[:-1]))
     plan = place(whole, {"app.py": APP}).plan
-    assert plan.ok and plan.files == () and [o.already_applied for o in plan.outcomes] == [True]
+    assert plan.ok and plan.files == () and all_already(plan)
     node = (
         "```python\n# FILE: app.py\n# TARGET_NODE: function save\n"
         + APP[APP.index("def save") :]
         + "```\n"
     )
     plan = place(node, {"app.py": APP}).plan
-    assert plan.ok and plan.files == () and [o.already_applied for o in plan.outcomes] == [True]
+    assert plan.ok and plan.files == () and all_already(plan)
 
 
 def test_a_blank_line_added_after_an_anchor_is_added_as_asked():
