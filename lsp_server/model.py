@@ -52,6 +52,7 @@ class WarningType(StrEnum):
     HUNK_SKIPPED = "HUNK_SKIPPED"
     OVERWRITES_FILE = "OVERWRITES_FILE"
     CODE_SAMPLE = "CODE_SAMPLE"  # a pathless code block set aside beside the reply's edits
+    NOT_SHARED = "NOT_SHARED"  # the editor never shared a file the edit was planned on
     APPENDED = "APPENDED"  # an empty SEARCH on an existing file: added at its end, as aider does
 
 

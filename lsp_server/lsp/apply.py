@@ -29,7 +29,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 
 from lsp_server.edits import BuiltEdit, build_workspace_edit
 from lsp_server.linediff import edit_present
-from lsp_server.lsp import confirm, diagnostics, guards, partial
+from lsp_server.lsp import confirm, diagnostics, guards, partial, sharing
 from lsp_server.lsp.analysis import Analysis, ReplySource
 from lsp_server.lsp.editor_workspace import changed_on_disk
 from lsp_server.lsp.progress import Progress
@@ -65,6 +65,9 @@ REPLANS = 2
 # How long to wait (seconds) for the editor to sync an edited document before judging it.
 VERIFY_TIMEOUT = 2.0
 POLL_INTERVAL = 0.05  # seconds between looks at the disk while verifying
+# How long an edited file not open for the server may take to be opened (`didOpen`) before
+# the client is taken not to share it (see `sharing`).
+SHARE_WAIT = 1.0
 
 
 @dataclass(frozen=True)
@@ -278,6 +281,10 @@ async def _ask_first(
         if not await confirm.ask(ls, guards.unsaved_question(lost), "Go ahead"):
             return await _refuse_unsaved(ls, analysis, lost)
         agreed.update((d.path, d.text) for d in lost)
+    held = sharing.held_elsewhere(ls, ls.uri_for(analysis), built.files)
+    hidden = await ls.run_work(sharing.unsaved, analysis.root, held) if held else []
+    if hidden:
+        return await _refuse_hidden(ls, analysis, hidden)
     linked = await ls.run_work(guards.hard_linked, analysis.root, built.files)
     linked = [f for f in linked if (f.path, f"links {f.links}") not in agreed]
     if linked:
@@ -285,6 +292,19 @@ async def _ask_first(
             return await _refuse_linked(ls, analysis, linked)
         agreed.update((f.path, f"links {f.links}") for f in linked)
     return None
+
+
+async def _refuse_hidden(ls: LlmPatchServer, analysis: Analysis, paths: list[str]):
+    """Files an earlier apply edited in the editor, unsaved and never shared: send nothing."""
+    message = sharing.unsaved_message(paths)
+    ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
+    details = {"unsaved": True, "not_shared": True}
+    failures = {
+        p: Failure(ErrorCode.STALE_VERSION, sharing.unsaved_message([p]), {"path": p, **details})
+        for p in paths
+    }
+    error = Failure(ErrorCode.STALE_VERSION, message, {"paths": paths, **details})
+    return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
 
 
 async def _refuse_linked(
@@ -385,6 +405,9 @@ async def _send(
     unsaved = await ls.run_work(guards.not_saved, analysis.root, landed)
     failures = {**stale, **left_out, **unsupported}
     done = mark_left_out(await report(ls, plan, applied=True, failures=failures, unsaved=unsaved))
+    hidden = await sharing.not_shared_after(ls, ls.uri_for(analysis), landed, SHARE_WAIT)
+    if sharing.warn_not_shared(ls, done, hidden):
+        done.update(render(done))
     if left_out and not stale:
         _tell_left_out(ls, done, landed, partial=not ls.settings.atomic)
     elif stale:

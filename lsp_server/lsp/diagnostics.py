@@ -18,6 +18,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified
 
 from lsp_server.edits import PositionIndex
+from lsp_server.lsp import sharing
 from lsp_server.lsp.analysis import Analysis, ReplySource, block_paths
 from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.model import Cancelled, EditBlock, ErrorCode
@@ -34,6 +35,7 @@ FOLLOW_CHANGES = 3
 
 
 def did_open(ls: LlmPatchServer, params: types.DidOpenTextDocumentParams) -> None:
+    sharing.opened(ls, params.text_document.uri)
     ls.document_changed(params.text_document.uri)
     schedule(ls, params.text_document.uri, delay=0)
 

@@ -107,6 +107,10 @@ class LlmPatchServer(LanguageServer):
         )
         self.settings = Settings()
         self.client_name: str | None = None  # the client's `clientInfo.name`
+        # what the client does not share (see `sharing`): the files an apply edited in the
+        # editor that it has not opened for the server since, with the text sent
+        self.told_not_shared = False
+        self.unshared_edits: dict[str, str] = {}
         self.reply_uris: set[str] = set()  # documents used as replies, whatever their name
         self.analyses: dict[str, Analysis] = {}  # the current analysis of each reply document
         self.pending: dict[str, asyncio.Task] = {}  # debounced analyses, by document

@@ -183,6 +183,8 @@ class EditorClient(LanguageClient):
         self.sync_delay = 0.0
         self.unsynced = 0  # applied edits whose didChange is not sent yet
         self.line_breaks = "normalises"  # how newText's line breaks are stored (`load`)
+        self.shares_sources = True  # False: documents an edit opens are not sent (Kate)
+        self.private: set[str] = set()  # documents open here that the server never got
         self.decoded: set[str] = set()  # documents whose CRLF the buffer decoded
         self.lens_refreshes = 0
 
@@ -207,12 +209,17 @@ class EditorClient(LanguageClient):
         text: str | None = None,
         language_id: str = "plaintext",
         version: int = 1,
+        share: bool = True,
     ) -> str:
-        """Open a document (Neovim opens at version 0, VS Code at 1)."""
+        """Open a document (Neovim opens at version 0, VS Code at 1); `share=False` keeps
+        it from the server (an editor that starts the server for replies only)."""
         uri = rel_or_uri if ":" in rel_or_uri.split("/")[0] else self.uri(rel_or_uri)
         if text is None:
             text = self.load(Path(to_fs_path(uri)))
         self.docs[uri] = [text, version]
+        if not share:
+            self.private.add(uri)
+            return uri
         self.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 text_document=types.TextDocumentItem(
@@ -267,6 +274,8 @@ class EditorClient(LanguageClient):
         self, uri: str, changes: list[tuple[types.Range, str]], version: int | None = None
     ):
         version = version if version is not None else self.docs[uri][1] + 1
+        if uri in self.private:
+            return
         self.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
@@ -362,7 +371,8 @@ class EditorClient(LanguageClient):
                 version = op.text_document.version
                 if uri not in self.docs:
                     path = Path(to_fs_path(uri))
-                    self.open(uri, self.load(path) if path.exists() else "")
+                    text = self.load(path) if path.exists() else ""
+                    self.open(uri, text, share=self.shares_sources)
                 doc = self.docs[uri]
                 if version and version != doc[1]:
                     # Neovim: "Buffer ... newer than edits", skipped, still applied; it does
