@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
-from lsp_server.resolve.merge.snippet import MAX_DEFINITIONS, is_fragment, place_snippet
+from lsp_server.resolve.merge.shape import is_fragment
+from lsp_server.resolve.merge.snippet import MAX_DEFINITIONS, place_snippet
 from tests.resolve.snippet_samples import SAMPLES
 
 LANGS = sorted(SAMPLES)

@@ -7,7 +7,7 @@ A chat snippet rarely says where it goes, so its file is chosen by evidence, in 
    first one that is;
 2. the caller's target (`--file`, the LSP commands' `target`, the editor's buffer);
 3. the one workspace file in the snippet's language that defines a namesake of one of the
-   snippet's definitions (`snippets.defines_any`), among a bounded listing.
+   snippet's definitions (`shape.defines_any`), among a bounded listing.
 
 With none of these, or with several files in step 3, the block is refused
 (TARGET_NOT_FOUND / TARGET_AMBIGUOUS) with the candidates in the message, never guessed.
@@ -83,9 +83,8 @@ def choose(
             mentioned=mentioned,
             candidates=[],
         )
-    from lsp_server.resolve.merge import (
-        snippet as snippets,  # tree-sitter: only for a reply that needs it
-    )
+    # tree-sitter: only for a reply that needs it
+    from lsp_server.resolve.merge import shape as snippets
 
     found: list[str] = []
     names_in: dict[str | None, list[str]] = {}  # the snippet's names, read once per grammar

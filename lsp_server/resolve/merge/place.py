@@ -40,7 +40,7 @@ from lsp_server.model import (
 )
 from lsp_server.resolve import placeholders
 from lsp_server.resolve.line_shape import definition_name
-from lsp_server.resolve.merge import lazy, readings, snippet, verify
+from lsp_server.resolve.merge import lazy, readings, shape, snippet, verify
 from lsp_server.resolve.merge.bytes import keep_bytes
 from lsp_server.resolve.merge.imports import normalise_import
 from lsp_server.resolve.merge.readings import Choice
@@ -199,22 +199,22 @@ def _kind(text: str, path: str, content: str, language: str | None) -> str:
     """ "fragment", "whole" (by convention), "elided" (placeholders between definitions),
     "text" (no code to place by name: the lazy merge's) or "either" (see the module
     docstring)."""
-    elides = placeholders.has_placeholder(content, path) or snippet.elides_code(
+    elides = placeholders.has_placeholder(content, path) or shape.elides_code(
         text, path, content, language
     )
-    fragment = snippet.is_fragment(text, path, content, language)
-    if fragment and (elides or snippet.is_bare(path, content, language)):
+    fragment = shape.is_fragment(text, path, content, language)
+    if fragment and (elides or shape.is_bare(path, content, language)):
         return "fragment"
     if elides:
         return "elided"
-    if not fragment and not snippet.defines_code(path, content, language):
+    if not fragment and not shape.defines_code(path, content, language):
         return "text"
     begins = _begins_like_file(text, content)
-    if begins and snippet.holds_every_definition(text, path, content, language):
+    if begins and shape.holds_every_definition(text, path, content, language):
         return "whole"
     if not begins:
         return "fragment"  # a whole file begins at its top, a part at a definition
-    if fragment and snippet.restates_some(text, path, content, language):
+    if fragment and shape.restates_some(text, path, content, language):
         return "fragment"  # a rewrite would restate them all
     return "either"
 

@@ -109,7 +109,7 @@ class _Snippet:
     rest: str | None = None  # the reading chosen for a definition cut short: keep / drop
 
 
-def _family(kind: str) -> str:
+def family(kind: str) -> str:
     if kind in L.CALLABLE:
         return "callable"
     if kind in L.TYPES:
@@ -125,7 +125,9 @@ def _errors(p: Parsed) -> int:
     return len(syntax.error_nodes(p))
 
 
-def _read(content: str, grammar: Grammar, key: str, file_text: str | None = None) -> _Snippet:
+def read_snippet(
+    content: str, grammar: Grammar, key: str, file_text: str | None = None
+) -> _Snippet:
     """Parse the snippet, in a shell when its members need one to parse; with the file's
     text, a comment the file holds at that place is that comment, never an elision."""
     raw = content.split("\n")
@@ -255,7 +257,7 @@ def _text_of(s: _Snippet, item: Item) -> str:
     return "\n".join(dedent(s.raw[start : end + 1], strings)) + "\n"
 
 
-def _elides(s: _Snippet, item: Item) -> bool:
+def elides(s: _Snippet, item: Item) -> bool:
     start, end = _span(s, item)
     return any(start <= r <= end for r in s.placeholders)
 
@@ -282,10 +284,10 @@ def _impl_head(p: Parsed, item: Item) -> str:
     return re.sub(r"\s+", "", outline.strip_generics(head.split(" where ")[0]))
 
 
-def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | None:
+def namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | None:
     """The one definition of the file `item` stands for, None when it has none; raises
     TARGET_AMBIGUOUS when several fit equally."""
-    family = _family(item.kind)
+    fam = family(item.kind)
     if scope is not None:
         pool = [c for c in outline.kids(p, scope) if c.name == item.name]
     else:
@@ -297,18 +299,18 @@ def _namesake(p: Parsed, s: _Snippet, item: Item, scope: Item | None) -> Item | 
             pool = [i for i in named if i.owner == item.owner]
         elif _is_member(s, item):
             pool = [i for i in named if i.parent is not None and i.parent.kind in _OWNERS]
-            pool = pool or [i for i in named if _in_namespaces(i)]
+            pool = pool or [i for i in named if in_namespaces(i)]
         else:  # a plain function is not a method defined outside its type (Go, C++)
-            pool = [i for i in named if _in_namespaces(i) and not i.owner]
-            pool = [i for i in pool if _family(i.kind) == family]
-            if not pool and family == "callable" and s.parsed.grammar.name not in _FREE:
+            pool = [i for i in named if in_namespaces(i) and not i.owner]
+            pool = [i for i in pool if family(i.kind) == fam]
+            if not pool and fam == "callable" and s.parsed.grammar.name not in _FREE:
                 # a method shown unindented, in a language where that still parses
                 pool = [i for i in named if i.parent is not None and i.parent.kind in _OWNERS]
-            if not pool and family == "callable":
+            if not pool and fam == "callable":
                 # a function local to another (a React component's `handleSubmit`)
                 pool = [i for i in named if _in_callable(i)]
-    pool = [i for i in pool if _family(i.kind) == family]
-    if family == "impl":  # `impl Display for Shape` is not `impl Shape`
+    pool = [i for i in pool if family(i.kind) == fam]
+    if fam == "impl":  # `impl Display for Shape` is not `impl Shape`
         pool = [i for i in pool if _impl_head(p, i) == _impl_head(s.parsed, item)]
     if len(pool) > 1:  # a declaration (a TypeScript overload signature) loses to a definition
         pool = [i for i in pool if not i.weak] or pool
@@ -338,7 +340,7 @@ def _in_callable(item: Item) -> bool:
     return False
 
 
-def _in_namespaces(item: Item) -> bool:
+def in_namespaces(item: Item) -> bool:
     """At the top of the file, or inside namespaces / modules only (C#'s `namespace Demo`
     around every class): where a snippet's outermost definition may stand."""
     parent = item.parent
@@ -409,7 +411,7 @@ def place_snippet(
     TEXT_NOT_FOUND (a statement the ladder cannot place, a placeholder the merge cannot),
     LANGUAGE_UNSUPPORTED (no grammar for the file)."""
     grammar = syntax.grammar_for(path, language)
-    s = _read(content, grammar, path, text)
+    s = read_snippet(content, grammar, path, text)
     s.rest = rest
     if not s.top:
         raise refused(
@@ -471,18 +473,18 @@ def _place(
     item = siblings[k]
     p = syntax.parse(text, grammar, path)
     scope = _locate(p, scope_anchor)
-    twin = _namesake(p, s, item, scope)
+    twin = namesake(p, s, item, scope)
     if twin is None:
         return _insert_new(text, path, grammar, s, siblings, k, scope, placements)
     members = outline.kids(s.parsed, item)
     if item.kind in L.TYPES | L.IMPLS | {"module"}:
         theirs = {m.name for m in outline.kids(p, twin)}
-        if (members or theirs) and (_elides(s, item) or not theirs <= {m.name for m in members}):
+        if (members or theirs) and (elides(s, item) or not theirs <= {m.name for m in members}):
             return _merge(text, path, grammar, s, item, twin, placements)
     code = _text_of(s, item)
     lay = spans.layers(p, twin.node)
     old = "\n".join(dedent(p.line_list()[lay.outer_row : lay.end_row + 1])) + "\n"
-    if _elides(s, item):  # a body with `# ... existing code ...`: merge around them
+    if elides(s, item):  # a body with `# ... existing code ...`: merge around them
         code = lazy_merge.merge(old, code, path).text
     else:
         code = _cut_short(old, code, item, twin, s, grammar, lay.outer_row)
@@ -632,7 +634,7 @@ def _insert_new(
     file has, else at the end of its class or of the file."""
     p = syntax.parse(text, grammar, path)
     code = _text_of(s, siblings[k])
-    if _elides(s, siblings[k]):
+    if elides(s, siblings[k]):
         raise refused(
             ErrorCode.TEXT_NOT_FOUND,
             f"the snippet's {siblings[k].kind} `{siblings[k].name}` is not in {path} and leaves "
@@ -644,7 +646,7 @@ def _insert_new(
     ]
     for j, before in order:
         try:
-            near = _namesake(p, s, siblings[j], scope)
+            near = namesake(p, s, siblings[j], scope)
         except PlacementError:
             near = None
         if near is not None:
@@ -703,174 +705,3 @@ def _append_to_file(p: Parsed, path: str, code: str, placements: list[Placement]
     new_text, (first, last_row) = structure.insert_code(p.text, path, code, "end", None)
     placements.append(Placement(first - 1, first - 1, MatchKind.SNIPPET, 1.0, last_row))
     return new_text
-
-
-# --------------------------------------------------------------------------- reading
-
-
-@syntax.locked
-def definition_names(content: str, path: str, language: str | None = None) -> list[str]:
-    """The names of the snippet's outermost code definitions (for choosing its file)."""
-    grammar = syntax.grammar_for(path, language)
-    s = _read(content, grammar, path)
-    return [i.name for i in s.top if i.kind in CODE_KINDS]
-
-
-@syntax.locked
-def defines_any(text: str, path: str, content: str, language: str | None = None) -> bool:
-    """Does the file define a namesake of one of the snippet's code definitions?"""
-    grammar = syntax.grammar_for(path, language)
-    s = _read(content, grammar, path, text)
-    p = syntax.parse(text, grammar, path)
-    for item in s.top:
-        if item.kind not in CODE_KINDS:
-            continue
-        try:
-            if _namesake(p, s, item, None) is not None:
-                return True
-        except PlacementError:
-            return True  # several namesakes are still namesakes
-    return False
-
-
-# A whole-file block that keeps less than this share of the file's lines is not a rewrite.
-# (MAX_DEFINITIONS, above, bounds the work one snippet may ask for: each definition is
-# placed against the text the previous one left.)
-REWRITE_SHARE = 0.5
-
-
-@syntax.locked
-def is_fragment(text: str, path: str, content: str, language: str | None = None) -> bool:
-    """Is a whole-file block for an existing file really a snippet of it? Never raises.
-
-    Not when it defines no code (a function, class...), or leaves placeholders between
-    definitions (the block is the file with parts elided: the lazy merge's). Otherwise it is
-    a snippet when it is indented (members without their class); when it elides code inside
-    a definition and holds nothing but definitions and imports; and, when the file holds
-    something it does not restate (a definition, an import, a statement, a comment), when
-    its definitions are some of the file's, or it leaves out the file's imports or
-    statements while being nothing but definitions, or it keeps under half of the file's
-    lines. Anything else (a rewrite that renames a function, say) is the whole file.
-    """
-    name = syntax.language_for(path, language)
-    if name is None:
-        return False
-    try:
-        grammar = syntax.grammar(name)
-        if grammar.spec.data:
-            return False
-        s = _read(content, grammar, path, text)
-        if not any(i.kind in CODE_KINDS for i in s.top):
-            return False
-        if len(s.top) > MAX_DEFINITIONS:
-            return False  # a chat snippet is never this long: the block is the file
-        if s.bare:
-            return True
-        if s.loose_placeholders:
-            return False
-        if not s.statements and any(_elides(s, i) for i in s.top):
-            return True  # a class with members left out: merged member by member
-        p = syntax.parse(text, grammar, path)
-        mine = {(_family(i.kind), i.name) for i in s.top}
-        theirs = {(_family(i.kind), i.name) for i in outline.index(p) if _in_namespaces(i)}
-        missing = [i for i in outline.top(p) if (_family(i.kind), i.name) not in mine]
-        said = {normalise(ln) for ln in content.split("\n") if ln.strip()}
-        covered = [spans.layers(p, i.node) for i in outline.top(p)]
-        others = [
-            c
-            for c in p.tree.root_node.named_children
-            if not any(lay.outer_row <= c.start_point.row <= lay.end_row for lay in covered)
-        ]
-        unsaid = [c for c in others if normalise(p.first_line(c)) not in said]
-        if not missing and not unsaid:
-            return False
-        if missing and mine <= theirs:
-            return True  # only definitions the file has, and it holds more of them
-        if not s.statements and any("comment" not in c.type for c in unsaid):
-            return True  # new definitions, without the file's imports or statements
-        kept = [ln for ln in p.line_list() if ln.strip()]
-        share = sum(normalise(ln) in said for ln in kept) / max(len(kept), 1)
-        return share < REWRITE_SHARE
-    except PlacementError:
-        return False
-
-
-def _readable(path: str, language: str | None) -> Grammar | None:
-    name = syntax.language_for(path, language)
-    if name is None:
-        return None
-    try:
-        grammar = syntax.grammar(name)
-    except PlacementError:
-        return None
-    return None if grammar.spec.data else grammar
-
-
-@syntax.locked
-def defines_code(path: str, content: str, language: str | None = None) -> bool:
-    """Does the block define code (a function, a class...) its file's grammar knows?"""
-    grammar = _readable(path, language)
-    if grammar is None:
-        return False
-    try:
-        s = _read(content, grammar, path)
-    except PlacementError:
-        return False
-    return any(i.kind in CODE_KINDS for i in s.top)
-
-
-@syntax.locked
-def is_bare(path: str, content: str, language: str | None = None) -> bool:
-    """Members shown without their class (the block is indented, or needed a shell)."""
-    grammar = _readable(path, language)
-    if grammar is None:
-        return False
-    try:
-        return _read(content, grammar, path).bare
-    except PlacementError:
-        return False
-
-
-@syntax.locked
-def holds_every_definition(text: str, path: str, content: str, language: str | None = None) -> bool:
-    """Does the block define every top-level definition the file has (by kind family and
-    name)? Part of the convention by which a block is the whole file."""
-    grammar = _readable(path, language)
-    if grammar is None:
-        return False
-    try:
-        s = _read(content, grammar, path, text)
-        p = syntax.parse(text, grammar, path)
-    except PlacementError:
-        return False
-    mine = {(_family(i.kind), i.name) for i in s.top}
-    return all((_family(i.kind), i.name) in mine for i in outline.top(p))
-
-
-@syntax.locked
-def elides_code(text: str, path: str, content: str, language: str | None = None) -> bool:
-    """Does the block mark code as left out (a placeholder, a worded elision that is not
-    a comment the file holds there)?"""
-    grammar = _readable(path, language)
-    if grammar is None:
-        return False
-    try:
-        return bool(_read(content, grammar, path, text).placeholders)
-    except PlacementError:
-        return False
-
-
-@syntax.locked
-def restates_some(text: str, path: str, content: str, language: str | None = None) -> bool:
-    """Does the block restate one of the file's top-level definitions (by kind family and
-    name)? A block that does, and leaves others out, is a part of the file."""
-    grammar = _readable(path, language)
-    if grammar is None:
-        return False
-    try:
-        s = _read(content, grammar, path, text)
-        p = syntax.parse(text, grammar, path)
-    except PlacementError:
-        return False
-    theirs = {(_family(i.kind), i.name) for i in outline.top(p)}
-    return any((_family(i.kind), i.name) in theirs for i in s.top)
