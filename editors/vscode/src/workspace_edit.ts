@@ -88,19 +88,28 @@ export function touchedUris(touches: readonly FileTouch[]): string[] {
 /**
  * Text edits planned from disk for documents that have unsaved changes: their positions are
  * not positions in the text the user has. (An edit to a document created earlier in the same
- * edit is not from disk, and a versioned edit is checked by the language client itself.)
+ * edit is not from disk, and a versioned edit is checked by the language client itself.) A
+ * moved file is renamed first and edited under its new name: that edit was planned from the
+ * disk's text of the source, so an unsaved source makes it unsynced, named by the source.
  */
 export function unsyncedEdits(
   touches: readonly FileTouch[],
   open: (uri: string) => OpenDocument | undefined,
 ): string[] {
   const created = new Set<string>();
+  const movedUnsaved = new Map<string, string>(); // new URI -> its unsaved source
   const out: string[] = [];
   for (const t of touches) {
     if (t.op === "create") {
       created.add(t.uri);
     } else if (t.op === "rename") {
-      created.add(t.newUri);
+      if (open(t.uri)?.dirty) {
+        movedUnsaved.set(t.newUri, t.uri);
+      } else {
+        created.add(t.newUri);
+      }
+    } else if (t.op === "edit" && t.version === null && movedUnsaved.has(t.uri)) {
+      out.push(movedUnsaved.get(t.uri)!);
     } else if (t.op === "edit" && t.version === null && !created.has(t.uri) && open(t.uri)?.dirty) {
       out.push(t.uri);
     }

@@ -126,6 +126,17 @@ describe("workspace edits from the server", () => {
     assert.deepEqual(unsyncedEdits(touches, () => ({ dirty: false })), []);
   });
 
+  it("a moved file's edit, planned from the disk's text of its unsaved source, is unsynced, named by the source", () => {
+    const moved = touchedFiles({
+      documentChanges: [
+        { kind: "rename" as const, oldUri: "file:///w/m.py", newUri: "file:///w/n.py" },
+        { textDocument: { uri: "file:///w/n.py", version: null }, edits: [] },
+      ],
+    });
+    assert.deepEqual(unsyncedEdits(moved, (uri) => ({ dirty: uri === "file:///w/m.py" })), ["file:///w/m.py"]);
+    assert.deepEqual(unsyncedEdits(moved, () => ({ dirty: false })), []);
+  });
+
   it("deleting, moving or overwriting unsaved work is named in one question", () => {
     const dirty = new Set(["file:///w/d.py", "file:///w/e.py", "file:///w/f.py"]);
     const discards = discardedWork(touches, (uri) => ({ dirty: dirty.has(uri) }));
