@@ -506,6 +506,8 @@ def build_workspace_edit(
                 moved = uri_for(change.new_path)
                 emit(change.path, _doc_edit(moved, None, edits_for(change, old, new)))
 
+    if preview and use_annotations and not any(a.needs_confirmation for a in annotations.values()):
+        _open_preview(doc_changes, annotations)
     sent = tuple(c for c in changes if c not in unsupported)
     if caps.document_changes:
         edit = types.WorkspaceEdit(
@@ -522,6 +524,33 @@ def build_workspace_edit(
         needs_confirmation=any(a.needs_confirmation for a in annotations.values()),
         annotations=annotations,
         operations=tuple(op_paths),
+    )
+
+
+PREVIEW_ANNOTATION = "llm-patch/preview"
+
+
+def _open_preview(doc_changes: list, annotations: dict[str, types.ChangeAnnotation]) -> None:
+    """A preview the user asked for, of edits none of which must be looked at. An editor
+    opens its preview only for an edit that needs confirmation, and starts exactly those
+    unticked (VS Code's refactor preview): so one edit that changes nothing asks, and every
+    real edit stays ticked — Apply applies what the preview shows. Without a text edit to
+    sit beside (only file operations), there is nothing to attach it to: no preview."""
+    doc = next((c for c in doc_changes if isinstance(c, types.TextDocumentEdit)), None)
+    if doc is None:
+        return
+    annotations[PREVIEW_ANNOTATION] = types.ChangeAnnotation(
+        label="LLM patch preview: the changes above are ticked; this entry changes nothing",
+        needs_confirmation=True,
+    )
+    start = types.Position(line=0, character=0)
+    doc.edits.insert(
+        0,
+        types.AnnotatedTextEdit(
+            annotation_id=PREVIEW_ANNOTATION,
+            range=types.Range(start=start, end=start),
+            new_text="",
+        ),
     )
 
 

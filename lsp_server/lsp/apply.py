@@ -502,28 +502,49 @@ def _changed_since(ls: LlmPatchServer, analysis: Analysis, versions: dict[str, i
     return False
 
 
+def _left_out_unopened(change: FileChange) -> Failure:
+    return Failure(
+        ErrorCode.STALE_VERSION,
+        f"{change.path}: the editor reported the edit applied, but opened no document for "
+        f"it and the file is as planned on; {STALE_MESSAGE}",
+        {"path": change.path, "untouched": True},
+    )
+
+
 async def _verify(ls: LlmPatchServer, analysis: Analysis, built: BuiltEdit) -> dict[str, Failure]:
     """After `applied: true`, look again: a client may skip a stale document silently."""
     uri_for = ls.uri_for(analysis)
-    checks = [_verify_one(ls, change, uri_for, analysis.root) for change in built.files]
+    asked = built.needs_confirmation
+    checks = [_verify_one(ls, change, uri_for, analysis.root, asked) for change in built.files]
     results = await asyncio.gather(*checks)
     return {path: failure for path, failure in results if failure is not None}
 
 
 async def _verify_one(
-    ls: LlmPatchServer, change: FileChange, uri_for: Callable[[str], str], root: Path
+    ls: LlmPatchServer,
+    change: FileChange,
+    uri_for: Callable[[str], str],
+    root: Path,
+    asked: bool,
 ) -> tuple[str, Failure | None]:
     uri = uri_for(change.path)
     if change.action is FileAction.MODIFY:
-        if change.version is None:
+        if change.version is None and not asked:
             return change.path, None  # not open: the editor edits it unsaved; cannot see it
 
         def synced() -> bool:
             doc = ls.open_document(uri)
+            if change.version is None:  # an editor opens a document to edit it, and shares it
+                return doc is not None
             return doc is None or doc.version != change.version
 
         await ls.wait_for_document(uri, synced, VERIFY_TIMEOUT)
         doc_now = ls.open_document(uri)
+        if doc_now is None and change.version is None:
+            # asked in a preview (only editors that share every document ask): no document
+            # was opened for it, and the disk holds what was planned on: it was left out
+            untouched = await ls.run_work(_disk_as_planned, root, change)
+            return change.path, _left_out_unopened(change) if untouched else None
         if doc_now is None:
             return change.path, None
         old, new = change.old_text or "", change.new_text or ""
@@ -555,6 +576,15 @@ async def _verify_one(
             {"path": change.path, "untouched": await ls.run_work(_untouched, root, change)},
         )
     return change.path, None
+
+
+def _disk_as_planned(root: Path, change: FileChange) -> bool:
+    """Does the file on disk still hold the text the plan read (a modify nobody applied)?"""
+    try:
+        with open(root / change.path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+            return f.read() == (change.old_text or "")
+    except OSError:
+        return False
 
 
 def _untouched(root: Path, change: FileChange) -> bool:

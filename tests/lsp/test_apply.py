@@ -106,16 +106,25 @@ async def test_only_uncertain_matches_need_confirmation(client: EditorClient, ws
 
 async def test_a_preview_asks_only_where_an_edit_must_be_looked_at(client: EditorClient, ws: Path):
     """VS Code's refactor preview unticks every edit whose annotation needs confirmation:
-    a preview that asked for every block applied nothing by default."""
+    a preview that asked for every block applied nothing by default. It opens only when some
+    edit asks, so a preview of edits that need no look asks with one edit that changes
+    nothing: the preview opens with every block's edit ticked."""
     client.write("p.py", "x = 1\n")
     reply = sr("p.py", "x = 1\n", "x = 2\n")
     report = await client.command("llmPatch.apply", {"text": reply}, {"preview": True})
     assert report["ok"] is True, report["summary"]
-    notes = client.received[0].edit.change_annotations
-    if client.spec == "visual-studio-code":
-        assert notes and not any(a.needs_confirmation for a in notes.values())
-    else:
+    edit = client.received[0].edit
+    notes = edit.change_annotations
+    if client.spec != "visual-studio-code":
         assert notes is None
+        return
+    asking = {k for k, a in notes.items() if a.needs_confirmation}
+    assert asking == {"llm-patch/preview"}
+    (doc,) = edit.document_changes
+    for e in doc.edits:
+        if e.annotation_id in asking:  # the opener changes nothing
+            assert (e.new_text, e.range.start, e.range.end) == ("", e.range.end, e.range.start)
+    assert any(e.annotation_id not in asking and e.new_text for e in doc.edits)
 
 
 FUZZY_FILE = (
@@ -146,6 +155,24 @@ async def test_a_block_left_out_in_the_preview_is_reported_left_out(client: Edit
     assert "the rest was applied" in report["summary"]
     message = next(m.message for m in client.messages if "left out" in m.message)
     assert "changed: a.py" in message and "applied whole" in message
+
+
+async def test_a_file_not_open_left_out_in_the_preview_is_reported_left_out(
+    client: EditorClient, ws: Path
+):
+    """A preview of exact blocks in files the editor has not open: VS Code opens a document
+    only for an edit it applies, so a file it opened none for, still as planned on disk,
+    was unticked — reported left out, not applied."""
+    if client.spec != "visual-studio-code":
+        pytest.skip("only VS Code shows a preview whose edits can be unticked")
+    client.write("a.py", "x = 1\n")
+    client.write("b.py", "y = 1\n")
+    client.leave_out = {client.uri("b.py")}
+    reply = sr("a.py", "x = 1\n", "x = 2\n") + sr("b.py", "y = 1\n", "y = 2\n")
+    report = await client.command("llmPatch.apply", {"text": reply}, {"preview": True})
+    assert [b["status"] for b in report["blocks"]] == ["applied", "skipped"], report["summary"]
+    assert report["blocks"][1]["error"]["code"] == "LEFT_OUT"
+    assert "left out in the editor's preview: #1 b.py" in report["summary"]
 
 
 async def test_a_declined_preview_is_left_out_not_stale(client: EditorClient, ws: Path):

@@ -188,9 +188,10 @@ async function main() {
     const base = `http://127.0.0.1:${port}`;
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
 
-    for (const [i, story] of stories.entries()) {
-      const ws = path.join(run, "ws", `${String(i).padStart(2, "0")}-${story.name.replace(/[^a-z0-9]+/gi, "-")}`);
-      const t0 = Date.now();
+    // One attempt: a fresh workspace and window, this story's settings. `tag` tells the
+    // window of a retry from the first one (the title mark the harness waits for).
+    const attempt = async (i, story, tag) => {
+      const ws = path.join(run, "ws", `${String(i).padStart(2, "0")}${tag}-${story.name.replace(/[^a-z0-9]+/gi, "-")}`);
       const page = await context.newPage();
       page.on("dialog", (d) => void d.accept().catch(() => {}));
       await page.setViewportSize({ width: 1400, height: 900 });
@@ -204,14 +205,29 @@ async function main() {
         const trust = story.trusted === false ? {} : { "security.workspace.trust.enabled": false };
         // The story's own mark in the window's title: seen there once the window has read
         // this story's settings, not a previous story's (see openWorkspace).
-        const mark = { "window.title": `e2e-${i} \${rootName}` };
+        const mark = { "window.title": `e2e-${i}${tag} \${rootName}` };
         const settings = { ...BASE_SETTINGS, ...mark, ...trust, ...(story.server === false ? {} : { "llmPatch.server.path": SERVER[0], "llmPatch.server.args": SERVER.slice(1) }), ...(story.settings ?? {}) };
         writeSettings(path.join(data, "User", "settings.json"), settings);
         if (story.server === false) fs.rmSync(path.join(data, "User", "globalStorage", "llm-patch.llm-patch"), { recursive: true, force: true });
-        await vs.openWorkspace(`e2e-${i} `);
+        await vs.openWorkspace(`e2e-${i}${tag} `);
         await story.run(vs);
       } catch (e) {
         error = e;
+      }
+      return { page, vs, error };
+    };
+
+    for (const [i, story] of stories.entries()) {
+      const t0 = Date.now();
+      let { page, vs, error } = await attempt(i, story, "");
+      if (error && !story.pending) {
+        // A story that fails once runs once more in a new window: the harness drives a
+        // browser on a shared machine, and a second failure is a failure. A pass on the
+        // retry is reported as such, with the first failure's evidence kept.
+        const where = await vs.keepEvidence(run).catch((e) => `(no evidence: ${e.message})`);
+        console.log(`retry ${story.name}: ${brief(error).split("\n")[0]}\n     evidence: ${where}`);
+        await page.close().catch(() => {});
+        ({ page, vs, error } = await attempt(i, story, "r"));
       }
       const secs = ((Date.now() - t0) / 1000).toFixed(1);
       // `pending` names a fix that lands elsewhere (the server): until then the story's

@@ -8,7 +8,6 @@ const NEW_DISCOUNT = 'raise ValueError("percent must be between 0 and 100")';
 export const stories = [
   {
     name: "preview: untick a file, apply the rest",
-    pending: "issue 24 item 6 (the server marks every preview edit needsConfirmation)",
     async run(vs) {
       await vs.open("shop/cart.py");
       await vs.setClipboard(TWO_FILES);
