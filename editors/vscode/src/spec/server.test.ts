@@ -278,16 +278,25 @@ describe("against the real server", async () => {
     assert.equal(docEdits.length, 1);
     assert.equal(docEdits[0].textDocument.uri, pathToFileURL(path.join(root, "src", "app.py")).toString());
     assert.equal(docEdits[0].textDocument.version, null, "the file was not open");
-    const annotations = Object.values(edit.changeAnnotations ?? {});
+    const notes = edit.changeAnnotations ?? {};
+    const opener = "llm-patch/preview";
+    const annotations = Object.entries(notes).filter(([id]) => id !== opener).map(([, a]) => a);
     assert.ok(annotations.length > 0, "change annotations are sent to VS Code");
-    // VS Code unticks an edit that needs confirmation: exact blocks do not ask, even in a preview
+    // VS Code unticks an edit that needs confirmation: exact blocks do not ask, even in a
+    // preview. VS Code opens its preview only when some edit asks: one edit that changes
+    // nothing does, so the preview opens with both blocks ticked.
     assert.ok(annotations.every((a) => a.needsConfirmation !== true), "exact blocks need no confirmation");
+    assert.equal(notes[opener]?.needsConfirmation, true, JSON.stringify(notes));
+    const openers = docEdits[0].edits.filter((e) => (e as { annotationId?: string }).annotationId === opener);
+    assert.deepEqual(openers.map((e) => (e as TextEdit).newText), [""], "the opener inserts nothing");
     // One annotation per block, each with its own label (VS Code groups the refactor preview
     // by label): every block can be unticked on its own.
-    assert.equal(annotations.length, 2, JSON.stringify(edit.changeAnnotations));
+    assert.equal(annotations.length, 2, JSON.stringify(notes));
     assert.equal(new Set(annotations.map((a) => a.label)).size, 2);
-    const used = docEdits[0].edits.map((e) => (e as { annotationId?: string }).annotationId);
-    assert.ok(used.every((id) => id !== undefined && id in (edit.changeAnnotations ?? {})), JSON.stringify(used));
+    const used = docEdits[0].edits
+      .map((e) => (e as { annotationId?: string }).annotationId)
+      .filter((id) => id !== opener);
+    assert.ok(used.every((id) => id !== undefined && id in notes), JSON.stringify(used));
     assert.equal(new Set(used).size, 2, "the two blocks' text edits carry different annotations");
     const updated = applyEdits(original, docEdits[0].edits as TextEdit[]);
     assert.match(updated, /return f"Hello, \{name\}!"/);
