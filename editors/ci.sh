@@ -105,7 +105,7 @@ if [ "${SKIP_VSCODE:-0}" != 1 ]; then
     step "vscode: real VS Code setup (code-server 4.96.4, Chromium, playwright-core)"
     bash e2e/setup.sh "$LLM_PATCH_EDITOR_TOOLS"
     step "vscode: real VS Code stories"
-    timeout 900 node e2e/run.mjs
+    timeout 1200 node e2e/run.mjs
   fi
 fi
 

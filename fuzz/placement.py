@@ -70,6 +70,9 @@ class Case:
     new: list[str]  # the reply's REPLACE lines
     new_from: list[int | None]  # for a line copied from the SEARCH: its index there
     applied: list[str] = field(default_factory=list)  # the perturbations, for the report
+    # the REPLACE lines before the perturbations: the file's spelling with the reply's
+    # change; what a fuzzy placement writes for a line it rewrites (item 7, issue 22)
+    intended: list[str] = field(default_factory=list)
 
     def hunk(self) -> Hunk:
         return Hunk("".join(x + "\n" for x in self.old), "".join(x + "\n" for x in self.new))
@@ -184,6 +187,7 @@ def cases(draw) -> Case:
         [t for t, _ in new],
         [k for _, k in new],
     )
+    case.intended = list(case.new)
     for name in draw(st.lists(st.sampled_from(PERTURBATIONS), max_size=3, unique=True)):
         _perturb(draw, case, name, lines)
     if not any(x.strip() for x in case.old):
@@ -316,6 +320,8 @@ def _perturb(draw, case: Case, name: str, file_lines: list[str]) -> None:
         if where is not None:
             case.new.insert(where, "")
             case.new_from.insert(where, at)
+            if len(case.intended) + 1 == len(case.new):
+                case.intended.insert(where, "")
     elif name == "missing_blank":
         blanks = [k for k, x in enumerate(case.old) if not x.strip() and len(case.old) > 1]
         if blanks:
@@ -323,6 +329,8 @@ def _perturb(draw, case: Case, name: str, file_lines: list[str]) -> None:
             for j in [j for j, src in enumerate(case.new_from) if src == k][::-1]:
                 del case.new[j]
                 del case.new_from[j]
+                if len(case.intended) == len(case.new) + 1:
+                    del case.intended[j]
             del case.old[k]
             del case.old_rows[k]
             case.new_from = [s - 1 if s is not None and s > k else s for s in case.new_from]
@@ -575,7 +583,12 @@ def check_case(case: Case) -> str:
             if not want.strip():
                 assert not got.strip(), f"new line {j} should be blank"
             else:
-                assert _body(got) == _body(want), f"new line {j}: {got!r} for {line!r}"
+                # a fuzzy placement keeps the file's characters the reply did not change
+                # (a quote that left out or misspelled them): the line as intended
+                wanted = {_body(want)}
+                if result.match is MatchKind.FUZZY and len(case.intended) == len(case.new):
+                    wanted.add(_body(case.intended[j]))
+                assert _body(got) in wanted, f"new line {j}: {got!r} for {line!r}"
                 lead = got[: len(got) - len(_body(got))]
                 if style is None or result.match is MatchKind.EXACT:
                     # the file shows no indentation, or both kinds; or the quote is exact,

@@ -18,6 +18,7 @@ import bisect
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from lsprotocol import types
 
@@ -112,6 +113,66 @@ def text_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit
     ]
 
 
+# --- line breaks in newText ------------------------------------------------------------------
+
+# How a client stores the line breaks of an edit's `newText` (read in each editor's source):
+# VS Code (it says `normalizesLineEndings`), Neovim (`apply_text_edits` turns "\r\n" into
+# "\n"), Sublime Text's LSP (drops every "\r") and Zed (its buffer normalises every edit)
+# store the document's own line break whatever the edit says. Helix inserts the text as it
+# is, into a buffer that holds the file's own bytes (CRLF stays CRLF). Emacs (eglot) and
+# Kate insert it as it is too, into buffers that hold "\n" only: Emacs decodes a file whose
+# lines all end in CRLF (a `dos` buffer; a file with mixed endings is read as it is, "\r"
+# and all), Kate strips every line ending when it loads a file. A "\r\n" sent to those
+# two is stored as "\r" plus a line break: the file is saved with "\r\r\n".
+NORMALISES = "normalises"  # any line break in newText becomes the document's own
+AS_IS = "as-is"  # inserted as sent, into a buffer with the file's own line breaks
+DECODES_DOS = "decodes-dos"  # inserted as sent, into a buffer that decoded a CRLF file
+DECODES_ALL = "decodes-all"  # inserted as sent, into a buffer that decoded every file
+
+_CLIENTS = (  # clientInfo.name, lowercased, starts with → how it stores newText
+    ("visual studio code", NORMALISES),
+    ("code-server", NORMALISES),
+    ("vscodium", NORMALISES),
+    ("neovim", NORMALISES),
+    ("nvim", NORMALISES),
+    ("sublime", NORMALISES),
+    ("zed", NORMALISES),
+    ("helix", AS_IS),
+    ("emacs", DECODES_DOS),
+    ("eglot", DECODES_DOS),
+    ("kate", DECODES_ALL),
+)
+
+
+def client_line_breaks(name: str | None, normalizes: bool | None) -> str:
+    """How the client named `name` stores the line breaks of `newText`. A client that does
+    not say (`normalizesLineEndings`) and is not known gets the file's own line breaks,
+    which is what a buffer holding the file's bytes needs."""
+    if normalizes:
+        return NORMALISES
+    low = (name or "").strip().lower()
+    return next((kind for prefix, kind in _CLIENTS if low.startswith(prefix)), AS_IS)
+
+
+def _all_crlf(text: str) -> bool:
+    """Does every line of `text` end in "\r\n" (at least one does)?"""
+    crlf = text.count("\r\n")
+    return crlf > 0 and crlf == text.count("\n") and crlf == text.count("\r")
+
+
+def buffer_line_break(policy: str, text: str, opened: bool) -> str | None:
+    """The line break newText must use for this client's buffer of a document whose text
+    (as the plan read it) is `text`: "\n", or None for the text as planned. An open
+    document's text is what the editor sent, so it is what its buffer holds."""
+    if policy in (NORMALISES, AS_IS) or "\r\n" not in text:
+        return None
+    if opened:
+        return None  # the buffer holds the "\r" the editor sent
+    if policy == DECODES_ALL or _all_crlf(text):
+        return "\n"
+    return None
+
+
 # --- what the client can take -------------------------------------------------------------
 
 
@@ -123,21 +184,27 @@ class EditCapabilities:
     resource_operations: frozenset[str] = frozenset({"create", "rename", "delete"})
     change_annotations: bool = True
     encoding: str = UTF16
+    line_breaks: str = NORMALISES  # how the client stores newText's line breaks
 
     @classmethod
-    def from_client(cls, caps: types.ClientCapabilities | None, encoding: str) -> EditCapabilities:
-        """Decide from what the client advertises.
+    def from_client(
+        cls, caps: types.ClientCapabilities | None, encoding: str, client_name: str | None = None
+    ) -> EditCapabilities:
+        """Decide from what the client advertises (and, for line breaks, who it is).
 
         Resource operations only exist inside `documentChanges`, so a client that lists any
         (Neovim does, without setting `documentChanges`) takes `documentChanges`.
         """
         ws_edit = caps.workspace.workspace_edit if caps and caps.workspace else None
         if ws_edit is None:
-            return cls(False, frozenset(), False, encoding)
+            breaks = client_line_breaks(client_name, None)
+            return cls(False, frozenset(), False, encoding, breaks)
         ops = frozenset(str(getattr(op, "value", op)) for op in (ws_edit.resource_operations or ()))
         doc_changes = bool(ws_edit.document_changes) or bool(ops)
         annotations = doc_changes and ws_edit.change_annotation_support is not None
-        return cls(doc_changes, ops if doc_changes else frozenset(), annotations, encoding)
+        breaks = client_line_breaks(client_name, ws_edit.normalizes_line_endings)
+        ops = ops if doc_changes else frozenset()
+        return cls(doc_changes, ops, annotations, encoding, breaks)
 
 
 # --- the builder ----------------------------------------------------------------------------
@@ -153,6 +220,9 @@ class BuiltEdit:
     unsupported: tuple[FileChange, ...] = ()  # file operations this client cannot perform
     needs_confirmation: bool = False
     annotations: dict[str, types.ChangeAnnotation] = field(default_factory=dict)
+    # the file (its `FileChange.path`) each entry of `documentChanges` belongs to, in order:
+    # what a client's `failedChange` index names
+    operations: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -167,17 +237,28 @@ _RESOURCE_OPERATIONS = {
 }
 
 
-def needs_confirmation(match: MatchKind | None, *, confirm_fuzzy: bool, preview: bool) -> bool:
-    """Anything short of a certain match asks first (when allowed to); preview asks always.
+# A block placed at this strength or weaker must be looked at: a node replaced whole by
+# its name (what it held and the reply does not show is gone, as with an overwritten
+# file), lines taken as elided, a snippet placed by its definitions' names, a fuzzy match.
+MUST_LOOK = MATCH_STRENGTH[MatchKind.STRUCTURAL]
 
-    A snippet placement always asks, whatever `confirmFuzzy` says: its place was inferred
-    from the definitions' names, not found by quoted text, so nothing the user wrote
-    vouches for it."""
-    if preview or match is MatchKind.SNIPPET:
+
+def needs_confirmation(match: MatchKind | None, *, confirm_fuzzy: bool, preview: bool) -> bool:
+    """Does this block's edit need the user's look before it lands?
+
+    Only an edit the evidence does not settle: a fuzzy match, lines taken as elided, a
+    node replaced whole (with `confirmFuzzy`), and a snippet placement always, whatever
+    `confirmFuzzy` says — its place was inferred from the definitions' names, not found by
+    quoted text. A match that
+    differs only in whitespace or indentation is certain. A preview (`preview`) does not
+    ask for more: VS Code's refactor preview unticks every edit that needs confirmation, so
+    asking for all of them applied nothing unless the user ticked each one."""
+    del preview  # kept for callers: a preview shows the annotations, it asks for no more
+    if match is MatchKind.SNIPPET:
         return True
     if not confirm_fuzzy or match is None:
         return False
-    return MATCH_STRENGTH.get(match, 0) > MATCH_STRENGTH[MatchKind.EXACT]
+    return MATCH_STRENGTH.get(match, 0) >= MUST_LOOK
 
 
 def annotation_id(block_index: int) -> str:
@@ -284,7 +365,8 @@ def build_workspace_edit(
     file otherwise) and, when the client supports them, one change annotation per block; a
     file whose content a move or an `Add File` replaces (`overwrite_dest`) gets its own
     annotation, which always asks for confirmation. The plan gives each path one change at
-    most, so the operations never depend on each other's order.
+    most, so the operations of different files never depend on each other's order; a
+    moved file's text edit comes after its rename, under the new name.
     Without: a plain `changes` map; file operations it cannot express come back in
     `unsupported` so the caller can refuse or report them.
     """
@@ -301,6 +383,12 @@ def build_workspace_edit(
                 )
 
     doc_changes: list = []
+    op_paths: list[str] = []
+
+    def emit(path: str, operation: Any) -> None:
+        doc_changes.append(operation)
+        op_paths.append(path)
+
     plain: dict[str, list[types.TextEdit]] = {}
     unsupported: list[FileChange] = []
     count = 0
@@ -314,9 +402,12 @@ def build_workspace_edit(
         core_line_of = LineMap(old, index.starts).core_line
         reach = _Reach(outcomes)
         replaced = replaced_annotation(change)
+        line_break = buffer_line_break(caps.line_breaks, old, change.version is not None)
         out: list = []
         for e in offsets:
             rng = types.Range(start=index.position(e.start), end=index.position(e.end))
+            if line_break is not None:
+                e = e._replace(text=e.text.replace("\r\n", line_break))
             if replaced is not None:
                 out.append(
                     types.AnnotatedTextEdit(annotation_id=replaced, range=rng, new_text=e.text)
@@ -378,24 +469,29 @@ def build_workspace_edit(
             unsupported.append(change)
             continue
         if change.action is FileAction.MODIFY:
-            doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
+            emit(change.path, _doc_edit(uri, change.version, edits_for(change, old, new)))
         elif change.action is FileAction.CREATE:
             created = types.CreateFileOptions(ignore_if_exists=True)
-            doc_changes.append(
-                types.CreateFile(uri=uri, options=created, annotation_id=file_annotation(change))
+            emit(
+                change.path,
+                types.CreateFile(uri=uri, options=created, annotation_id=file_annotation(change)),
             )
             if new != old:
-                doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
+                emit(change.path, _doc_edit(uri, change.version, edits_for(change, old, new)))
         elif change.action is FileAction.DELETE:
             deleted = types.DeleteFileOptions(ignore_if_not_exists=True)
-            doc_changes.append(
-                types.DeleteFile(uri=uri, options=deleted, annotation_id=file_annotation(change))
+            emit(
+                change.path,
+                types.DeleteFile(uri=uri, options=deleted, annotation_id=file_annotation(change)),
             )
         elif change.action is FileAction.RENAME and change.new_path is not None:
-            # edit under the old name first: that document's version is the one we read
-            if new != old:
-                doc_changes.append(_doc_edit(uri, change.version, edits_for(change, old, new)))
-            doc_changes.append(
+            # the rename first, then the edit under the new name: an editor that renames a
+            # document saves its pending changes first (Neovim runs `:update!`), so an edit
+            # sent before the rename would be written to disk unasked. The document under
+            # its new name has a version the server cannot know yet (null); the one read
+            # was checked right before sending (`guards.moved_documents`).
+            emit(
+                change.path,
                 types.RenameFile(
                     old_uri=uri,
                     new_uri=uri_for(change.new_path),
@@ -404,8 +500,11 @@ def build_workspace_edit(
                         ignore_if_exists=None if change.overwrite_dest else False,
                     ),
                     annotation_id=file_annotation(change),
-                )
+                ),
             )
+            if new != old:
+                moved = uri_for(change.new_path)
+                emit(change.path, _doc_edit(moved, None, edits_for(change, old, new)))
 
     sent = tuple(c for c in changes if c not in unsupported)
     if caps.document_changes:
@@ -422,6 +521,7 @@ def build_workspace_edit(
         unsupported=tuple(unsupported),
         needs_confirmation=any(a.needs_confirmation for a in annotations.values()),
         annotations=annotations,
+        operations=tuple(op_paths),
     )
 
 

@@ -40,6 +40,7 @@ class ErrorCode(StrEnum):
     IO_ERROR = "IO_ERROR"
     PROTECTED_PATH = "PROTECTED_PATH"
     SYNTAX_BROKEN = "SYNTAX_BROKEN"  # `--strict`: the edit adds syntax errors (else a warning)
+    LEFT_OUT = "LEFT_OUT"  # the user left the block out in the editor's preview
 
 
 class WarningType(StrEnum):

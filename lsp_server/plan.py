@@ -202,10 +202,14 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             _refuse_misplaced(state, key, block.content or "")
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.APPEND:
             return _append(state, key, f, block)
+        if action is Action.CREATE and existed and f.text == _to_file_endings(
+            block.content or "", f.text
+        ):
+            # the file holds what the block creates (the reply applied before): overwriting
+            # or refusing, there is nothing to do (an append is not: it adds the text again)
+            f.blocks.append(block.index)
+            return BlockOutcome(block, Status.VALIDATED, MatchKind.CREATE, already_applied=True)
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.ERROR:
-            if f.text == _to_file_endings(block.content or "", f.text):
-                f.blocks.append(block.index)
-                return BlockOutcome(block, Status.VALIDATED, MatchKind.CREATE, already_applied=True)
             raise PlacementError.of(
                 ErrorCode.FILE_EXISTS,
                 f"{key} already exists and is not empty; an empty SEARCH/EDIT section "
@@ -233,6 +237,8 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             f.replaced = True
         f.blocks.append(block.index)
         kind = MatchKind.OVERWRITE if existed else MatchKind.CREATE
+        if existed and f.text == before:  # the file holds the block's text: a second run
+            return BlockOutcome(block, Status.VALIDATED, kind, already_applied=True)
         n = len(split_lines(f.text))
         return BlockOutcome(
             block, Status.VALIDATED, kind, placements=(Placement(0, n, kind, 1.0, n),)
@@ -264,6 +270,9 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             if dest is not None and state.look(dest)[0] != key:
                 return _move_across_files(state, block, key, f, old_lf, target, dest, levels)
         edit = structure.apply_structure(old_lf, key, target, block.content, block.language)
+        if edit.text == old_lf:  # the node reads as the block wants it: a second run
+            f.blocks.append(block.index)
+            return BlockOutcome(block, Status.VALIDATED, MatchKind.STRUCTURAL, already_applied=True)
         f.text = rebuild(f.text, edit.text)
         f.blocks.append(block.index)
         for w in structure.structural_warnings(
@@ -456,7 +465,8 @@ def _moved_already(
         result = _apply_block_hunks(d.text, d.base, block, options, dict(state.clipboards))
     except PlacementError:
         return False
-    return result.already_applied
+    # (hunks that change nothing — context only — are there when their text is)
+    return result.already_applied or result.text == d.text
 
 
 _MOVE_WHERE = {

@@ -19,6 +19,11 @@ def pytest_configure(config: object) -> None:
     # .undo_record) go to a folder of this session, not the user's ~/.local/state
     _made.append(tempfile.mkdtemp(prefix="llm-patch-state-"))
     os.environ["LLM_PATCH_STATE"] = _made[-1]
+    # the key that signs the writer's journals lives there too: made now, so that no test
+    # that counts an apply's disk calls counts the key's first making among them
+    from lsp_server.journal import user_key
+
+    user_key(create=True)
 
 
 def pytest_unconfigure(config: object) -> None:

@@ -29,7 +29,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 
 from lsp_server.edits import BuiltEdit, build_workspace_edit
 from lsp_server.linediff import edit_present
-from lsp_server.lsp import diagnostics, guards
+from lsp_server.lsp import confirm, diagnostics, guards, partial
 from lsp_server.lsp.analysis import Analysis, ReplySource
 from lsp_server.lsp.editor_workspace import changed_on_disk
 from lsp_server.lsp.progress import Progress
@@ -43,8 +43,9 @@ from lsp_server.model import (
     FileChange,
     ParsedReply,
     Plan,
+    Status,
 )
-from lsp_server.report import applied_message, edits_in_files, plural, report_json
+from lsp_server.report import applied_message, edits_in_files, plural, render, report_json
 
 logger = logging.getLogger("lsp_server")
 
@@ -142,6 +143,7 @@ async def _apply(
         parsed = await ls.parse_cached(source.text)
     partial = options.partial if options.partial is not None else not ls.settings.atomic
     reused = await reusable_analysis(ls, source, options, partial) if whole_reply else None
+    agreed: set[tuple[str, str]] = set()  # what the user said yes to: (path, text or links)
     for attempt in range(REPLANS + 1):
         ready = await _plan_and_build(
             ls, source, options, parsed, cancelled, whole_reply, reused if not attempt else None
@@ -149,10 +151,9 @@ async def _apply(
         if isinstance(ready, dict):
             return ready
         analysis, built, unsupported = ready
-        risky = [] if options.confirm_unsaved else guards.at_risk(ls, analysis, built.files)
-        lost = await ls.run_work(guards.unsaved, analysis.root, risky) if risky else []
-        if lost:
-            return await _refuse_unsaved(ls, analysis, lost)
+        refused = await _ask_first(ls, analysis, built, options, agreed)
+        if refused is not None:
+            return refused
         # the last look at the disk before sending: a file that is not open has no version
         # to pin, so the editor cannot check it
         stale = await ls.run_work(changed_on_disk, analysis.root, analysis.reads, content=True)
@@ -260,17 +261,62 @@ async def _refuse_changed(
     return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
 
 
+async def _ask_first(
+    ls: LlmPatchServer,
+    analysis: Analysis,
+    built: BuiltEdit,
+    options: ApplyOptions,
+    agreed: set[tuple[str, str]],
+) -> dict[str, Any] | None:
+    """Ask the user about what only they can allow (unsaved work deleted or moved away, a
+    file with other hard links edited); the refusal's report when they do not say yes.
+    A yes holds for the same text (and the same links) when the plan is made again."""
+    risky = [] if options.confirm_unsaved else guards.at_risk(ls, analysis, built.files)
+    lost = await ls.run_work(guards.unsaved, analysis.root, risky) if risky else []
+    lost = [d for d in lost if (d.path, d.text) not in agreed]
+    if lost:
+        if not await confirm.ask(ls, guards.unsaved_question(lost), "Go ahead"):
+            return await _refuse_unsaved(ls, analysis, lost)
+        agreed.update((d.path, d.text) for d in lost)
+    linked = await ls.run_work(guards.hard_linked, analysis.root, built.files)
+    linked = [f for f in linked if (f.path, f"links {f.links}") not in agreed]
+    if linked:
+        if not await confirm.ask(ls, guards.linked_question(linked), "Edit anyway"):
+            return await _refuse_linked(ls, analysis, linked)
+        agreed.update((f.path, f"links {f.links}") for f in linked)
+    return None
+
+
+async def _refuse_linked(
+    ls: LlmPatchServer, analysis: Analysis, linked: list[guards.Linked]
+) -> dict[str, Any]:
+    """A file with other hard links, and no yes from the user: send nothing."""
+    message = guards.linked_refusal(linked)
+    ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
+    failures = {
+        f.path: Failure(
+            ErrorCode.PERMISSION_DENIED,
+            guards.linked_refusal([f]),
+            {"path": f.path, "hard_links": f.links},
+        )
+        for f in linked
+    }
+    paths = [f.path for f in linked]
+    error = Failure(ErrorCode.PERMISSION_DENIED, message, {"paths": paths, "hard_links": True})
+    return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
+
+
 async def _refuse_unsaved(
     ls: LlmPatchServer, analysis: Analysis, lost: list[guards.AtRisk]
 ) -> dict[str, Any]:
     """The edit would delete or move away a document's unsaved work: send nothing."""
-    message = guards.unsaved_message(lost)
+    message = guards.unsaved_refusal(lost)
     ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
     failures: dict[str, Failure] = {}
     for doc in lost:
         failures[doc.path] = Failure(
             ErrorCode.STALE_VERSION,
-            guards.unsaved_message([doc]),
+            guards.unsaved_refusal([doc]),
             {"path": doc.path, "unsaved": True, "operation": doc.what},
         )
     paths = list(dict.fromkeys(d.path for d in lost))
@@ -296,32 +342,52 @@ async def _send(
         result = types.ApplyWorkspaceEditResult(applied=False, failure_reason=err.message)
 
     if not result.applied:
-        if result.failure_reason:
+        partly = await partial.partly_applied(ls, analysis, built, result, VERIFY_TIMEOUT)
+        if partly:
+            return await partial.report_partial(ls, analysis, built, result, partly, unsupported)
+        asked = built.needs_confirmation and not _changed_since(ls, analysis, before)
+        if asked and "left out" in (result.failure_reason or ""):
+            # the project's VS Code extension says so when every edit was unticked
+            code = ErrorCode.LEFT_OUT
+            why = f"left out: {result.failure_reason}; nothing was applied"
+        elif result.failure_reason:
             code = ErrorCode.IO_ERROR
             why = f"the editor refused the edit: {result.failure_reason}"
+        elif asked:
+            # nothing it pinned moved: the user declined the edit where it asked
+            code = ErrorCode.LEFT_OUT
+            why = "left out: declined in the editor's preview; nothing was applied"
         else:
             code = ErrorCode.STALE_VERSION
-            why = (
-                STALE_MESSAGE
-                if _changed_since(ls, analysis, before) or not built.needs_confirmation
-                else (
-                    "the edit was not applied (declined in the preview, or the document "
-                    "changed since the patch was planned); run it again"
-                )
-            )
+            why = STALE_MESSAGE
         ls.tell(types.MessageType.Error, f"LLM patch not applied: {why}")
         ls.stats.conflicts += 1
         failures = {c.path: Failure(code, why, {"path": c.path}) for c in built.files}
-        return await report(ls, plan, applied=False, failures={**failures, **unsupported})
+        done = await report(ls, plan, applied=False, failures={**failures, **unsupported})
+        return mark_left_out(done)
 
     stale = await _verify(ls, analysis, built)
+    left_out: dict[str, Failure] = {}
+    if built.needs_confirmation:
+        # an editor that asks lets the user untick edits: a file untouched was left out
+        for path, failure in list(stale.items()):
+            if failure.details.get("untouched"):
+                del stale[path]
+                left_out[path] = Failure(
+                    ErrorCode.LEFT_OUT,
+                    f"{path}: left out in the editor's preview; not applied",
+                    {"path": path, "left_out": True},
+                )
     ls.stats.conflicts += len(stale)
     if not stale:
         ls.stats.applied += 1
-    landed = [c for c in built.files if c.path not in stale]
+    landed = [c for c in built.files if c.path not in stale and c.path not in left_out]
     unsaved = await ls.run_work(guards.not_saved, analysis.root, landed)
-    done = await report(ls, plan, applied=True, failures={**stale, **unsupported}, unsaved=unsaved)
-    if stale:
+    failures = {**stale, **left_out, **unsupported}
+    done = mark_left_out(await report(ls, plan, applied=True, failures=failures, unsaved=unsaved))
+    if left_out and not stale:
+        _tell_left_out(ls, done, landed, partial=not ls.settings.atomic)
+    elif stale:
         paths = ", ".join(sorted(stale))
         ls.tell(
             types.MessageType.Error,
@@ -343,6 +409,42 @@ async def _send(
     if analysis.source.uri is not None and analysis.source.whole_document:
         diagnostics.schedule(ls, analysis.source.uri, delay=0.05)
     return done
+
+
+def mark_left_out(done: dict[str, Any]) -> dict[str, Any]:
+    """A block the user left out in the preview is `skipped`, with `left_out`, never a
+    failure of the editor (STALE_VERSION): the report's words are made again."""
+    marked = False
+    for entry in done["blocks"]:
+        if (entry.get("error") or {}).get("code") == ErrorCode.LEFT_OUT:
+            entry["status"] = str(Status.SKIPPED)
+            entry["left_out"] = True
+            marked = True
+    if not marked:
+        return done
+    left = [b for b in done["blocks"] if b.get("left_out")]
+    names = ", ".join(f"#{b['index']} {b.get('path') or '?'}" for b in left)
+    done["ok"] = False
+    landed = any(b["status"] == Status.APPLIED for b in done["blocks"])
+    tail = "the rest was applied" if landed else "nothing was applied"
+    done["error"] = {
+        "code": str(ErrorCode.LEFT_OUT),
+        "message": f"left out in the editor's preview: {names}; {tail}",
+        "details": {"blocks": [b["index"] for b in left]},
+    }
+    done.update(render(done))
+    return done
+
+
+def _tell_left_out(
+    ls: LlmPatchServer, done: dict[str, Any], landed: list[FileChange], partial: bool
+) -> None:
+    names = ", ".join(c.path for c in landed) or "nothing"
+    atomic = "" if partial else " The reply was to be applied whole: undo restores the rest."
+    ls.tell(
+        types.MessageType.Warning,
+        f"LLM patch: {done['error']['message']} (changed: {names}).{atomic}",
+    )
 
 
 async def reusable_analysis(
@@ -408,7 +510,8 @@ async def _verify_one(
             ErrorCode.STALE_VERSION,
             f"{change.path}: the editor reported the edit applied, but the change is not "
             f"in the document; {STALE_MESSAGE}",
-            {"path": change.path, "version": change.version},
+            # the document as planned on: nothing reached it (left out in a preview?)
+            {"path": change.path, "version": change.version, "untouched": doc_now.source == old},
         )
     target = root / change.path
     if change.action is FileAction.CREATE:
@@ -426,9 +529,19 @@ async def _verify_one(
         return change.path, Failure(
             ErrorCode.STALE_VERSION,
             f"{change.path}: the editor reported the edit applied, but the file {what}",
-            {"path": change.path},
+            {"path": change.path, "untouched": await ls.run_work(_untouched, root, change)},
         )
     return change.path, None
+
+
+def _untouched(root: Path, change: FileChange) -> bool:
+    """Is the disk as the plan found it for this file operation (nothing happened)?"""
+    here = (root / change.path).exists()
+    if change.action is FileAction.CREATE:
+        return not here
+    if change.action is FileAction.DELETE:
+        return here
+    return here and not (root / (change.new_path or change.path)).exists()
 
 
 async def _poll(

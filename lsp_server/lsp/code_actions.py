@@ -4,7 +4,9 @@ On a selection in any document, or anywhere in a reply document: *Apply LLM patc
 in M files)*, *Preview*, *Apply k of n edits* (when some fail) and *Check*. On a failed
 block's diagnostic: open the closest match, apply the block there (confirming first), or
 rewrite the block so it anchors on what the file really says (resolved lazily when the
-client supports it).
+client supports it) — only where that text is evidently the one it meant
+(`evident_target`), and saying which lines it will replace. At a cursor, the block under
+it: *Apply LLM patch block N*.
 
 Asking for actions must stay cheap, since editors ask on every cursor move: a selection is
 only parsed, and only planned when the user explicitly asked (see `known_plan`).
@@ -12,6 +14,7 @@ only parsed, and only planned when the user explicitly asked (see `known_plan`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,7 +26,7 @@ from lsp_server.lsp import commands
 from lsp_server.lsp.analysis import ReplySource
 from lsp_server.lsp.diagnostics import SOURCE, ensure_analysis
 from lsp_server.lsp.session import LlmPatchServer
-from lsp_server.model import BlockOutcome, Cancelled, ParsedReply, Plan
+from lsp_server.model import BlockOutcome, Cancelled, EditBlock, ParsedReply, Plan
 from lsp_server.report import edits_in_files, percent, plural
 
 KIND_APPLY = "refactor.rewrite.llmPatch"
@@ -53,30 +56,83 @@ async def code_action(
         return None
     actions = quick_fixes(ls, uri, doc, params.context.diagnostics)
     rng = params.range
-    selection = rng.start != rng.end
-    if not selection and not ls.is_reply_document(uri):
-        return actions or None
-    target: dict[str, Any] = {"uri": uri, "version": doc.version}
-    if selection:
+    reply_document = ls.is_reply_document(uri)
+    if rng.start != rng.end:
+        target: dict[str, Any] = {"uri": uri, "version": doc.version}
         target["range"] = ls.converter.unstructure(rng)
         source = await ls.reply_source(target)
-    else:
+        parsed = await ls.parse_cached(source.text)
+        if parsed.failure is None and parsed.blocks:
+            return actions + await _reply_actions(ls, target, source, parsed, params.context)
+        # a range that holds no whole block (the cursor's word or line, as some editors
+        # send it): the block it sits in
+    elif reply_document:
+        target = {"uri": uri, "version": doc.version}
         source = ReplySource(doc.source, uri, doc.version)
-    parsed = await ls.parse_cached(source.text)
-    if parsed.failure is not None or not parsed.blocks:
-        return actions or None
-    plan = await known_plan(ls, source, parsed, params.context)
-    if not ls.settings.restricted:
-        actions.extend(_apply_actions(ls, target, parsed, plan))
+        parsed = await ls.parse_cached(source.text)
+        if parsed.failure is not None or not parsed.blocks:
+            return actions or None
+        actions += _block_actions(ls, uri, doc, parsed, rng)
+        return actions + await _reply_actions(ls, target, source, parsed, params.context)
+    automatic = params.context.trigger_kind == types.CodeActionTriggerKind.Automatic
+    if not reply_document and (automatic or len(doc.source) > PLAN_ON_REQUEST_BYTES):
+        return actions or None  # cheap on every cursor move: parse only when asked
+    parsed = await ls.parse_cached(doc.source)
+    if parsed.failure is None:
+        actions += _block_actions(ls, uri, doc, parsed, rng)
+    return actions or None
+
+
+async def _reply_actions(
+    ls: LlmPatchServer,
+    target: dict[str, Any],
+    source: ReplySource,
+    parsed: ParsedReply,
+    context: types.CodeActionContext,
+) -> list[types.CodeAction]:
+    """Apply / preview / apply the blocks that place / check: the reply in `target`."""
+    plan = await known_plan(ls, source, parsed, context)
+    out = [] if ls.settings.restricted else _apply_actions(ls, target, parsed, plan)
     check = "Check LLM patch (show failures, apply nothing)"
-    actions.append(
+    out.append(
         types.CodeAction(
             title=check,
             kind=KIND_CHECK,
             command=types.Command(title=check, command=commands.CHECK, arguments=[target]),
         )
     )
-    return actions
+    return out
+
+
+def _block_actions(
+    ls: LlmPatchServer, uri: str, doc: TextDocument, parsed: ParsedReply, rng: types.Range
+) -> list[types.CodeAction]:
+    """*Apply block N* for each block of the document the range touches (a cursor: the
+    block it is in), whatever the document: editors that ask at the cursor with no
+    selection (eglot, Kate) get the block under it."""
+    if ls.settings.restricted:
+        return []
+    first, last = rng.start.line + 1, max(rng.start.line, rng.end.line) + 1  # 1-based
+    out = []
+    for block in parsed.blocks:
+        lo, hi = block.reply_lines
+        if hi < first or lo > last:
+            continue
+        where = block.path or "the file it names"
+        if block.move_to:
+            where = f"{where} → {block.move_to}"
+        title = f"Apply LLM patch block {block.index} ({where}, reply lines {lo}-{hi})"
+        target = {"uri": uri, "version": doc.version, "block": block.index}
+        out.append(
+            types.CodeAction(
+                title=title,
+                kind=KIND_APPLY,
+                command=types.Command(
+                    title=title, command=commands.APPLY_BLOCK, arguments=[target]
+                ),
+            )
+        )
+    return out
 
 
 async def code_action_resolve(ls: LlmPatchServer, action: types.CodeAction) -> types.CodeAction:
@@ -222,9 +278,13 @@ def quick_fixes(
             continue
         if _corrected(outcome) is None:
             continue
+        why = evident_target(outcome.block, outcome.failure.details)
+        if why is None:
+            continue  # the closest text may be another place altogether: not offered
+        lines = _closest_lines(outcome.failure.details)
         data = {"fix": "correct", "uri": uri, "version": doc.version, "block": index}
         action = types.CodeAction(
-            title=f"Rewrite block {index} to anchor on the closest match",
+            title=f"Rewrite block {index} to replace {outcome.block.path} {lines} ({why})",
             kind=types.CodeActionKind.QuickFix,
             diagnostics=[diag],
             data=data,
@@ -339,6 +399,54 @@ def correction_edit(ls: LlmPatchServer, data: dict[str, Any]) -> types.Workspace
             ]
         )
     return types.WorkspaceEdit(changes={uri: [edit]})
+
+
+# The closest text is a failed block's evident target, worth rewriting the block onto, when
+# it is at least this alike (below it, nearby code that merely looks similar, e.g. another
+# function's body, comes up too), and always when both define the same name.
+EVIDENT_SIMILARITY = 0.75
+_DEFINITION = re.compile(
+    r"^[ \t]*(?:export[ \t]+|pub(?:\([^)]*\))?[ \t]+|async[ \t]+|static[ \t]+)*"
+    r"(def|class|function|fn|func|interface|struct|enum|trait|impl|module|type)[ \t]+"
+    r"([A-Za-z_$][\w$]*)",
+    re.MULTILINE,
+)
+
+
+def _definitions(text: str) -> list[str]:
+    return [f"{kind} {name}" for kind, name in _DEFINITION.findall(text)]
+
+
+def evident_target(block: EditBlock, details: dict[str, Any]) -> str | None:
+    """Why a failed block's closest text is evidently the text it meant (said in the quick
+    fix's title), or None when it may be another place: a block that defines `checkout`
+    must never be re-anchored on `add` because their bodies look alike.
+
+    Both quote a definition: the same first name, whatever the similarity (and never
+    another name). Otherwise: only whitespace differs, or they are EVIDENT_SIMILARITY alike."""
+    closest = details.get("closest")
+    if not isinstance(closest, dict) or len(block.hunks) != 1:
+        return None
+    text = closest.get("text")
+    similarity = closest.get("similarity")
+    if not isinstance(text, str) or not isinstance(similarity, int | float):
+        return None
+    if closest.get("whitespace_only"):
+        return "differs only in whitespace"
+    mine, theirs = _definitions(block.hunks[0].old), _definitions(text)
+    if mine and theirs:
+        if mine[0] != theirs[0]:
+            return None
+        return f"the same {mine[0]}, {percent(similarity)} similar"
+    if mine or theirs or similarity < EVIDENT_SIMILARITY:
+        return None  # one defines a name the other does not quote
+    return f"{percent(similarity)} similar"
+
+
+def _closest_lines(details: dict[str, Any]) -> str:
+    closest = details.get("closest") or {}
+    first, last = closest.get("line"), closest.get("end_line") or closest.get("line")
+    return f"line {first}" if first == last else f"lines {first}-{last}"
 
 
 def _corrected(outcome: BlockOutcome) -> str | None:

@@ -226,6 +226,8 @@ class SessionWorkspace(DiskWorkspace):
             raise
         if snap.version is None:  # read from disk, not an open document
             self._record(DiskRead(rel, before, content_mark(snap)))
+        elif not os.path.lexists(self.root / snap.path):
+            raise _not_that_file(rel)
         return snap
 
     def _is_open(self, rel: str) -> bool:
@@ -248,6 +250,22 @@ class SessionWorkspace(DiskWorkspace):
         # the first read is what the plan was built on; later ones (related information,
         # fuzzy retries) must not hide a change made in between
         self.reads.setdefault(read.path, read)
+
+
+def _not_that_file(rel: str) -> PlacementError:
+    """A document the editor holds for a path with no file is not that file: a buffer left
+    open after its file was moved or deleted (an undo that renamed it back), or a new buffer
+    never saved. Planning on its text would take it for the file (a move onto it collapsed
+    to a bare delete when the texts matched), and treating the path as free would let the
+    edit replace the buffer's text: two readings, so the block is refused, saying why."""
+    return PlacementError.of(
+        ErrorCode.STALE_VERSION,
+        f"the editor holds a document for {rel}, but no such file is on disk (it was moved "
+        "or deleted, or the buffer was never saved): save it or close it, then run the "
+        "patch again",
+        path=rel,
+        not_on_disk=True,
+    )
 
 
 def changed_on_disk(root: Path, reads: dict[str, DiskRead], *, content: bool) -> list[str]:

@@ -16,11 +16,16 @@ changing them meanwhile. Three rules keep an edit from landing on text the plan 
   enforced while planning, where the file is read (`editor_workspace.SessionWorkspace`).
 * **Unsaved work is not deleted or moved away.** Deleting or renaming a document open with
   unsaved changes goes straight to the disk in some editors (Neovim), bypassing the buffer
-  and its undo; it is refused, naming the file, unless the caller says `confirmUnsaved`.
+  and its undo; the user is asked first (`confirm`), and without a yes (or the caller's
+  `confirmUnsaved`) it is refused, naming the file.
+* **A file with other hard links is not edited unasked.** An editor saves in place, which
+  changes the file under every name it has, outside the workspace too: the user is asked
+  first, and without a yes it is refused.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,8 +107,63 @@ def unsaved_message(documents: list[AtRisk]) -> str:
     return (
         f"{names} {'has' if len(documents) == 1 else 'have'} unsaved changes in the editor, and "
         f"{', '.join(parts)} acts on the file on disk, past the buffer and its undo: the "
-        "unsaved work would be lost. Save or revert the buffer, then run the patch again "
-        '(or apply with the option "confirmUnsaved": true to go ahead)'
+        "unsaved work would be lost"
+    )
+
+
+def unsaved_question(documents: list[AtRisk]) -> str:
+    """The question asked before going ahead anyway."""
+    return f"LLM patch: {unsaved_message(documents)}. Go ahead and lose it?"
+
+
+def unsaved_refusal(documents: list[AtRisk]) -> str:
+    """Why nothing was sent, once the user did not go ahead (or could not be asked)."""
+    return f"{unsaved_message(documents)}. Save or revert the buffer, then run the patch again"
+
+
+@dataclass(frozen=True)
+class Linked:
+    """A file the edit changes that has other names (hard links)."""
+
+    path: str  # workspace-relative
+    links: int  # st_nlink
+
+
+def hard_linked(root: Path, files: Iterable[FileChange]) -> list[Linked]:
+    """The files an edit modifies or moves that have more than one hard link: the editor
+    edits the buffer, and an editor that saves in place (most do) then rewrites the one file
+    every name shares, outside the workspace too (runs in a worker: it looks at the disk).
+    A delete removes one name only, and a new file has none yet."""
+    out: list[Linked] = []
+    for change in files:
+        if change.action not in (FileAction.MODIFY, FileAction.RENAME):
+            continue
+        try:
+            links = os.lstat(root / change.path).st_nlink
+        except OSError:
+            continue
+        if links > 1:
+            out.append(Linked(change.path, links))
+    return out
+
+
+def linked_message(files: list[Linked]) -> str:
+    names = ", ".join(f"{f.path} ({f.links} names)" for f in files)
+    return (
+        f"{names} {'is a file' if len(files) == 1 else 'are files'} with other hard links: "
+        "when the editor saves the change in place, the file is changed under every name, "
+        "inside the workspace or outside it"
+    )
+
+
+def linked_question(files: list[Linked]) -> str:
+    return f"LLM patch: {linked_message(files)}. Edit it anyway?"
+
+
+def linked_refusal(files: list[Linked]) -> str:
+    return (
+        f"{linked_message(files)}. Nothing was applied: break the link (copy the file over "
+        "itself) or apply it from the command line, which writes a new file for the name"
     )
 
 

@@ -32,6 +32,8 @@ ENGINE_MODULES = ("lsp_server.plan", "lsp_server.reply")
 
 
 def initialize(ls: LlmPatchServer, params: types.InitializeParams) -> None:
+    # who the client is decides how the line breaks of an edit are sent (see `edits`)
+    ls.client_name = params.client_info.name if params.client_info else None
     if params.initialization_options is not None:
         apply_settings(ls, params.initialization_options, "initializationOptions")
 

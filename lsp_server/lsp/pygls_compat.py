@@ -30,10 +30,18 @@ tests/lsp/test_pygls_compat.py (one test per change):
    notification other than `exit` is dropped, as the protocol requires. pygls handled them
    as usual: a command was answered, and a `didOpen` failed with "the workspace is not
    available", shown to the user.
+9. What the server reads is bounded. pygls reads a message body with one `read(n)` of the
+   length its header declares, so `Content-Length: 1000000000000` died with MemoryError
+   before a byte arrived, and a header line without an end grew without limit. Input is
+   read through `BoundedInput`: a header line is cut at `MAX_HEADER_LINE` bytes, and a
+   body over `MAX_MESSAGE_BYTES` is skipped in small chunks (the stream stays framed) and
+   answered with an InvalidRequest error whose id is null (the id is in the body never
+   read). stdio only: pygls's TCP transport reads through asyncio's own stream.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -45,6 +53,7 @@ from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
     JsonRpcServerNotInitialized,
 )
 from pygls.protocol import LanguageServerProtocol
@@ -56,6 +65,44 @@ logger = logging.getLogger("lsp_server")
 
 # How many cancelled request ids are remembered; a cancel is read within moments of arriving.
 REMEMBERED_CANCELS = 256
+
+# The largest message body read (9): a file over the engine's 10 MiB limit is refused
+# anyway, and a 10 MiB document escaped as JSON stays well under this.
+MAX_MESSAGE_BYTES = 128 * 1024 * 1024
+MAX_HEADER_LINE = 8192  # bytes of one header line (9); real headers are a few dozen
+SKIP_CHUNK = 1024 * 1024  # an oversized body is read and dropped this much at a time
+# The method of the stand-in message `BoundedInput` hands pygls for a body it skipped (9).
+OVERSIZED = "$/llmPatch/oversizedMessage"
+
+
+class BoundedInput:
+    """A binary input stream whose reads are bounded (9): pygls's stdio reader calls
+    `readline()` for headers and `read(n)` for a body of `n` declared bytes.
+
+    A body over the limit is not read: a stand-in message is returned at once (so the
+    client is answered before any of it arrives), and the body is skipped before the next
+    header is read, a chunk at a time."""
+
+    def __init__(self, stream: Any, limit: int | None = None):
+        self.stream = stream
+        self.limit = MAX_MESSAGE_BYTES if limit is None else limit
+        self.skip = 0  # bytes of an oversized body still to drop
+
+    def readline(self) -> bytes:
+        while self.skip:
+            chunk = self.stream.read(min(SKIP_CHUNK, self.skip))
+            if not chunk:
+                self.skip = 0
+                return b""  # the client closed the stream
+            self.skip -= len(chunk)
+        return self.stream.readline(MAX_HEADER_LINE)
+
+    def read(self, n: int) -> bytes:
+        if n <= self.limit:
+            return self.stream.read(n)
+        self.skip = n
+        stand_in = {"jsonrpc": "2.0", "method": OVERSIZED, "params": {"length": n}}
+        return json.dumps(stand_in).encode()
 
 
 @dataclass
@@ -137,6 +184,9 @@ class Protocol(LanguageServerProtocol):
         return data
 
     def handle_message(self, message: Any):
+        if isinstance(message, dict) and message.get("method") == OVERSIZED:
+            self._refuse_oversized(message.get("params") or {})
+            return None
         if isinstance(message, dict):
             message = self._structure_top_level(message)
         method = getattr(message, "method", None)
@@ -150,6 +200,23 @@ class Protocol(LanguageServerProtocol):
             # a new request: a cancel remembered for its id was for an earlier one (6)
             self._cancelled.pop(message.id, None)
         return super().handle_message(message)
+
+    def _refuse_oversized(self, params: dict[str, Any]) -> None:
+        """Answer a message too large to read (9): its id was never read, so it is null, as
+        JSON-RPC says for a request whose id cannot be known."""
+        length = params.get("length")
+        logger.error("skipped a message of %s bytes (the limit is %d)", length, MAX_MESSAGE_BYTES)
+        error = JsonRpcInvalidRequest(
+            f"a message of {length} bytes is over the server's limit of "
+            f"{MAX_MESSAGE_BYTES:,} bytes; it was skipped unread"
+        )
+        answer = {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": error.code, "message": error.message},
+        }
+        # pygls leaves out an id that is None, and JSON-RPC wants it there, as null
+        self._send_data(answer)
 
     def _before_initialize(self, message: Any) -> bool:
         """Answer or drop a message that came before `initialize` (8); False lets it through."""

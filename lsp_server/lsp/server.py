@@ -17,6 +17,7 @@ from lsprotocol import types
 
 from lsp_server import boot
 from lsp_server.lsp import code_actions, commands, diagnostics, hover, lenses, lifecycle
+from lsp_server.lsp.pygls_compat import BoundedInput
 from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.lsp.settings import LOG_LEVELS
 
@@ -70,6 +71,6 @@ def serve(
     if tcp is not None:
         server.start_tcp(*tcp)
     else:
-        server.start_io()
+        server.start_io(stdin=BoundedInput(sys.stdin.buffer))
     boot.save()  # hooks generated after start (code actions, applyEdit) help the next one
     return 0

@@ -106,6 +106,7 @@ class LlmPatchServer(LanguageServer):
             converter_factory=lambda: self.converter,
         )
         self.settings = Settings()
+        self.client_name: str | None = None  # the client's `clientInfo.name`
         self.reply_uris: set[str] = set()  # documents used as replies, whatever their name
         self.analyses: dict[str, Analysis] = {}  # the current analysis of each reply document
         self.pending: dict[str, asyncio.Task] = {}  # debounced analyses, by document
@@ -154,7 +155,7 @@ class LlmPatchServer(LanguageServer):
             caps = self.client_capabilities
         except AttributeError:
             caps = None
-        return EditCapabilities.from_client(caps, self.encoding)
+        return EditCapabilities.from_client(caps, self.encoding, self.client_name)
 
     def tell(self, kind: types.MessageType, message: str) -> None:
         """Show the user a message (and log it); only log it for a `quiet` command."""

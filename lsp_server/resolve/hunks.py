@@ -34,6 +34,7 @@ from lsp_server.model import (
     PlacementError,
     Reindent,
 )
+from lsp_server.resolve import applied
 from lsp_server.resolve.cache import TextCache
 from lsp_server.resolve.content_index import ContentIndex, candidates
 from lsp_server.resolve.indent import infer_shift, swap_prefix
@@ -419,6 +420,25 @@ def _already_there(ft: FileText, new: str, old: str) -> bool:
     return len(shifted) == 1
 
 
+def _already_inserted(ft: FileText, hunk: Hunk, new: str, inline: bool) -> bool:
+    """Before the ladder runs: is the block's new text already where its old text (an
+    anchor the new text restates, or for tool calls a string it extends or replaced)
+    puts it? (`applied`.) Only blocks whose new text holds their old text, or tool calls,
+    pay for the look."""
+    old = hunk.old
+    if inline:
+        return applied.substring_already("".join(c + "\n" for c in ft.contents), old, new)
+    if old not in new:
+        return False
+    return applied.inserted_already(ft.index, text_lines(old), text_lines(new))
+
+
+def _net(hunk: Hunk, new: str) -> int:
+    """Lines a hunk adds (or removes): what a hunk found already applied shifts the line
+    numbers of the diff's later hunks by, as a placed one does."""
+    return len(text_lines(new)) - len(text_lines(hunk.old))
+
+
 def is_counted(hunk: Hunk) -> bool:
     """Whether the hunk asks for a count of places other than "exactly one" (placed by
     `counted`, which is imported only for such a hunk)."""
@@ -501,6 +521,10 @@ def apply_hunks(
             hint_line = None
             if hunk.line_hint is not None:
                 hint_line = max(0, hunk.line_hint - 1 + (delta if ordered else 0))
+            if _already_inserted(ft, hunk, new, inline):
+                noops += 1  # the new text stands where its anchor puts it: see applied
+                delta += _net(hunk, new)
+                continue
             hints = Hints(
                 line=hint_line,
                 anchors=hunk.anchors,
@@ -514,22 +538,56 @@ def apply_hunks(
             except PlacementError as err:
                 # the old text is not there, or only loosely (a fuzzy rung's tie): when the
                 # new text is there exactly, the reply was applied before
-                missing = err.failure.code is ErrorCode.TEXT_NOT_FOUND or (
-                    err.failure.code is ErrorCode.TEXT_AMBIGUOUS
-                    and err.failure.details.get("match") == MatchKind.FUZZY
+                # (an ambiguity among looser readings of the old text — other rungs, its
+                # blank edge lines set aside — when the text as written is not there)
+                # (and a loose match whose lines the block cannot be written into: the
+                # file reads as the block's result there, and its quote no longer fits)
+                code = err.failure.code
+                missing = code is ErrorCode.TEXT_NOT_FOUND or (
+                    code in (ErrorCode.TEXT_AMBIGUOUS, ErrorCode.MALFORMED_BLOCK)
+                    and (
+                        err.failure.details.get("match") not in (None, MatchKind.EXACT)
+                        or not candidates(ft.index, text_lines(hunk.old), "exact")
+                    )
                 )
                 if missing and _already_there(ft, new, hunk.old):
                     noops += 1
+                    delta += _net(hunk, new)
                     continue
                 raise
-            if match.kind is MatchKind.FUZZY and _already_there(ft, new, hunk.old):
-                noops += 1  # a second run: the line like the old one is a neighbour of it
+            # found by a looser reading than the old text as written (a rung past the exact
+            # one, or its blank edge lines set aside), while the new text stands in the file:
+            # a second run, whose old text is gone, finding a look-alike
+            loose = match.kind is MatchKind.FUZZY or (
+                not inline and ft.contents[match.start : match.end] != text_lines(hunk.old)
+            )
+            if (
+                hint_line is not None
+                and match.start != hint_line
+                and applied.placed_at(ft.contents, hint_line, new_lines)
+            ):
+                # the old text stands elsewhere, and the line the hunk names holds its new
+                # text: applied already (the new text is there once), or meant for there
+                if not _already_there(ft, new, hunk.old):
+                    raise applied.hinted_elsewhere(hint_line, match)
+                noops += 1
+                delta += _net(hunk, new)
                 continue
+            if loose and _already_there(ft, new, hunk.old):
+                noops += 1  # the new text is there once: that is the block, applied
+                delta += _net(hunk, new)
+                continue
+            if loose:
+                applied.refuse_lookalike(ft.index, match, text_lines(hunk.old), text_lines(new))
         except PlacementError as err:
             err.failure.details.setdefault("hunk", h_i)
             raise
         if hunk.to_clipboard is not None:
             clipboards[hunk.to_clipboard] = _captured(ft, match, hunk, inline)
+        if not inline and applied.held_around(ft.contents, match.start, match.end, new_lines):
+            noops += 1  # an insertion found by its anchor, standing there already
+            delta += _net(hunk, new)
+            continue
         region = _region(ft, match.start, match.end, new_lines, _final_newline(hunk, new))
         if (
             match.kind is not MatchKind.EXACT
@@ -540,6 +598,7 @@ def apply_hunks(
             # the lines it keeps are the file's and the lines it changes read as it wants
             # them (a second run of a block first applied by a fuzzy or indent rung)
             noops += 1
+            delta += _net(hunk, new)
             continue
         if (
             not region
@@ -640,6 +699,9 @@ def apply_single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> Hun
     if not found:
         return None
     first, n = found[0], len(old_lines)
+    start = text.count("\n", 0, first)
+    if hunk.line_hint is not None and start != hunk.line_hint - 1:
+        return None  # the line the hunk names may hold its new text: see apply_hunks
     # what follows the match decides whether it reaches the end of the file, without
     # counting the lines of the whole file: nothing (its unterminated last line), or only
     # the last line's "\n". An empty last old line with nothing after would be a line the
@@ -648,9 +710,10 @@ def apply_single_exact(text: str, hunk: Hunk, clipboards: dict[str, str]) -> Hun
     if rest == 0 and not old_lines[-1]:
         return None
     to_eof = rest <= 1
-    start = text.count("\n", 0, first)
     end = first + width + (1 if rest else 0)  # with the last line's newline
     new_lines = text_lines(new)
+    if applied.inserted_at(text, first, old_lines, new_lines):
+        return HunksResult(text, (), MatchKind.EXACT, 1.0, True)  # a second run: see applied
     region = [line + "\n" for line in new_lines]
     if region and to_eof:  # the hunk reaches the end of the file
         final = _final_newline(hunk, new)

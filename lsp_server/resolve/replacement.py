@@ -22,6 +22,8 @@ the block changes leaves its order unclear, and the block is refused.
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -35,9 +37,7 @@ from lsp_server.resolve.placeholders import is_placeholder_line
 _KEPT, _SKIPPED, _NEW = 0, 1, 2
 
 
-def build(
-    index: ContentIndex, match: Match, old: Sequence[str], new: Sequence[str]
-) -> list[str]:
+def build(index: ContentIndex, match: Match, old: Sequence[str], new: Sequence[str]) -> list[str]:
     """The replacement of file lines [match.start, match.end) (contents, no endings).
 
     `index` holds the file's line contents (its indent unit is only read when a new line's
@@ -45,7 +45,8 @@ def build(
     block's lines."""
     if match.kind is MatchKind.ELISION:
         return _build_elided(index, match, old, new)
-    return _build_span(index, match.start, match.file_rows(len(old)), old, new)
+    fuzzy = match.kind is MatchKind.FUZZY
+    return _build_span(index, match.start, match.file_rows(len(old)), old, new, fuzzy)
 
 
 class _Depths(NamedTuple):
@@ -72,9 +73,7 @@ class _Depths(NamedTuple):
             return cls()
         # a change of unit only when the new lines are whole levels of the reply's unit
         # too: a quoted line that drifted can make two lines look like another unit
-        if any(
-            (width(indent_of(x)) - found.old_base) % found.old_unit for x in new if x.strip()
-        ):
+        if any((width(indent_of(x)) - found.old_base) % found.old_unit for x in new if x.strip()):
             return cls()
         file_unit = width(found.file_unit) if found.file_unit != "\t" else TAB_WIDTH
         fb = min(width(indent_of(f)) for _, f in pairs)
@@ -188,7 +187,10 @@ def _build_span(
     rows: Sequence[int | None],
     old: Sequence[str],
     new: Sequence[str],
+    fuzzy: bool = False,
 ) -> list[str]:
+    """`fuzzy`: the block's quote of the file may differ from it in more than spacing; a
+    line it rewrites keeps the file's characters it did not quote (see `transfer`)."""
     lines = index.lines
     items = _layout(start, rows, old, new)
     pairs = [
@@ -197,6 +199,10 @@ def _build_span(
         if f is not None and old[i].strip() and lines[f].strip()
     ]
     depths = _Depths.of(pairs, new, index)
+    # the lines the block rewrites, each with the one it stands for: needed where the file's
+    # lines differ from the block's quote of them, or sit at different shifts
+    differs = any(f is not None and lines[f].strip() != old[i].strip() for i, f in enumerate(rows))
+    partner = _partners(rows, old, new) if differs or depths.relative else {}
     # the first reference, for new lines before any kept line: the next kept line below,
     # else the first line the block quotes
     below: tuple[int, str] | None = None
@@ -224,6 +230,21 @@ def _build_span(
         ref = above or below
         ind = indent_of(line)
         reply = width(ind)
+        body = line[len(ind) :]
+        i = partner.get(j)
+        if i is not None:
+            # a line the block rewrites, standing for file line `f`: the file's own
+            # characters the block did not quote stay (see `transfer`)
+            f = rows[i]
+            if fuzzy:
+                body = transfer(old[i], lines[f], line, f)
+            if depths.relative and ref is not None:
+                # its own line's shift must agree with the shift it is measured by
+                own = width(indent_of(lines[f])) - width(indent_of(old[i]))
+                if own != width(ref[1]) - ref[0]:
+                    raise _no_depth(j, width(ref[1]) - ref[0], own)
+        elif depths.relative:
+            _one_depth(items, j, above, new, old, rows, lines, partner)
         if depths.relative and ref is not None:
             depth = width(ref[1]) + reply - ref[0]
         else:
@@ -237,9 +258,173 @@ def _build_span(
                 line=j + 1,
             )
         written = _indentation(depth, ref[1] if ref else "", [f for _, f in pairs], index)
-        out.append(written + line[len(ind) :])
+        out.append(written + body)
         above = (reply, written)
     return out
+
+
+def _partners(rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]) -> dict[int, int]:
+    """new line → the old line it rewrites, for the lines a block changes (outside the
+    lines it keeps): within each changed stretch, the pairing in order that is most alike
+    in all (each pair at least half alike), old lines standing for file lines only."""
+    out: dict[int, int] = {}
+    i = j = 0
+    for pi, pj in [*_kept_pairs(rows, old, new), (len(old), len(new))]:
+        olds = [k for k in range(i, pi) if rows[k] is not None]
+        news = list(range(j, pj))
+        if olds and news:
+            out.update(_aligned(olds, news, old, new))
+        i, j = pi + 1, pj + 1
+    return out
+
+
+def _aligned(
+    olds: list[int], news: list[int], old: Sequence[str], new: Sequence[str]
+) -> dict[int, int]:
+    """An order-keeping pairing of `olds` with `news` maximising the summed likeness."""
+    a, b = len(olds), len(news)
+    sim = [
+        [
+            difflib.SequenceMatcher(None, old[x].strip(), new[y].strip(), autojunk=False).ratio()
+            for y in news
+        ]
+        for x in olds
+    ]
+    best = [[0.0] * (b + 1) for _ in range(a + 1)]
+    for p in range(a - 1, -1, -1):
+        for q in range(b - 1, -1, -1):
+            take = sim[p][q] + best[p + 1][q + 1] if sim[p][q] >= 0.5 else -1.0
+            best[p][q] = max(take, best[p + 1][q], best[p][q + 1])
+    out: dict[int, int] = {}
+    p = q = 0
+    while p < a and q < b:
+        if sim[p][q] >= 0.5 and best[p][q] == sim[p][q] + best[p + 1][q + 1]:
+            out[news[q]] = olds[p]
+            p, q = p + 1, q + 1
+        elif best[p][q] == best[p + 1][q]:
+            p += 1
+        else:
+            q += 1
+    return out
+
+
+def transfer(quoted: str, file_line: str, rewritten: str, f: int) -> str:
+    """The rewritten line's text (no indentation) with the file's own characters kept:
+    where the file's line differs from the block's quote of it (`- [ ] x` quoted as
+    `[ ] x`, a typo, spacing), the block did not see those characters, so it did not ask
+    to change them. Both differences are laid on the quote, word by word (`merge3`);
+    where the file's difference reaches beyond what the block rewrites, which characters
+    to keep is unclear, and the block is refused."""
+    # trailing white space is the rewritten line's, as the reply writes it
+    tail = rewritten[len(rewritten.rstrip()) :]
+    base, mine, theirs = quoted.strip(), file_line.strip(), rewritten.strip()
+    if mine == base:
+        return theirs + tail
+    merged = merge3(base, mine, theirs)
+    if merged is None:
+        raise PlacementError.of(
+            ErrorCode.TEXT_NOT_FOUND,
+            f"file line {f + 1} differs from the block's copy of it where the block changes "
+            f"it (the file has {mine!r}, the block quotes {base!r}): which characters to "
+            "keep is unclear; quote the line as the file has it",
+            line=f + 1,
+        )
+    return merged + tail
+
+
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def _changes(a: list[str], b: list[str]) -> list[tuple[int, int, str]]:
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return [
+        (i1, i2, "".join(b[j1:j2])) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"
+    ]
+
+
+def merge3(base_text: str, mine: str, theirs: str) -> str | None:
+    """Both sides' changes to `base_text` applied, by tokens (words, runs of spaces, single
+    marks), or None where they cannot both hold. A change of the file's (`mine`) that lies
+    within a stretch the reply rewrites gives way: the reply changes those characters on
+    purpose (`scale=17` quoted, `scale=9` written, the file's `scale=7`: 9 it is). One that
+    reaches beyond it is a conflict: part of it the reply rewrites, part it never saw."""
+    base = _TOKEN.findall(base_text)
+    ours = _changes(base, _TOKEN.findall(mine))
+    reply = _changes(base, _TOKEN.findall(theirs))
+    kept: list[tuple[int, int, str]] = []
+    for m in ours:
+        if m in reply:
+            continue  # the same change on both sides
+        hit = [t for t in reply if _touch(m, t)]
+        if not hit:
+            kept.append(m)
+        elif not any(t[0] <= m[0] and m[1] <= t[1] and t[0] < t[1] for t in hit):
+            return None
+    edits = sorted([*kept, *reply], key=lambda c: (c[0], c[1] != c[0], c[1]))
+    out, at = [], 0
+    for n, (i1, i2, text) in enumerate(edits):
+        if n and i1 < edits[n - 1][1]:
+            return None
+        out.extend(base[at:i1])
+        out.append(text)
+        at = i2
+    out.extend(base[at:])
+    return "".join(out)
+
+
+def _touch(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
+    """Whether two changes meet: overlapping stretches, an insertion strictly inside the
+    other's stretch, or two insertions at one place."""
+    (a1, a2, _), (b1, b2, _) = a, b
+    if a1 == a2 and b1 == b2:
+        return a1 == b1
+    if a1 == a2:
+        return b1 < a1 < b2
+    if b1 == b2:
+        return a1 < b1 < a2
+    return a1 < b2 and b1 < a2
+
+
+def _no_depth(j: int, one: int, other: int) -> PlacementError:
+    return PlacementError.of(
+        ErrorCode.MALFORMED_BLOCK,
+        f"line {j + 1} of the new text has no one depth: the block's lines around it sit "
+        f"{one} and {other} column(s) off the file's (no one shift: what the indentation "
+        "rung refuses); quote the lines with the file's indentation",
+        line=j + 1,
+    )
+
+
+def _one_depth(
+    items: Sequence[tuple[int, int, int]],
+    j: int,
+    above: tuple[int, str] | None,
+    new: Sequence[str],
+    old: Sequence[str],
+    rows: Sequence[int | None],
+    lines: Sequence[str],
+    partner: dict[int, int],
+) -> None:
+    """A line the block adds, where its quoted lines sit at different shifts from the
+    file's (no one shift, no change of unit: what the indentation rung refuses): it takes
+    the shift of the lines around it, and when the line above and the line below moved by
+    different amounts, no depth for it was written by anyone — refused, not guessed."""
+    if above is None:
+        return
+    shift_above = width(above[1]) - above[0]
+    at = next(n for n, (kind, _, jj) in enumerate(items) if kind == _NEW and jj == j)
+    for kind, f, jj in items[at + 1 :]:
+        if kind == _KEPT and new[jj].strip():
+            shift_below = width(indent_of(lines[f])) - width(indent_of(new[jj]))
+        elif kind == _NEW and jj in partner and new[jj].strip():
+            i = partner[jj]
+            f = rows[i]
+            shift_below = width(indent_of(lines[f])) - width(indent_of(old[i]))
+        else:
+            continue
+        if shift_below != shift_above:
+            raise _no_depth(j, shift_above, shift_below)
+        return
 
 
 def _indentation(depth: int, ref: str, region: Sequence[str], index: ContentIndex) -> str:

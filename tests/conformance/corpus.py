@@ -25,3 +25,14 @@ def missing(what: str) -> str:
         f"{what} not found in {CORPORA}: fetch it with `python3 tools/fetch_conformance.py` "
         "(from upstream at pinned commits, hash-checked), or set LLM_PATCH_CONFORMANCE"
     )
+
+
+def working_copy(src: Path, dst: Path) -> None:
+    """A scenario's input tree copied for a run to change: contents and layout only. The
+    corpora may sit on a read-only mount (modes r--), and llm-patch refuses to write a file
+    whose mode says read-only — the peers' scenarios are about text, not permissions."""
+    import shutil
+
+    shutil.copytree(src, dst, copy_function=shutil.copyfile)
+    for folder in [dst, *(p for p in dst.rglob("*") if p.is_dir())]:
+        folder.chmod(0o755)

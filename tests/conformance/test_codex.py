@@ -8,7 +8,6 @@ checks. Scenario 015 expects Codex's non-atomic result, which is ours only with 
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from lsp_server.model import Action, ErrorCode, Format, Hunk, HunkKind, OnExists
 from lsp_server.reply.apply_patch import find_blocks
 
-from .corpus import CORPORA, missing
+from .corpus import CORPORA, missing, working_copy
 
 CORPUS = CORPORA / "codex-apply-patch"
 
@@ -217,7 +216,7 @@ def test_scenario_through_cli(name, tmp_path):
     scenario = CORPUS / name
     work = tmp_path / "work"
     if (scenario / "input").is_dir():
-        shutil.copytree(scenario / "input", work)
+        working_copy(scenario / "input", work)
     else:
         work.mkdir()
     cmd = [sys.executable, "-m", "lsp_server.cli", "apply", "--root", str(work)]

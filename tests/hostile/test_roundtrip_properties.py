@@ -324,6 +324,22 @@ def replies(a: Doc, b: Doc, ctx: int, fenced: bool) -> dict[str, str]:
     return out
 
 
+def _twin_insertion(a: Doc, b: Doc) -> bool:
+    """b adds lines next to a copy of themselves in a (`x` after `x`): a reply doing that
+    reads as one already applied (see lsp_server/resolve/applied.py), by design."""
+    ops = difflib.SequenceMatcher(None, a.lines, b.lines, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in ops:
+        if tag in ("insert", "replace"):
+            grown = list(b.lines[j1:j2])
+            for k in range(len(grown)):
+                piece = grown[k:]
+                if a.lines[i2 : i2 + len(piece)] == tuple(piece) or (
+                    a.lines[max(0, i1 - len(grown[: k + 1])) : i1] == tuple(grown[: k + 1])
+                ):
+                    return True
+    return False
+
+
 def _apply(reply: str, data: bytes) -> bytes:
     plan = plan_text(reply, {PATH: data})
     assert plan.ok, [(o.block.format, o.failure) for o in plan.outcomes if o.failure]
@@ -378,8 +394,8 @@ def _apply(reply: str, data: bytes) -> bytes:
 )
 def test_every_format_turns_a_into_b_byte_for_byte(pair, ctx, fenced):
     a, b = pair
-    if a.data == b.data:
-        return  # nothing to say: every format needs a change
+    if a.data == b.data or _twin_insertion(a, b):
+        return  # nothing to say: every format needs a change (a twin reads as applied)
     for fmt, reply in replies(a, b, ctx, fenced).items():
         got = _apply(reply, a.data)
         assert got == b.data, (fmt, reply)
@@ -390,6 +406,7 @@ def test_a_reply_then_its_inverse_gives_back_a(pair, ctx):
     a, b = pair
     assume(a.data != b.data)
     assume(b.eol == "\n" or b.has_eol)
+    assume(not _twin_insertion(a, b) and not _twin_insertion(b, a))
     forward, back = replies(a, b, ctx, False), replies(b, a, ctx, False)
     for fmt in forward.keys() & back.keys():
         mid = _apply(forward[fmt], a.data)

@@ -170,9 +170,20 @@ class EditorClient(LanguageClient):
         self.received: list[types.ApplyWorkspaceEditParams] = []
         self.encoding = "utf-16"
         self.refuse_next = False  # answer the next applyEdit with applied: false
+        self.refuse_reason: str | None = None  # ... and this failureReason
+        # apply only the operations before this index of the next edit, then answer
+        # `applied: false, failedChange: index` (as a client whose failure handling is abort)
+        self.fail_at: int | None = None
+        # documents (URIs) whose operations the user unticks in the preview of the next edit
+        self.leave_out: set[str] = set()
+        self.questions: list[types.ShowMessageRequestParams] = []  # window/showMessageRequest
+        self.answers: list[str | None] = []  # the buttons the user presses, in turn (None: Esc)
         self.before_apply: Any = None  # called (with the client) before an edit is applied
         self.before_progress: Any = None  # called (with the client) before a progress token
         self.sync_delay = 0.0
+        self.unsynced = 0  # applied edits whose didChange is not sent yet
+        self.line_breaks = "normalises"  # how newText's line breaks are stored (`load`)
+        self.decoded: set[str] = set()  # documents whose CRLF the buffer decoded
         self.lens_refreshes = 0
 
     @property
@@ -200,7 +211,7 @@ class EditorClient(LanguageClient):
         """Open a document (Neovim opens at version 0, VS Code at 1)."""
         uri = rel_or_uri if ":" in rel_or_uri.split("/")[0] else self.uri(rel_or_uri)
         if text is None:
-            text = Path(to_fs_path(uri)).read_bytes().decode("utf-8")
+            text = self.load(Path(to_fs_path(uri)))
         self.docs[uri] = [text, version]
         self.text_document_did_open(
             types.DidOpenTextDocumentParams(
@@ -210,6 +221,35 @@ class EditorClient(LanguageClient):
             )
         )
         return uri
+
+    # line breaks, as each editor stores them (see `edits.client_line_breaks`)
+
+    def load(self, path: Path) -> str:
+        """A file's text as this editor's buffer holds it: Emacs decodes a file whose lines
+        all end in CRLF, Kate strips every line ending; the others keep the bytes."""
+        text = path.read_bytes().decode("utf-8")
+        crlf = text.count("\r\n")
+        decode = self.line_breaks == "decodes-all" or (
+            self.line_breaks == "decodes-dos" and crlf and crlf == text.count("\n")
+        )
+        if decode and "\r\n" in text:
+            self.decoded.add(from_fs_path(str(path)))
+            return text.replace("\r\n", "\n")
+        return text
+
+    def save(self, uri: str) -> None:
+        """Write the buffer as the editor would (a decoded buffer gets its CRLF back)."""
+        text = self.text(uri)
+        if uri in self.decoded:
+            text = text.replace("\n", "\r\n")
+        Path(to_fs_path(uri)).write_bytes(text.encode("utf-8"))
+
+    def _stored(self, text: str, new_text: str) -> str:
+        """newText as the editor stores it in a buffer holding `text`."""
+        if self.line_breaks != "normalises":
+            return new_text  # inserted as sent
+        eol = "\r\n" if "\r\n" in text else "\n"
+        return re.sub(r"\r\n|\r|\n", eol, new_text)
 
     def replace_all(self, uri: str, text: str) -> None:
         """The user replaces the document's text (sent as one incremental change)."""
@@ -287,7 +327,8 @@ class EditorClient(LanguageClient):
             hook(self)
         if self.refuse_next:
             self.refuse_next = False
-            return types.ApplyWorkspaceEditResult(applied=False)
+            reason, self.refuse_reason = self.refuse_reason, None
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason=reason)
         edit = params.edit
         operations = list(edit.document_changes or [])
         if edit.changes:
@@ -300,6 +341,12 @@ class EditorClient(LanguageClient):
                 )
                 for uri, edits in edit.changes.items()
             )
+        left_out, self.leave_out = self.leave_out, set()
+        if left_out:  # VS Code's refactor preview, some edits unticked: the rest applies
+            operations = [op for op in operations if _operation_uri(op) not in left_out]
+        failed_change, self.fail_at = self.fail_at, None
+        if failed_change is not None:
+            operations = operations[:failed_change]
         if not self.is_neovim:
             # VS Code: the whole edit is refused when a pinned version is stale
             for op in operations:
@@ -315,17 +362,20 @@ class EditorClient(LanguageClient):
                 version = op.text_document.version
                 if uri not in self.docs:
                     path = Path(to_fs_path(uri))
-                    text = path.read_bytes().decode("utf-8") if path.exists() else ""
-                    self.open(uri, text)
+                    self.open(uri, self.load(path) if path.exists() else "")
                 doc = self.docs[uri]
                 if version and version != doc[1]:
                     # Neovim: "Buffer ... newer than edits", skipped, still applied; it does
                     # not check version 0 (its didOpen version) at all
                     continue
                 old = doc[0]
-                doc[0] = apply_edits(old, list(op.edits), self.encoding)
+                stored = [
+                    types.TextEdit(range=e.range, new_text=self._stored(old, e.new_text))
+                    for e in op.edits
+                ]
+                doc[0] = apply_edits(old, stored, self.encoding)
                 doc[1] += 1
-                pending.append((uri, self._changes_for(old, list(op.edits)), doc[1]))
+                pending.append((uri, self._changes_for(old, stored), doc[1]))
             elif isinstance(op, types.CreateFile):
                 path = Path(to_fs_path(op.uri))
                 if path.exists() and op.options and op.options.ignore_if_exists:
@@ -360,6 +410,8 @@ class EditorClient(LanguageClient):
                 if path.exists():
                     path.unlink()
         self._sync(pending)
+        if failed_change is not None:
+            return types.ApplyWorkspaceEditResult(applied=False, failed_change=failed_change)
         return types.ApplyWorkspaceEditResult(applied=True)
 
     def _changes_for(self, old: str, edits: list) -> list[tuple[types.Range, str]]:
@@ -371,13 +423,25 @@ class EditorClient(LanguageClient):
 
     def _sync(self, pending: list[tuple[str, list, int]]) -> None:
         def send() -> None:
+            self.unsynced -= 1
             for uri, changes, version in pending:
                 self._send_changes(uri, changes, version)
 
+        self.unsynced += 1
         if self.sync_delay:
             asyncio.get_running_loop().call_later(self.sync_delay, send)
         else:
             send()
+
+    async def synced(self) -> None:
+        """Wait until every applied edit has been sent to the server (Neovim debounces)."""
+        await self.wait_for(lambda: not self.unsynced, what="the editor's didChange")
+
+
+def _operation_uri(op: Any) -> str:
+    if isinstance(op, types.TextDocumentEdit):
+        return op.text_document.uri
+    return op.old_uri if isinstance(op, types.RenameFile) else op.uri
 
 
 def make_client() -> EditorClient:
@@ -388,7 +452,20 @@ def make_client() -> EditorClient:
     )
     client.feature(types.WORKSPACE_APPLY_EDIT)(_apply_edit)
     client.feature(types.WORKSPACE_CODE_LENS_REFRESH)(_lens_refresh)
+    client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)(_show_message_request)
     return client
+
+
+def _show_message_request(
+    ls: EditorClient, params: types.ShowMessageRequestParams
+) -> types.MessageActionItem | None:
+    """The user reads the question and presses the next button of `answers` (or Esc)."""
+    ls.questions.append(params)
+    title = ls.answers.pop(0) if ls.answers else None
+    if title is None:
+        return None
+    assert title in [a.title for a in params.actions or []], (title, params.actions)
+    return types.MessageActionItem(title=title)
 
 
 def _lens_refresh(ls: EditorClient, params: None) -> None:
@@ -409,8 +486,18 @@ def _progress_create(ls: EditorClient, params: types.WorkDoneProgressCreateParam
     DEFAULT_CLIENT_FEATURES[types.WINDOW_WORK_DONE_PROGRESS_CREATE](ls, params)
 
 
-async def start_session(client: EditorClient, spec: str, root: Path, init_options=None) -> None:
+async def start_session(
+    client: EditorClient,
+    spec: str,
+    root: Path,
+    init_options=None,
+    name: str | None = None,
+    line_breaks: str = "normalises",
+) -> None:
+    """Start a session with the capabilities of `spec`, as the client called `name` (its
+    `clientInfo`), storing newText's line breaks as `line_breaks` says."""
     client.spec = spec
+    client.line_breaks = line_breaks
     client.root = root
     client.sync_delay = 0.15 if client.is_neovim else 0.0
     caps = (
@@ -426,6 +513,7 @@ async def start_session(client: EditorClient, spec: str, root: Path, init_option
             root_uri=from_fs_path(str(root)),
             workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(root)), name="ws")],
             initialization_options=init_options,
+            client_info=types.ClientInfo(name=name) if name else None,
         )
     )
     enc = result.capabilities.position_encoding
@@ -447,3 +535,13 @@ async def client(request, lsp_client: EditorClient, tmp_path: Path):
 @pytest.fixture
 def ws(client: EditorClient) -> Path:
     return client.root
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def bare_client(lsp_client: EditorClient, tmp_path: Path):
+    """A client that advertises nothing but `applyEdit` (no documentChanges, cannot ask)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    await start_session(lsp_client, "bare", root.resolve())
+    yield
+    await lsp_client.shutdown_session()

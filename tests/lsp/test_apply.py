@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -103,15 +104,65 @@ async def test_only_uncertain_matches_need_confirmation(client: EditorClient, ws
         assert {type(e) for e in doc_edit.edits} == {types.TextEdit}
 
 
-async def test_preview_option_asks_for_everything(client: EditorClient, ws: Path):
+async def test_a_preview_asks_only_where_an_edit_must_be_looked_at(client: EditorClient, ws: Path):
+    """VS Code's refactor preview unticks every edit whose annotation needs confirmation:
+    a preview that asked for every block applied nothing by default."""
     client.write("p.py", "x = 1\n")
     reply = sr("p.py", "x = 1\n", "x = 2\n")
-    await client.command("llmPatch.apply", {"text": reply}, {"preview": True})
+    report = await client.command("llmPatch.apply", {"text": reply}, {"preview": True})
+    assert report["ok"] is True, report["summary"]
     notes = client.received[0].edit.change_annotations
     if client.spec == "visual-studio-code":
-        assert notes and all(a.needs_confirmation for a in notes.values())
+        assert notes and not any(a.needs_confirmation for a in notes.values())
     else:
         assert notes is None
+
+
+FUZZY_FILE = (
+    "def mul(a, b):\n    # multiply the two numbers together\n    result = a * b\n"
+    "    return result\n"
+)
+FUZZY_REPLY = sr("a.py", "x = 1\n", "x = 2\n") + sr(
+    "m.py",
+    "    # multiply the two numbrs together\n    result = a * b\n    return result\n",
+    "    return a * b\n",
+)
+
+
+async def test_a_block_left_out_in_the_preview_is_reported_left_out(client: EditorClient, ws: Path):
+    if client.spec != "visual-studio-code":
+        pytest.skip("only VS Code shows a preview whose edits can be unticked")
+    client.write("a.py", "x = 1\n")
+    client.write("m.py", FUZZY_FILE)
+    client.open("m.py")
+    client.leave_out = {client.uri("m.py")}  # the user unticks the fuzzy block's edit
+    report = await client.command("llmPatch.apply", {"text": FUZZY_REPLY}, {"preview": True})
+    assert [b["status"] for b in report["blocks"]] == ["applied", "skipped"], report["summary"]
+    assert report["blocks"][1]["left_out"] is True
+    assert report["blocks"][1]["error"]["code"] == "LEFT_OUT"
+    assert "STALE_VERSION" not in str(report)
+    assert report["ok"] is False
+    assert "left out in the editor's preview: #1 m.py" in report["summary"]
+    assert "the rest was applied" in report["summary"]
+    message = next(m.message for m in client.messages if "left out" in m.message)
+    assert "changed: a.py" in message and "applied whole" in message
+
+
+async def test_a_declined_preview_is_left_out_not_stale(client: EditorClient, ws: Path):
+    if client.spec != "visual-studio-code":
+        pytest.skip("only VS Code shows a preview that can be declined")
+    client.write("a.py", "x = 1\n")
+    client.write("m.py", FUZZY_FILE)
+    client.refuse_next = True  # Discard in the preview: applied false, no reason
+    report = await client.command("llmPatch.apply", {"text": FUZZY_REPLY})
+    assert [b["status"] for b in report["blocks"]] == ["skipped", "skipped"]
+    assert {b["error"]["code"] for b in report["blocks"]} == {"LEFT_OUT"}
+    assert "nothing was applied" in report["summary"]
+    # the project's extension turns "applied, yet nothing changed" into this answer
+    client.refuse_next = True
+    client.refuse_reason = "no file changed: every change was left out in the preview"
+    report = await client.command("llmPatch.apply", {"text": FUZZY_REPLY})
+    assert {b["error"]["code"] for b in report["blocks"]} == {"LEFT_OUT"}
 
 
 async def test_a_failing_block_means_nothing_is_sent(client: EditorClient, ws: Path):
@@ -311,3 +362,83 @@ def test_a_snippet_placement_always_needs_confirmation():
         assert note.needs_confirmation is True
         assert "snippet" in note.label
         assert built.needs_confirmation
+
+
+# --- an edit the editor applied in part ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("opened", [False, True])
+async def test_a_partly_applied_edit_is_reported_as_what_landed(
+    client: EditorClient, ws: Path, opened: bool
+):
+    """`applied: false, failedChange: 1` after the editor applied the first document change:
+    a.py holds the edit, and the report says so (it said "nothing was applied")."""
+    client.write("a.py", "a = 1\n")
+    client.write("b.py", "b = 1\n")
+    if opened:
+        client.open("a.py")
+        client.open("b.py")
+    reply = sr("a.py", "a = 1\n", "a = 2\n") + sr("b.py", "b = 1\n", "b = 2\n")
+    client.fail_at = 1
+    report = await client.command("llmPatch.apply", {"text": reply})
+    assert [b["status"] for b in report["blocks"]] == ["applied", "failed"], report["summary"]
+    assert report["ok"] is False
+    assert "nothing was applied" not in report["summary"]
+    assert "change 1" in report["blocks"][1]["error"]["message"]
+    assert client.text(client.uri("a.py")) == "a = 2\n"
+    message = next(m.message for m in client.messages if "part of the edit" in m.message)
+    assert "changed a.py" in message and "not applied: b.py" in message
+
+
+async def test_a_move_whose_text_edit_failed_is_reported_as_moved_not_edited(
+    client: EditorClient, ws: Path
+):
+    client.write("a.py", "x = 1\n")
+    move = "*** Begin Patch\n*** Update File: a.py\n*** Move to: b.py\n@@\n-x = 1\n+x = 2\n"
+    client.fail_at = 1  # the rename lands, the edit under the new name does not
+    report = await client.command("llmPatch.apply", {"text": move + "*** End Patch\n"})
+    (block,) = report["blocks"]
+    assert block["status"] == "failed"
+    assert "moved it to b.py" in block["error"]["message"]
+    assert "holds the old text" in block["error"]["message"]
+    assert (ws / "b.py").read_text() == "x = 1\n"
+
+
+async def test_nothing_landed_is_still_nothing_applied(client: EditorClient, ws: Path):
+    client.write("a.py", "a = 1\n")
+    client.fail_at = 0
+    report = await client.command("llmPatch.apply", {"text": sr("a.py", "a = 1\n", "a = 2\n")})
+    assert report["blocks"][0]["status"] == "failed"
+    assert (ws / "a.py").read_text() == "a = 1\n"
+
+
+def test_failed_change_is_read_with_the_clients_failure_handling():
+    from lsp_server.edits import BuiltEdit
+    from lsp_server.lsp.partial import expected_landed
+
+    doc = types.TextDocumentEdit(
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri="file:///a", version=None),
+        edits=[],
+    )
+    rename = types.RenameFile(old_uri="file:///m", new_uri="file:///n")
+    built = BuiltEdit(
+        edit=types.WorkspaceEdit(document_changes=[doc, doc, rename, doc]),
+        text_edit_count=3,
+        files=(),
+        operations=("a.py", "b.py", "m.py", "m.py"),
+    )
+    assert expected_landed("abort", 2, built) == ({"a.py", "b.py"}, set())
+    assert expected_landed(None, 3, built) == ({"a.py", "b.py"}, {"m.py"})
+    assert expected_landed("transactional", 2, built) == (set(), set())
+    assert expected_landed("undo", 2, built) == (set(), set())
+    # with a resource operation, textOnlyTransactional is abort
+    assert expected_landed("textOnlyTransactional", 1, built) == ({"a.py"}, set())
+    assert expected_landed("abort", None, built) == (None, set())
+    assert expected_landed("abort", 9, built) == (None, set())
+    text_only = BuiltEdit(
+        edit=types.WorkspaceEdit(document_changes=[doc, doc]),
+        text_edit_count=2,
+        files=(),
+        operations=("a.py", "b.py"),
+    )
+    assert expected_landed("textOnlyTransactional", 1, text_only) == (set(), set())

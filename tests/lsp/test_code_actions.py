@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from .conftest import EditorClient, only_text_edits, sr
+from .conftest import EditorClient, edit_block, only_text_edits, sr
 
 R = types.Range
 P = types.Position
@@ -23,11 +23,11 @@ async def test_code_action_on_a_selection_applies_the_patch(client: EditorClient
     )
     notes = client.open("notes.md", note, language_id="markdown")
 
-    # a cursor without selection in an ordinary document offers nothing
+    # a cursor without selection in an ordinary document, outside any block, offers nothing
     assert not [
         a
         for a in await client.actions(
-            notes, R(start=P(line=3, character=0), end=P(line=3, character=0))
+            notes, R(start=P(line=0, character=3), end=P(line=0, character=3))
         )
         if "LLM" in a.title
     ]
@@ -99,7 +99,7 @@ async def test_quick_fixes_for_a_failed_anchor(client: EditorClient, ws: Path):
     assert set(fixes) == {
         "Open the closest match",
         "Apply block 0",
-        "Rewrite block 0 to anchor on the closest match",
+        "Rewrite block 0 to replace svc.py lines 2-9",
     }
     # 79.6% reads 79%: rounded down, it never looks like it met the 80% threshold
     assert "79% similar" in next(a.title for a in actions if a.title.startswith("Apply block 0"))
@@ -111,7 +111,7 @@ async def test_quick_fixes_for_a_failed_anchor(client: EditorClient, ws: Path):
         assert shown.uri == client.uri("svc.py")
         assert shown.selection.start.line == 1
 
-    rewrite = fixes["Rewrite block 0 to anchor on the closest match"]
+    rewrite = fixes["Rewrite block 0 to replace svc.py lines 2-9"]
     if rewrite.edit is None:  # resolved lazily where the client can resolve `edit`
         rewrite = await client.code_action_resolve_async(rewrite)
     (doc_edit,) = rewrite.edit.document_changes
@@ -158,3 +158,89 @@ async def test_a_whole_file_block_for_a_look_alike_path_offers_to_retarget_it(
     checked = await client.command("llmPatch.check", {"text": rewritten})
     assert checked["ok"] is True and checked["files"][0]["path"] == "sample.txt"
     assert not (ws / "path").exists()
+
+
+async def test_a_cursor_in_a_block_offers_that_block(client: EditorClient, ws: Path):
+    """eglot and Kate ask for actions at the cursor with no selection (or with the cursor's
+    line as the range): the block under the cursor is offered, in any document."""
+    client.write("a.py", "x = 1\ny = 2\n")
+    note = "Two changes:\n\n" + sr("a.py", "x = 1\n", "x = 10\n") + "\nand\n\n"
+    note += sr("a.py", "y = 2\n", "y = 20\n")
+    notes = client.open("notes.md", note, language_id="markdown")
+    lines = note.split("\n")
+    second = lines.index("y = 2")  # a line inside the second block
+    for rng in (
+        R(start=P(line=second, character=2), end=P(line=second, character=2)),
+        R(start=P(line=second, character=0), end=P(line=second, character=5)),
+    ):
+        actions = [a for a in await client.actions(notes, rng) if "LLM" in a.title]
+        assert [a.title for a in actions] == [
+            "Apply LLM patch block 1 (a.py, reply lines 14-21)"
+        ], [a.title for a in actions]
+    report = await client.run_action(actions[0])
+    assert report["ok"] is True, report["summary"]
+    assert [b["index"] for b in report["blocks"]] == [1]
+    await client.wait_for(lambda: "y = 20" in client.text(client.uri("a.py")), what="edit")
+    assert "x = 1\n" in client.text(client.uri("a.py"))
+
+    # in a reply document, the block under the cursor comes with the whole reply's actions
+    reply = client.open("r.llm.md", note, language_id="markdown")
+    first = lines.index("x = 1")
+    rng = R(start=P(line=first, character=0), end=P(line=first, character=0))
+    titles = [a.title for a in await client.actions(reply, rng)]
+    assert "Apply LLM patch block 0 (a.py, reply lines 3-10)" in titles
+    assert any(t.startswith("Apply LLM patch (2 edits") for t in titles), titles
+
+
+SHOP = (
+    "def add(cart, item):\n"
+    "    cart.items.append(item)\n"
+    "    cart.total += item.price\n"
+    "    cart.count += 1\n"
+    "    return cart\n"
+    "\n\n"
+    "def clear(cart):\n"
+    "    cart.items = []\n"
+    "    return cart\n"
+)
+
+
+async def test_no_rewrite_onto_another_definition(client: EditorClient, ws: Path):
+    """A `def checkout` block whose closest text is `def add` (bodies alike, another
+    function): no quick fix re-anchors it there, whatever the similarity."""
+    client.write("shop.py", SHOP)
+    search = (
+        "def checkout(cart, item):\n"
+        "    cart.items.append(item)\n"
+        "    cart.total += item.price\n"
+        "    cart.paid = True\n"
+        "    return cart\n"
+    )
+    chat = client.open("r.llm.md", sr("shop.py", search, "def checkout(cart):\n    pay(cart)\n"))
+    await client.wait_for(lambda: client.diagnostics.get(chat), what="a diagnostic")
+    diagnostics = list(client.diagnostics[chat])
+    assert diagnostics[0].data["closest"]["line"] == 1, diagnostics[0].data
+    actions = await client.actions(chat, diagnostics[0].range, diagnostics=diagnostics)
+    assert not [a for a in actions if a.title.startswith("Rewrite block")], [
+        a.title for a in actions
+    ]
+
+
+def test_the_evident_target_rule():
+    from lsp_server.lsp.code_actions import evident_target
+    from lsp_server.model import Hunk, HunkKind
+
+    def block(old: str):
+        return edit_block(hunks=(Hunk(old, "x\n", HunkKind.REPLACE),))
+
+    def closest(text: str, similarity: float, **extra):
+        return {"closest": {"text": text, "similarity": similarity, "line": 1, **extra}}
+
+    add = "def add(a):\n    return a\n"
+    assert evident_target(block("def checkout(a):\n    return a\n"), closest(add, 0.95)) is None
+    assert "def add" in evident_target(block("def add(a):\n    return b\n"), closest(add, 0.5))
+    assert evident_target(block("    return b\n"), closest("    return a\n", 0.8)) == "80% similar"
+    assert evident_target(block("    return b\n"), closest("    return a\n", 0.65)) is None
+    assert evident_target(block("    return a\n"), closest(add, 0.9)) is None  # adds a def
+    ws_only = closest("  return a\n", 0.9, whitespace_only=True)
+    assert evident_target(block("return a\n"), ws_only) == "differs only in whitespace"

@@ -6,8 +6,9 @@ has seen, and unsaved work is never deleted or moved away behind the editor's ba
   that version, so the server cannot leave the check to it;
 * a document the client reports `dirty` (unsaved changes the server was not sent) is
   stale: a block on it is refused;
-* deleting or moving a document open with unsaved changes is refused unless the caller
-  says `confirmUnsaved`.
+* deleting or moving a document open with unsaved changes, or editing a file with other
+  hard links, is asked about first (window/showMessageRequest) and refused without a yes
+  (or the caller's `confirmUnsaved`, for unsaved work).
 
 The races are played in-process, where a change can be made at the one moment that
 matters; the rest against the real server process, as the editors drive it.
@@ -301,3 +302,113 @@ async def test_moving_onto_a_document_with_unsaved_work_edits_its_buffer(
 async def test_confirm_unsaved_must_be_a_boolean(client: EditorClient, ws: Path):
     with pytest.raises(JsonRpcException, match="confirmUnsaved"):
         await client.command("llmPatch.apply", {"text": DELETE_A}, {"confirmUnsaved": "yes"})
+
+
+@pytest.mark.parametrize("opened", [False, True])
+async def test_a_move_is_renamed_before_it_is_edited_so_nothing_is_saved_unasked(
+    client: EditorClient, ws: Path, opened: bool
+):
+    """Editors save a document's pending changes when they rename it (Neovim's `:update!`;
+    the client here does the same): the text edit of a moved file comes after its rename,
+    under the new name, so the moved file's new text stays unsaved in the editor."""
+    client.write("a.py", "x = 1\n")
+    if opened:
+        client.open("a.py")
+    report = await client.command("llmPatch.apply", {"text": MOVE_A})
+    assert report["ok"] is True, report["summary"]
+    ops = client.received[-1].edit.document_changes
+    kinds = [type(op).__name__ for op in ops]
+    assert kinds == ["RenameFile", "TextDocumentEdit"], kinds
+    (doc_edit,) = only_text_edits(client.received[-1])
+    assert doc_edit.text_document.uri == client.uri("b.py")
+    assert doc_edit.text_document.version is None
+    b = client.uri("b.py")
+    await client.wait_for(lambda: b in client.docs and client.text(b) == "x = 2\n", what="edit")
+    assert (ws / "b.py").read_text() == "x = 1\n"  # on disk: the text the user saved
+    assert not (ws / "a.py").exists()
+    assert report["unsaved"] == ["b.py"]
+
+
+async def test_a_document_for_a_path_with_no_file_is_not_that_file(client: EditorClient, ws: Path):
+    """After an undo that renamed a moved document back, the editor still holds a document
+    for the move's destination, with no file behind it. A move onto that path whose text
+    equals the buffer's collapsed to a bare delete of the source (its text lost): it is
+    refused, naming the document, and nothing is sent."""
+    text = "PRICE = 2\n"
+    client.write("shop/pricing.py", "PRICE = 1\n")
+    client.open("shop/prices.py", text)  # open, synced, and no file on disk
+    move = v4a(
+        "*** Update File: shop/pricing.py\n*** Move to: shop/prices.py\n",
+        "@@\n-PRICE = 1\n+PRICE = 2\n",
+    )
+    report = await client.command("llmPatch.apply", {"text": move})
+    assert report["ok"] is False, report["summary"]
+    assert client.received == []
+    (block,) = report["blocks"]
+    assert block["status"] == "failed"
+    assert "no such file is on disk" in block["error"]["message"]
+    assert (ws / "shop/pricing.py").read_text() == "PRICE = 1\n"
+    # once the buffer is saved, it is the file, and the move replaces it (asking first)
+    (ws / "shop/prices.py").write_text(text)
+    report = await client.command("llmPatch.apply", {"text": move})
+    kinds = [type(op).__name__ for op in client.received[-1].edit.document_changes or []]
+    assert report["ok"] is True and kinds, report["summary"]
+
+
+@pytest.mark.parametrize("op", ["delete", "move"])
+async def test_unsaved_work_deleted_or_moved_away_is_asked_about(
+    client: EditorClient, ws: Path, op: str
+):
+    """The user is asked (window/showMessageRequest), not told to set an option they cannot
+    reach: a no (or Esc) sends nothing, a yes goes ahead."""
+    reply = DELETE_A if op == "delete" else MOVE_A
+    client.write("a.py", "x = 1\n")
+    uri = client.open("a.py")
+    client.replace_all(uri, "x = 1\nunsaved = True\n")
+    client.answers = ["Cancel"]
+    report = await client.command("llmPatch.apply", {"text": reply})
+    assert report["ok"] is False and client.received == []
+    (question,) = client.questions
+    assert "a.py has unsaved changes" in question.message
+    assert [a.title for a in question.actions] == ["Go ahead", "Cancel"]
+    assert "confirmUnsaved" not in report["summary"]
+    assert "Save or revert the buffer" in report["summary"]
+
+    client.answers = ["Go ahead"]
+    report = await client.command("llmPatch.apply", {"text": reply})
+    assert report["ok"] is True, report["summary"]
+    assert len(client.questions) == 2
+    await client.wait_for(lambda: not (ws / "a.py").exists(), what="the operation")
+
+
+# --- hard links -------------------------------------------------------------------------------
+
+
+async def test_a_file_with_other_hard_links_is_not_edited_unasked(
+    client: EditorClient, ws: Path, tmp_path: Path
+):
+    """An editor saves in place, which changes the file under every name: a workspace file
+    hard-linked to one outside the root is edited only after the user says yes."""
+    outside = tmp_path / "outside.conf"
+    outside.write_text("secret = 1\n")
+    (ws / "a.conf").hardlink_to(outside)
+    reply = sr("a.conf", "secret = 1\n", "secret = 2\n")
+    report = await client.command("llmPatch.apply", {"text": reply})  # Esc
+    assert report["ok"] is False and client.received == []
+    assert report["error"]["details"]["hard_links"] is True
+    assert "a.conf (2 names)" in report["summary"]
+    assert "other hard links" in client.questions[0].message
+
+    client.answers = ["Edit anyway"]
+    report = await client.command("llmPatch.apply", {"text": reply})
+    assert report["ok"] is True, report["summary"]
+    assert client.received
+
+
+async def test_a_client_that_cannot_ask_is_refused(bare_client: EditorClient):
+    ws = bare_client.root
+    (ws / "a.py").write_text("x = 1\n")
+    (ws / "b.py").hardlink_to(ws / "a.py")
+    report = await bare_client.command("llmPatch.apply", {"text": sr("a.py", "x = 1\n", "x = 2\n")})
+    assert report["ok"] is False and bare_client.questions == []
+    assert (ws / "b.py").read_text() == "x = 1\n"

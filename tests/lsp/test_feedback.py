@@ -66,6 +66,7 @@ async def test_v4a_delete_and_move_applied_before_are_already_applied(
     moved = client.uri("moved.py")
     await client.wait_for(lambda: client.docs.get(moved, [""])[0] == "q = 2\n", what="moved")
     (ws / "moved.py").write_text("q = 2\n")  # the user saves the moved buffer
+    await client.synced()  # the moved buffer's edit reaches the server after its rename
 
     again = await client.command("llmPatch.check", {"text": reply})
     assert again["ok"] is True, again["summary"]

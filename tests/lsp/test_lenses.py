@@ -55,3 +55,28 @@ def test_lens_titles():
     assert lens_title(placed) == "✓ a.py:42 (exact)"
     assert lens_title(fuzzy) == "✓ a.py:1 (fuzzy 83%)"
     assert lens_title(failed) == "✗ TEXT_NOT_FOUND"
+
+
+async def test_after_applying_every_block_says_already_applied(client: EditorClient, ws: Path):
+    """After a V4A patch is applied, its lenses invite no second apply: the Add File block
+    said `(overwrite)`, the Move block TEXT_NOT_FOUND."""
+    client.write("keep.py", "x = 1\n")
+    client.write("a.py", "a = 1\n")
+    reply = (
+        "```\n*** Begin Patch\n*** Add File: new.py\n+print(1)\n"
+        "*** Update File: keep.py\n*** Move to: kept.py\n@@\n-x = 1\n+x = 2\n"
+        "*** End Patch\n```\n\n" + sr("a.py", "a = 1\n", "a = 2\n")
+    )
+    chat = client.open("r.llm.md", reply)
+    report = await client.command("llmPatch.apply", {"uri": chat})
+    assert report["ok"] is True, report["summary"]
+    await client.synced()
+    client.replace_all(chat, reply + "\n")  # the reply is analysed again
+    params = types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=chat))
+
+    async def titles() -> list[str]:
+        return [lens.command.title for lens in await client.text_document_code_lens_async(params)]
+
+    await client.wait_for(lambda: chat in client.diagnostics, what="the new analysis")
+    got = await titles()
+    assert len(got) == 3 and all(t.endswith("(already applied)") for t in got), got

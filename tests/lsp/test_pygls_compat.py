@@ -7,7 +7,9 @@ The numbers are those of the module's docstring.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
+import sys
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -339,3 +341,88 @@ async def test_6_a_cancel_for_an_earlier_request_does_not_cancel_a_new_one_with_
     request(ls, "k2", "workspace/executeCommand", command)
     answer = await answered(wire, "k2", timeout=30)
     assert "result" in answer, answer
+
+
+def _framed(payload: dict) -> bytes:
+    body = json.dumps(payload).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_9_a_body_over_the_limit_is_skipped_framed_and_answered_with_a_null_id():
+    """With a small limit: the oversized body is dropped unread, the stream stays framed
+    (the next message is read whole), and the client gets an InvalidRequest whose id is
+    null."""
+    from lsp_server.lsp.pygls_compat import BoundedInput
+
+    ls, wire = connected()
+    big = _framed({"jsonrpc": "2.0", "id": 7, "method": "shutdown", "params": "x" * 500})
+    small = _framed({"jsonrpc": "2.0", "id": 8, "method": "shutdown"})
+    stream = BoundedInput(io.BytesIO(big + small), limit=200)
+    seen = []
+    for _ in range(2):
+        header = stream.readline()
+        length = int(header.split(b":")[1])
+        assert stream.readline() == b"\r\n"
+        body = stream.read(length)
+        assert len(body) < 300  # never the oversized body itself
+        seen.append(json.loads(body))
+        ls.protocol.handle_message(seen[-1])
+    assert seen[1]["id"] == 8  # read whole, right after the skipped one
+    error = next(m for m in wire.sent if "error" in m)
+    assert error["id"] is None and error["error"]["code"] == -32600
+    assert "over the server's limit" in error["error"]["message"]
+    assert not any(m.get("id") == 7 for m in wire.sent)
+
+
+def test_9_a_header_line_without_an_end_is_read_in_bounded_pieces():
+    from lsp_server.lsp.pygls_compat import MAX_HEADER_LINE, BoundedInput
+
+    stream = BoundedInput(io.BytesIO(b"X" * (10 * MAX_HEADER_LINE)))
+    assert len(stream.readline()) == MAX_HEADER_LINE
+
+
+async def test_9_a_real_server_answers_a_trillion_byte_content_length_and_lives():
+    """`Content-Length: 1000000000000` was a MemoryError that killed the server: now the
+    error comes back at once, the server stays up, and it ends cleanly when the client
+    closes the stream."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "lsp_server",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        params = {"processId": None, "rootUri": None, "capabilities": {}}
+        proc.stdin.write(
+            _framed({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+        )
+        proc.stdin.write(b"Content-Length: 1000000000000\r\n\r\n{")
+        await proc.stdin.drain()
+        answers = []
+        while not any("error" in m for m in answers):
+            answers.append(await asyncio.wait_for(_read_framed(proc.stdout), 30))
+        error = next(m for m in answers if "error" in m)
+        assert error["id"] is None and error["error"]["code"] == -32600
+        await asyncio.sleep(0.3)
+        assert proc.returncode is None  # still serving
+        proc.stdin.close()
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+        assert b"MemoryError" not in await proc.stderr.read()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+async def _read_framed(reader: asyncio.StreamReader) -> dict:
+    length = 0
+    while True:
+        line = await reader.readline()
+        if line in (b"\r\n", b""):
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return json.loads(await reader.readexactly(length))

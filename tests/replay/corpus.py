@@ -118,7 +118,10 @@ def replay(case: Case) -> Replay:
     with tempfile.TemporaryDirectory(prefix="llm-patch-replay-") as tmp:
         root = Path(tmp) / "ws"
         if (case.folder / "before").is_dir():
-            shutil.copytree(case.folder / "before", root)
+            # the copy is the user's own files: writable whatever modes the data has
+            shutil.copytree(case.folder / "before", root, copy_function=shutil.copyfile)
+            for p in [root, *root.rglob("*")]:
+                p.chmod(0o755 if p.is_dir() else 0o644)
         else:
             root.mkdir()
         out = io.StringIO()

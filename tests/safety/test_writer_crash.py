@@ -22,7 +22,7 @@ import pytest
 from fuzz import crash_loop
 from lsp_server import cli, writer
 from lsp_server.journal import recover
-from lsp_server.model import ErrorCode
+from lsp_server.model import ErrorCode, FileAction, FileChange, Plan
 from lsp_server.plan import plan_reply
 from lsp_server.reply import parse_reply
 from lsp_server.workspace import DiskWorkspace
@@ -147,13 +147,17 @@ def test_recover_sweeps_temporary_files_of_older_versions(tmp_path: Path, capsys
 
 
 def test_a_reply_cannot_write_llm_patch_s_own_files(tmp_path: Path):
-    """A journal is instructions to the next recovery: no reply may plant one."""
+    """A journal is instructions to the next recovery: no reply may plant one. The plan
+    refuses such a path (PROTECTED_PATH, in any spelling), and the writer refuses a plan
+    that names one all the same."""
     for name in (".llm-patch.journal", "d/.llm-patch-0123456789abcdef.old"):
         reply = "*** Begin Patch\n*** Add File: " + name + "\n+{}\n*** End Patch\n"
         ws = DiskWorkspace(tmp_path)
         plan = plan_reply(parse_reply(reply), ws)
+        assert not plan.files and plan.outcomes[0].failure.code is ErrorCode.PROTECTED_PATH
+        planted = Plan((), (FileChange(name, FileAction.CREATE, None, "{}\n"),))
         with pytest.raises(WriteError) as err:
-            write_plan(plan, ws)
+            write_plan(planted, ws)
         assert err.value.failure.code is ErrorCode.PERMISSION_DENIED
         assert list(tmp_path.rglob("*.journal")) == []
         assert not (tmp_path / "d").exists()

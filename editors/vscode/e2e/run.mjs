@@ -106,8 +106,6 @@ const BASE_SETTINGS = {
   "security.workspace.trust.untrustedFiles": "open",
   "git.enabled": false,
   "window.confirmBeforeClose": "never",
-  // Seen in the page's title once the window has read the user's settings (see openWorkspace).
-  "window.title": "e2e ${rootName}",
 };
 
 async function loadStories(filters) {
@@ -160,6 +158,15 @@ async function main() {
   execFileSync("node", [...csArgs, "--install-extension", VSIX], { env: { ...env }, stdio: ["ignore", "ignore", "inherit"] });
 
   let cs, chrome, browser;
+  // Interrupted (Ctrl+C, CI's timeout): stop what this run started, then go.
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.once(signal, () => {
+      stop(chrome);
+      stop(cs);
+      fs.rmSync(run, { recursive: true, force: true });
+      process.exit(130);
+    });
+  }
   const results = [];
   const started = Date.now();
   try {
@@ -195,10 +202,13 @@ async function main() {
         // Restricted Mode stories keep VS Code's workspace trust (the folder starts untrusted);
         // the others run as in a folder the user trusts.
         const trust = story.trusted === false ? {} : { "security.workspace.trust.enabled": false };
-        const settings = { ...BASE_SETTINGS, ...trust, ...(story.server === false ? {} : { "llmPatch.server.path": SERVER[0], "llmPatch.server.args": SERVER.slice(1) }), ...(story.settings ?? {}) };
+        // The story's own mark in the window's title: seen there once the window has read
+        // this story's settings, not a previous story's (see openWorkspace).
+        const mark = { "window.title": `e2e-${i} \${rootName}` };
+        const settings = { ...BASE_SETTINGS, ...mark, ...trust, ...(story.server === false ? {} : { "llmPatch.server.path": SERVER[0], "llmPatch.server.args": SERVER.slice(1) }), ...(story.settings ?? {}) };
         writeSettings(path.join(data, "User", "settings.json"), settings);
         if (story.server === false) fs.rmSync(path.join(data, "User", "globalStorage", "llm-patch.llm-patch"), { recursive: true, force: true });
-        await vs.openWorkspace();
+        await vs.openWorkspace(`e2e-${i} `);
         await story.run(vs);
       } catch (e) {
         error = e;

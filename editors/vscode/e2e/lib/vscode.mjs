@@ -64,13 +64,13 @@ export class VSCode {
 
   // ---- the window ------------------------------------------------------------------------------
 
-  async openWorkspace() {
+  async openWorkspace(titleMark) {
     await this.page.goto(`${this.base}/?folder=${encodeURIComponent(this.ws)}`);
     await this.page.waitForSelector(".monaco-workbench .part.statusbar", { timeout: 60000 });
     await this.waitFor("the explorer", async () => (await this.page.$(".explorer-folders-view .monaco-list-row")) !== null, 30000);
     // On a busy machine the window can come up before it has read the user's settings (the
     // server's path among them): wait until its title shows one of them.
-    await this.waitFor("the user settings to be read", async () => (await this.page.title()).startsWith("e2e "), 30000);
+    await this.waitFor("the user settings to be read", async () => (await this.page.title()).startsWith(titleMark), 30000);
   }
 
   /** Trusts the folder (Restricted Mode's banner leads to the same page: Manage → Trust). */
@@ -175,23 +175,31 @@ export class VSCode {
     return rows.map(squash);
   }
 
-  /** Runs a command by its palette title (`LLM Patch: Apply from Clipboard`). */
-  async command(title) {
-    await this.palette(title);
-    for (let i = 0; i < 20; i++) {
-      const label = await this.page
-        .$eval(".quick-input-list .monaco-list-row.focused", (e) => e.getAttribute("aria-label") || e.innerText)
-        .catch(() => "");
-      if (label && squash(label).startsWith(title)) {
-        await this.page.keyboard.press("Enter");
-        await sleep(200);
-        return;
+  /**
+   * Runs a command by its palette title (`LLM Patch: Apply from Clipboard`). An extension's
+   * commands join the palette once VS Code has read its manifest, a moment after the window
+   * opens (longer on a busy machine): a user who does not find it yet looks again.
+   */
+  async command(title, ms = 20000) {
+    const t0 = Date.now();
+    for (;;) {
+      await this.palette(title);
+      for (let i = 0; i < 20; i++) {
+        const label = await this.page
+          .$eval(".quick-input-list .monaco-list-row.focused", (e) => e.getAttribute("aria-label") || e.innerText)
+          .catch(() => "");
+        if (label && squash(label).startsWith(title)) {
+          await this.page.keyboard.press("Enter");
+          await sleep(200);
+          return;
+        }
+        await this.page.keyboard.press("ArrowDown");
+        await sleep(40);
       }
-      await this.page.keyboard.press("ArrowDown");
-      await sleep(40);
+      await this.escape();
+      if (Date.now() - t0 > ms) throw new Error(`not in the palette: ${title}`);
+      await sleep(1000);
     }
-    await this.escape();
-    throw new Error(`not in the palette: ${title}`);
   }
 
   async setClipboard(text) {

@@ -263,7 +263,7 @@ describe("against the real server", async () => {
     assert.equal(session!.edits.length, 0);
   });
 
-  it("llmPatch.apply with preview sends one versioned edit whose annotations ask for confirmation", { skip }, async () => {
+  it("llmPatch.apply with preview sends one versioned edit, annotated per block, asking only where it must", { skip }, async () => {
     const result = await session!.conn.sendRequest("workspace/executeCommand", {
       command: "llmPatch.apply",
       arguments: [{ text: reply }, { preview: true }],
@@ -280,7 +280,8 @@ describe("against the real server", async () => {
     assert.equal(docEdits[0].textDocument.version, null, "the file was not open");
     const annotations = Object.values(edit.changeAnnotations ?? {});
     assert.ok(annotations.length > 0, "change annotations are sent to VS Code");
-    assert.ok(annotations.every((a) => a.needsConfirmation === true), "preview makes every edit need confirmation");
+    // VS Code unticks an edit that needs confirmation: exact blocks do not ask, even in a preview
+    assert.ok(annotations.every((a) => a.needsConfirmation !== true), "exact blocks need no confirmation");
     // One annotation per block, each with its own label (VS Code groups the refactor preview
     // by label): every block can be unticked on its own.
     assert.equal(annotations.length, 2, JSON.stringify(edit.changeAnnotations));
