@@ -353,7 +353,19 @@ function M.apply(edit, client, attach)
         vim.fn.mkdir(d, 'p')
         record.dirs[#record.dirs + 1] = d
       end
-      record.created[#record.created + 1] = { path = op.path, existed = existed }
+      -- The file is made, empty, as CreateFile says; Neovim makes only a buffer when the
+      -- server asks `ignoreIfExists` (it always does). A document for a path with no file is
+      -- not that file to the server, so a block on it (a check right after) would be refused.
+      -- The patch's text stays in the buffer, unsaved.
+      local made_empty = false
+      if not existed then
+        local f = io.open(op.path, 'wb')
+        if f then
+          f:close()
+          made_empty = true
+        end
+      end
+      record.created[#record.created + 1] = { path = op.path, existed = existed, made_empty = made_empty }
     elseif op.kind == 'delete' then
       record.deleted[#record.deleted + 1] = { path = op.path, data = read_file(op.path) }
     elseif op.kind == 'rename' then
@@ -501,6 +513,9 @@ function M.created_changed(c)
   end
   local on_disk = file_lines(c.path)
   if on_disk and #on_disk == 0 then
+    if c.made_empty then
+      return nil -- the empty file the plugin made for it: never written since
+    end
     on_disk = { '' } -- an empty file reads as no lines, its buffer as one empty line
   end
   if on_disk and not vim.deep_equal(on_disk, c.lines) then
