@@ -97,8 +97,10 @@ async def test_always_preview_setting(client: EditorClient, ws: Path):
     await client.command("llmPatch.apply", {"text": sr("a.py", "x = 1\n", "x = 2\n")})
     notes = client.received[-1].edit.change_annotations
     if client.spec == "visual-studio-code":
-        # annotated for the preview, and an exact block asks nothing: VS Code would untick it
-        assert notes and not any(a.needs_confirmation for a in notes.values())
+        # annotated for the preview, and an exact block asks nothing (VS Code would untick
+        # it): only the preview's opener asks, an edit that changes nothing
+        assert notes
+        assert {k for k, a in notes.items() if a.needs_confirmation} == {"llm-patch/preview"}
     await client.wait_for(
         lambda: any(m.type == types.MessageType.Log for m in client.log_messages), what="debug log"
     )
