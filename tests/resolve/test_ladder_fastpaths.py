@@ -9,7 +9,7 @@ written here the slow, obvious way, on random inputs built from a small alphabet
 * fuzzy window scoring (memoised per line pair) and the window set it scores;
 * `locate()` end to end, against a reference ladder (exact → rstrip → indent → fuzzy, the
   fuzzy region re-paired around skipped lines, then runs of spaces and empty edge lines);
-* the text preparation in hunks.py (contents, dominant line ending, splices) and the
+* the text preparation in file_text.py (contents, dominant line ending, splices) and the
   per-text cache (a cached text places exactly like a fresh one).
 
 Plus a smoke run of `python -m benchmarks.run --quick`.
@@ -29,7 +29,7 @@ from rapidfuzz import fuzz
 
 from lsp_server.lines import content, contents_of, dominant_eol, eol_of, split_lines
 from lsp_server.model import Hunk, HunkKind, MatchKind, PlacementError
-from lsp_server.resolve import alignment, cache, content_index, hunks, ladder
+from lsp_server.resolve import alignment, cache, content_index, file_text, hunks, ladder
 from lsp_server.resolve.content_index import ContentIndex, candidates
 from lsp_server.resolve.indent import infer_shift
 from lsp_server.resolve.ladder import locate
@@ -79,7 +79,7 @@ def test_candidates_search_table_and_filetext_index_agree(data, how):
         assert candidates(fresh, old, how) == expected
     assert fresh.has_table(how)
     text = "".join(x + "\n" for x in lines)
-    ft_index = hunks.index_for(text, contents_of(text))  # joined text = the file
+    ft_index = file_text.index_for(text, contents_of(text))  # joined text = the file
     assert candidates(ft_index, old, how) == expected
 
 
@@ -356,14 +356,14 @@ def test_text_preparation_matches_line_by_line_definitions(text):
     lines = split_lines(text)
     assert contents_of(text) == [content(x) for x in lines]
     assert eol_of(text) == dominant_eol(lines)
-    ft = hunks.FileText.of(text)
+    ft = file_text.FileText.of(text)
     assert ft.lines == lines and ft.text() == text
 
 
 @settings(max_examples=150, deadline=None)
 @given(texts_st, st.data())
 def test_splices_keep_contents_in_step_with_lines(text, data):
-    ft = hunks.FileText.of(text)
+    ft = file_text.FileText.of(text)
     for _ in range(3):
         n = len(ft.lines)
         start = data.draw(st.integers(0, n))
@@ -562,9 +562,9 @@ def test_look_alike_pruning_keeps_exactly_the_undominated_windows(windows, block
 _SPLICE_LINES = ["q\n", "  s\n", "\n", "a\rb\n", "r\r\n", "t", "u\r"]
 
 
-def _built(ft: hunks.FileText) -> hunks.FileText:
+def _built(ft: file_text.FileText) -> file_text.FileText:
     """The same file text with its line list built (the path every text took before)."""
-    twin = hunks.FileText(list(ft.lines), ft.eol, None, list(ft.contents))
+    twin = file_text.FileText(list(ft.lines), ft.eol, None, list(ft.contents))
     assert twin.holds_lines
     return twin
 
@@ -576,9 +576,9 @@ def test_lines_implied_by_contents_splice_like_a_line_list(text, data):
     the last line and the joined text must be what a built line list gives, whether the
     new lines keep that possible (plain "\\n" endings) or not ("\\r\\n", an unterminated
     line that does not end the file)."""
-    ft = hunks.FileText.of(text)
+    ft = file_text.FileText.of(text)
     assert not ft.holds_lines
-    twin = _built(hunks.FileText.of(text))
+    twin = _built(file_text.FileText.of(text))
     for _ in range(4):
         n = ft.size
         assert n == twin.size == len(twin.lines)
@@ -633,8 +633,9 @@ def test_placing_hunks_without_a_line_list_gives_what_a_line_list_gives(data, dr
 
     with patch.object(hunks, "apply_single_exact", lambda *_: None):
         implied = outcome()
-        real_of = hunks.FileText.of.__func__
-        with patch.object(hunks.FileText, "of", classmethod(lambda c, t: _built(real_of(c, t)))):
+        real_of = file_text.FileText.of.__func__
+        built_of = classmethod(lambda c, t: _built(real_of(c, t)))
+        with patch.object(file_text.FileText, "of", built_of):
             assert outcome() == implied
 
 
