@@ -84,7 +84,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
-from lsp_server.resolve.merge.elision import file_comments
+from lsp_server.resolve.merge.elision import file_comments_in
 from lsp_server.resolve.merge.lazy_alignment import Merger
 from lsp_server.resolve.merge.offset_lines import OffsetLines, line_chunks
 from lsp_server.resolve.merge.restatement import restate_definition
@@ -114,16 +114,16 @@ def merge(original: str, snippet: str, path: str = "") -> LazyMerge:
     s_lines = _split(snippet)
     placeholder = [is_placeholder_line(line, path) for line in s_lines]
     # the file's own `# ... see below ...` shown where the file has it is that comment
-    # (looked for line by line only when the file holds such a text at all)
-    if any(hole and s_lines[k].strip() in original for k, hole in enumerate(placeholder)):
-        placeholder = file_comments(s_lines, placeholder, o_lines)
+    placeholder = file_comments_in(s_lines, placeholder, original)
     if not any(placeholder):
         restated = restate_definition(o_lines, s_lines, path)
         if restated is None:
             return LazyMerge(snippet, MatchKind.OVERWRITE)
         return LazyMerge(restated, MatchKind.ELISION)
     runs = Merger(o_lines, s_lines, placeholder, path).run()
-    merged = "\n".join(runs) + ("\n" if runs and (o_lines.newline or not original) else "")
+    if runs and (o_lines.newline or not original):
+        runs.append("")  # the final "\\n", joined in (a `+` would copy the whole text again)
+    merged = "\n".join(runs)
     before = _placeholder_lines(original, path)
     after = _placeholder_lines(merged, path)
     if after > before:  # by construction impossible; refuse rather than write one

@@ -18,7 +18,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-_CHUNK = 1 << 20  # characters split at a time: the view never holds a whole-file line list
+_CHUNK = 1 << 18  # characters split at a time: the view never holds a whole-file line list
 _ONE = 1
 
 
