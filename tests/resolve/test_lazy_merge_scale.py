@@ -14,8 +14,9 @@ from lsp_server.resolve.hunks import rebuild
 from lsp_server.resolve.line_shape import Parents, parents
 from lsp_server.resolve.merge import offset_lines
 from lsp_server.resolve.merge.bytes import keep_bytes
-from lsp_server.resolve.merge.lazy import merge
+from lsp_server.resolve.merge.lazy import adds_placeholder, merge
 from lsp_server.resolve.merge.offset_lines import OffsetLines, line_chunks
+from lsp_server.resolve.placeholders import count_placeholder_lines
 
 
 def _split(text: str) -> list[str]:
@@ -45,7 +46,7 @@ def test_offset_lines_read_a_text_as_a_split_does(text: str, chunk: int) -> None
         assert view.chars(lo, len(want)) == "\n".join(want[lo:])
     for at in range(len(text)):
         row = view.line_at(at)
-        assert view.starts[row] <= at < view.starts[row + 1]
+        assert view.start(row) <= at < view.start(row + 1)
 
 
 _LINE = st.tuples(
@@ -157,3 +158,24 @@ def test_a_restated_function_with_a_line_added_adds_that_line_only(case) -> None
     snippet = "# ... existing code ...\n" + "\n".join(restated) + "\n# ... existing code ...\n"
     got = merge("\n".join(lines) + "\n", snippet, "m.py").text
     assert got == "\n".join([*lines[:at], added, *lines[at:]]) + "\n"
+
+
+_PLACEHOLDERISH = st.sampled_from(
+    ["", "x", "# ... existing code ...", "...", "// rest unchanged", " "]
+)
+
+
+@given(
+    st.lists(_PLACEHOLDERISH, max_size=10).map("\n".join),
+    st.lists(_PLACEHOLDERISH, max_size=10).map("\n".join),
+    st.sampled_from(["", "\n"]),
+    st.sampled_from(["", "\n"]),
+)
+@settings(max_examples=500)
+def test_the_placeholder_check_reads_only_the_middle_and_counts_as_the_whole(o, m, eo, em):
+    """The merge's last check (never write a placeholder line the file did not have) reads
+    only the lines between the common first and last ones: the same answer as counting
+    both whole texts."""
+    old, new = o + eo, m + em
+    whole = count_placeholder_lines(new.split("\n")) > count_placeholder_lines(old.split("\n"))
+    assert adds_placeholder(old, new, "f.py") == whole

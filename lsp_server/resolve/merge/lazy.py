@@ -83,10 +83,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from lsp_server.linediff import common_prefix, common_suffix
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
 from lsp_server.resolve.merge.elision import file_comments_in
 from lsp_server.resolve.merge.lazy_alignment import Merger
-from lsp_server.resolve.merge.offset_lines import OffsetLines, line_chunks
+from lsp_server.resolve.merge.offset_lines import OffsetLines
 from lsp_server.resolve.merge.restatement import restate_definition
 from lsp_server.resolve.placeholders import count_placeholder_lines, is_placeholder_line
 
@@ -124,9 +125,7 @@ def merge(original: str, snippet: str, path: str = "") -> LazyMerge:
     if runs and (o_lines.newline or not original):
         runs.append("")  # the final "\\n", joined in (a `+` would copy the whole text again)
     merged = "\n".join(runs)
-    before = _placeholder_lines(original, path)
-    after = _placeholder_lines(merged, path)
-    if after > before:  # by construction impossible; refuse rather than write one
+    if adds_placeholder(original, merged, path):  # by construction impossible; refuse
         raise PlacementError.of(
             ErrorCode.TEXT_NOT_FOUND,
             "internal check failed: the merge would write a placeholder line",
@@ -143,7 +142,14 @@ def _split(text: str) -> list[str]:
     return lines[:-1] if lines[-1] == "" else lines
 
 
-def _placeholder_lines(text: str, path: str) -> int:
-    """`count_placeholder_lines` of every line of `text`, a chunk at a time (it counts line
-    by line, so the chunks' counts add up to the whole's)."""
-    return sum(count_placeholder_lines(chunk, path) for chunk in line_chunks(text))
+def adds_placeholder(original: str, merged: str, path: str) -> bool:
+    """`merged` has more placeholder lines than `original`. The lines both texts begin and
+    end with (found by comparing their characters) count the same on both sides, so only
+    the lines between are read: a 10 MB merge changes a few."""
+    head = original.rfind("\n", 0, common_prefix(original, merged)) + 1  # at a line start
+    same_end = common_suffix(original, merged, min(len(original), len(merged)) - head)
+    newline = original.find("\n", len(original) - same_end)  # the common end's whole lines
+    tail = len(original) - newline - 1 if newline >= 0 else 0
+    before = original[head : len(original) - tail].split("\n")
+    after = merged[head : len(merged) - tail].split("\n")
+    return count_placeholder_lines(after, path) > count_placeholder_lines(before, path)

@@ -490,15 +490,16 @@ class Merger:
     def _mentioning(self, names: set[str], lo: int, hi: int) -> list[int]:
         """The file lines in [lo, hi) that hold one of `names`, in order: found by searching
         the text, not by reading every line (a kept region may be the whole file)."""
-        text, starts = self.o.text, self.o.starts
-        end = starts[hi] - 1 if hi > lo else starts[lo]
+        text, start = self.o.text, self.o.start
+        begin = start(lo)
+        end = start(hi) - 1 if hi > lo else begin  # (a negative end counts from the end)
         found: set[int] = set()
         for name in names:
-            at = text.find(name, starts[lo], end)
+            at = text.find(name, begin, end)
             while at >= 0:
                 line = self.o.line_at(at)
                 found.add(line)
-                at = text.find(name, starts[line + 1], end)
+                at = text.find(name, start(line + 1), end)
         return sorted(found)
 
     # -- steps 4 and 5: assemble ------------------------------------------------------------
