@@ -125,6 +125,7 @@ def merge(original: str, snippet: str, path: str = "") -> LazyMerge:
     if runs and (o_lines.newline or not original):
         runs.append("")  # the final "\\n", joined in (a `+` would copy the whole text again)
     merged = "\n".join(runs)
+    del runs  # the kept runs are slices of the file: not held while the check reads both
     if adds_placeholder(original, merged, path):  # by construction impossible; refuse
         raise PlacementError.of(
             ErrorCode.TEXT_NOT_FOUND,
