@@ -30,10 +30,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from benchmarks.bench_large import _ADDED, _lazy_case
+from benchmarks.bench_large import ADDED, lazy_case, run_cli
 from benchmarks.timing import load_average
 
 LIMIT_S = 1.0
@@ -95,7 +94,7 @@ def _env(code: Path) -> dict[str, str]:
 
 def _child(code: Path, root: Path, reply: Path, what: str, warm: Path) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(root), str(reply), what, _ADDED.strip(), str(warm)],
+        [sys.executable, "-c", _CHILD, str(root), str(reply), what, ADDED.strip(), str(warm)],
         env=_env(code),
         cwd=code,
         capture_output=True,
@@ -106,30 +105,14 @@ def _child(code: Path, root: Path, reply: Path, what: str, warm: Path) -> dict[s
     return json.loads(done.stdout)
 
 
-# The child reports its own high-water mark (VmHWM): `os.wait4`'s ru_maxrss would count the
-# parent's resident set at the fork (Linux carries it across exec), and this parent holds the
-# generated 10 MB case.
-_CLI = """
-import atexit, sys
-def _hwm():
-    with open("/proc/self/status") as f:
-        sys.stderr.write([x for x in f if x.startswith("VmHWM")][0])
-atexit.register(_hwm)
-from lsp_server.boot import main
-main()
-"""
-
-
 def _process(code: Path, root: Path, reply: Path) -> tuple[float, float]:
     """Wall seconds and peak RSS in bytes of `llm-patch check` from `code`."""
-    start = time.perf_counter()
-    cmd = [sys.executable, "-c", _CLI, "check", "--root", str(root), str(reply)]
-    done = subprocess.run(cmd, env=_env(code), cwd=code, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if done.returncode != 0 or _ADDED.strip() not in done.stdout:
-        raise SystemExit(f"llm-patch check did not merge:\n{done.stdout[-2000:]}{done.stderr}")
-    hwm = done.stderr.strip().splitlines()[-1].split()  # "VmHWM: 12345 kB"
-    return wall, float(hwm[1]) * 1024.0
+    wall, peak, exit_code, out = run_cli(
+        ["check", "--root", str(root), str(reply)], env=_env(code), cwd=code
+    )
+    if exit_code != 0 or ADDED.strip() not in out:
+        raise SystemExit(f"llm-patch check did not merge:\n{out[-2000:]}")
+    return wall, peak
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         big, small = Path(tmp) / "big" / "root", Path(tmp) / "small" / "root"
         big.mkdir(parents=True)
         small.mkdir(parents=True)
-        reply, small_reply = _lazy_case(big, args.lines), _lazy_case(small, 2_000)
+        reply, small_reply = lazy_case(big, args.lines), lazy_case(small, 2_000)
         size = (big / "big.py").stat().st_size
         print(f"file: {size / 1e6:.1f} MB, {args.lines:,} lines; {args.rounds} rounds")
         for what in ("merge", "plan"):
