@@ -41,7 +41,7 @@ def test_offset_lines_read_a_text_as_a_split_does(text: str, chunk: int) -> None
     assert len(view) == len(want)
     assert list(view) == want == chunks
     assert [view[i] for i in range(-len(want), len(want))] == want + want
-    assert view[1:] == want[1:]
+    assert view[1:] == want[1:] and view[::2] == want[::2] and view[2:1] == []
     for lo in range(len(want) + 1):
         assert view.chars(lo, len(want)) == "\n".join(want[lo:])
     for at in range(len(text)):

@@ -56,7 +56,10 @@ class OffsetLines(SequenceABC[str]):
 
     def __getitem__(self, i: int | slice) -> str | list[str]:
         if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(self._n))]
+            lo, hi, step = i.indices(self._n)
+            if step == 1:  # a run of lines: one slice of the text, split in C
+                return self.chars(lo, hi).split("\n") if hi > lo else []
+            return [self[k] for k in range(lo, hi, step)]
         if i < 0:
             i += self._n
         if not 0 <= i < self._n:
