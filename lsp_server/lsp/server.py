@@ -17,7 +17,7 @@ from lsprotocol import types
 
 from lsp_server import boot
 from lsp_server.lsp import code_actions, commands, diagnostics, hover, lenses, lifecycle
-from lsp_server.lsp.pygls_compat import BoundedInput
+from lsp_server.lsp.pygls_compat import BoundedInput, start_tcp
 from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.lsp.settings import LOG_LEVELS
 
@@ -69,7 +69,7 @@ def serve(
     server = create_server()
     boot.finish()
     if tcp is not None:
-        server.start_tcp(*tcp)
+        start_tcp(server, *tcp)  # pygls's, its reads bounded as on stdio
     else:
         server.start_io(stdin=BoundedInput(sys.stdin.buffer))
     boot.save()  # hooks generated after start (code actions, applyEdit) help the next one

@@ -426,3 +426,87 @@ async def _read_framed(reader: asyncio.StreamReader) -> dict:
         if line.lower().startswith(b"content-length:"):
             length = int(line.split(b":")[1])
     return json.loads(await reader.readexactly(length))
+
+
+async def test_9_over_tcp_a_stream_reader_is_bounded_and_stays_framed():
+    """The TCP transport's reader (an asyncio stream), with a small limit: an oversized body
+    is skipped and the next message read whole; a header line longer than the stream's limit
+    comes in bounded pieces instead of ending the connection."""
+    from lsp_server.lsp.pygls_compat import MAX_HEADER_LINE, BoundedStreamInput
+
+    big = _framed({"jsonrpc": "2.0", "id": 7, "method": "shutdown", "params": "x" * 500})
+    small = _framed({"jsonrpc": "2.0", "id": 8, "method": "shutdown"})
+    raw = asyncio.StreamReader(limit=MAX_HEADER_LINE)
+    raw.feed_data(b"X" * (3 * MAX_HEADER_LINE) + b"\r\n" + big + small)
+    raw.feed_eof()
+    stream = BoundedStreamInput(raw, limit=200)
+    line = await stream.readline()
+    pieces = [line]
+    while not line.endswith(b"\n"):
+        line = await stream.readline()
+        pieces.append(line)
+    assert all(len(p) <= MAX_HEADER_LINE for p in pieces) and len(pieces) > 1
+    seen = []
+    for _ in range(2):
+        header = await stream.readline()
+        length = int(header.split(b":")[1])
+        assert await stream.readline() == b"\r\n"
+        body = await stream.readexactly(length)
+        assert len(body) < 300
+        seen.append(json.loads(body))
+    assert seen[0]["method"] == "$/llmPatch/oversizedMessage"
+    assert seen[1]["id"] == 8
+    assert await stream.readline() == b""  # the end of the stream ends the loop
+
+
+async def test_9_a_real_server_over_tcp_answers_a_trillion_byte_content_length():
+    """Over TCP, pygls waited for all of a declared 10^12 bytes (buffering what came) and a
+    header line over asyncio's 64 KiB limit ended the connection: now the long line is
+    read past, and the oversized message is answered at once with a null id."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "lsp_server",
+        "--tcp",
+        f"127.0.0.1:{port}",
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    try:
+        for _ in range(300):
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the server never listened")
+        params = {"processId": None, "rootUri": None, "capabilities": {}}
+        writer.write(_framed({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
+        writer.write(b"X-Padding: " + b"x" * 200_000 + b"\r\n")
+        writer.write(_framed({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        await writer.drain()
+        answers: list[dict] = []
+        while not any(m.get("id") == 2 for m in answers):
+            answers.append(await asyncio.wait_for(_read_framed(reader), 30))
+        writer.write(b"Content-Length: 1000000000000\r\n\r\n{")
+        await writer.drain()
+        while not any("error" in m for m in answers):
+            answers.append(await asyncio.wait_for(_read_framed(reader), 30))
+        error = next(m for m in answers if "error" in m)
+        assert error["id"] is None and error["error"]["code"] == -32600
+        assert "over the server's limit" in error["error"]["message"]
+        assert proc.returncode is None  # still serving
+        writer.close()
+        await asyncio.wait_for(proc.wait(), 30)  # the connection ended: the server ends
+        assert b"MemoryError" not in await proc.stderr.read()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
