@@ -40,6 +40,10 @@ tests/lsp/test_pygls_compat.py (one test per change):
    trillion bytes, buffering what came, and a header line over asyncio's limit ended the
    connection): each connection is read through `BoundedStreamInput`. (The server offers
    no websocket transport.)
+10. A cancel for a request that was answered already is not a fault: a client cancels what
+   it no longer needs (Kate cancels its last outline request on every keystroke), and the
+   answer may have crossed the cancel on the way. pygls logged each as a warning (on
+   stderr, which editors show among errors); it is remembered (6) and logged at debug.
 """
 
 from __future__ import annotations
@@ -271,6 +275,9 @@ class Protocol(LanguageServerProtocol):
             self._cancelled[message.params.id] = None  # (6)
             while len(self._cancelled) > REMEMBERED_CANCELS:
                 self._cancelled.popitem(last=False)
+            if message.params.id not in self._request_futures:  # answered already (10)
+                logger.debug("cancel for request %r, answered already", message.params.id)
+                return None
         elif method is not None and getattr(message, "id", None) is not None:
             # a new request: a cancel remembered for its id was for an earlier one (6)
             self._cancelled.pop(message.id, None)

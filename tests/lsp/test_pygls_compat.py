@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import sys
 from concurrent.futures import Future
 from pathlib import Path
@@ -510,3 +511,40 @@ async def test_9_a_real_server_over_tcp_answers_a_trillion_byte_content_length()
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+async def test_10_a_cancel_for_an_answered_request_is_no_warning(caplog):
+    """Kate cancels its outline request whenever the text changes, often after the answer
+    left: pygls logged each as a warning (on stderr). Nothing above debug now, nothing sent,
+    and the cancel is remembered (6)."""
+    ls, wire = connected()
+    request(ls, 5, "textDocument/hover", _hover_params())
+    await answered(wire, 5)
+    sent = len(wire.sent)
+    with caplog.at_level(logging.DEBUG):
+        notify(ls, "$/cancelRequest", {"id": 5})
+        await asyncio.sleep(0.05)
+    loud = [r for r in caplog.records if r.levelno >= logging.INFO]
+    assert not loud, [r.getMessage() for r in loud]
+    assert len(wire.sent) == sent
+    assert ls.protocol.was_cancelled(5)
+
+
+async def test_10_the_protocols_own_answers_are_not_internal_errors(caplog):
+    """A request for a method the server does not have is answered MethodNotFound, as the
+    protocol says; that is the client's question, not a fault: no error logged (the client
+    showed "internal error (FeatureRequestError)" in its log)."""
+    ls, wire = connected()
+    with caplog.at_level(logging.DEBUG):
+        request(ls, 6, "textDocument/foldingRange", {"textDocument": {"uri": "file:///x.py"}})
+        answer = await answered(wire, 6)
+    assert answer["error"]["code"] == -32601
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, [r.getMessage() for r in errors]
+    assert not any(
+        m.get("method") == "window/logMessage" and m["params"]["type"] == 1 for m in wire.sent
+    )
+
+
+def _hover_params() -> dict:
+    return {"textDocument": {"uri": "file:///nowhere/x.md"}, "position": {"line": 0, "character": 0}}
