@@ -547,4 +547,5 @@ async def test_10_the_protocols_own_answers_are_not_internal_errors(caplog):
 
 
 def _hover_params() -> dict:
-    return {"textDocument": {"uri": "file:///nowhere/x.md"}, "position": {"line": 0, "character": 0}}
+    at = {"line": 0, "character": 0}
+    return {"textDocument": {"uri": "file:///nowhere/x.md"}, "position": at}
