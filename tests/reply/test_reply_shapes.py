@@ -1,0 +1,67 @@
+"""The reply parsers read a megabyte of any shape in bounded time; what they skip to get
+there is what they would have found nothing in. Speeds are measured in
+benchmarks/bench_pathological.py; these tests hold the shortcuts to the slow, obvious
+reading."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lsp_server.reply import tool_calls
+from lsp_server.reply.common import ReplyLines
+
+CALL = '{"path": "a.py", "patches": [{"oldText": "x = 1", "newText": "x = 2"}]}'
+# JSON-ish junk whose only key is "x": a value of it holds a call only by listing one
+_TOKENS = ["{", "}", "[", "]", '"x"', ":", ",", "1", " ", "\n", "\n{", "\n[", "<tool_call>"]
+
+
+def _calls_in(value: Any) -> int:
+    if isinstance(value, list):
+        return sum(_calls_in(v) for v in value)
+    return 1 if isinstance(value, dict) and "patches" in value else 0
+
+
+def _obvious_bare_spans(text: str) -> list[tuple[int, int]]:
+    """Every line that starts (after blanks and a chat tag) a JSON value, decoded on the
+    whole rest of the reply, with no shortcut: one span per call the value holds."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    decoder = json.JSONDecoder(strict=False)
+    out: list[tuple[int, int]] = []
+    k = 0
+    while k < len(lines):
+        stripped = lines[k].lstrip()
+        if stripped.startswith("<tool_call>"):
+            stripped = stripped[len("<tool_call>") :].lstrip(" \t")
+        if not stripped.startswith(("{", "[")):
+            k += 1
+            continue
+        pos = starts[k] + len(lines[k]) - len(stripped)
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            k += 1
+            continue
+        last = max(k, max(j for j in range(len(lines)) if starts[j] <= end - 1))
+        out += [(k + 1, last + 1)] * _calls_in(value)
+        k = last + 1
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_TOKENS), max_size=40),
+    st.lists(st.sampled_from(_TOKENS), max_size=40),
+)
+def test_bare_json_calls_are_found_where_an_obvious_decoder_finds_them(before, after):
+    """Only lines that may open an object (`{` then a key or `}`) or a list are decoded:
+    a line of `{` then anything else is no value, and costs no attempt."""
+    text = "".join(before) + "\n" + CALL + "\n" + "".join(after)
+    got = [b.reply_lines for b in tool_calls.find_blocks(ReplyLines(text))]
+    assert sorted(got) == sorted(_obvious_bare_spans(text))
