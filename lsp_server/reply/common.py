@@ -7,6 +7,7 @@ colon). These helpers read all of them one way.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
@@ -568,6 +569,18 @@ def split_levels(text: str) -> tuple[str, ...]:
                 parts = [p.strip() for p in one.split(sep)]
                 break
     return tuple(p for p in parts if p)
+
+
+def numbered(block: EditBlock, index: int) -> EditBlock:
+    """`block` as the reply's `index`-th. `dataclasses.replace` reads the class's fields
+    anew on every call (8 µs), which a megabyte reply of 60,000 small blocks pays 60,000
+    times; a shallow copy with the one field set is the same block (it is frozen, so the
+    copy's other fields are shared, never changed)."""
+    if block.index == index:
+        return block
+    out = copy.copy(block)
+    object.__setattr__(out, "index", index)
+    return out
 
 
 def normalise_newlines(text: str) -> str:
