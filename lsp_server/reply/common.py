@@ -571,6 +571,23 @@ def split_levels(text: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p)
 
 
+# Past this many malformed blocks a reply is not an edit gone slightly wrong but marker lines
+# (a log, a reply of conflict markers or patch headers, an attack): the rest of it is one
+# block, refused unread. Each block costs a few objects and a message; a megabyte of one-line
+# blocks would cost seconds, and a report of 100,000 failures helps nobody.
+MAX_MALFORMED = 1_000
+
+
+def unread_failure(where: str, malformed: int) -> Failure:
+    """Why the rest of a reply from `where` on ("reply line 12") is one refused block."""
+    return Failure(
+        ErrorCode.MALFORMED_BLOCK,
+        f"not read from {where} on: the {malformed:,} blocks before it are malformed "
+        f"(past {MAX_MALFORMED:,}, the rest of a reply is not read); fix those blocks first",
+        {"unread": True, "malformed_blocks": malformed},
+    )
+
+
 def numbered(block: EditBlock, index: int) -> EditBlock:
     """`block` as the reply's `index`-th. `dataclasses.replace` reads the class's fields
     anew on every call (8 µs), which a megabyte reply of 60,000 small blocks pays 60,000

@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsp_server.reply import tool_calls
-from lsp_server.reply.common import ReplyLines
+from lsp_server.reply import parse_reply, tool_calls
+from lsp_server.reply.common import MAX_MALFORMED, ReplyLines
 
 CALL = '{"path": "a.py", "patches": [{"oldText": "x = 1", "newText": "x = 2"}]}'
 # JSON-ish junk whose only key is "x": a value of it holds a call only by listing one
@@ -65,3 +65,32 @@ def test_bare_json_calls_are_found_where_an_obvious_decoder_finds_them(before, a
     text = "".join(before) + "\n" + CALL + "\n" + "".join(after)
     got = [b.reply_lines for b in tool_calls.find_blocks(ReplyLines(text))]
     assert sorted(got) == sorted(_obvious_bare_spans(text))
+
+
+def _capped(blocks, limit: int) -> None:
+    """`limit` malformed blocks, then one block for the rest of the reply, unread."""
+    assert len(blocks) == limit + 1
+    assert all(b.error is not None for b in blocks)
+    last = blocks[-1]
+    assert last.error.details == {"unread": True, "malformed_blocks": limit}
+    assert f"{limit:,}" in last.error.message
+
+
+def test_v4a_patches_past_the_malformed_limit_are_one_unread_block():
+    """A megabyte of `*** Begin Patch` lines was 62,500 malformed blocks, each reported and
+    planned; as for SEARCH/REPLACE markers, the first `MAX_MALFORMED` are reported."""
+    reply = "*** Begin Patch\n" * 60_000
+    blocks = parse_reply(reply).blocks
+    _capped(blocks, MAX_MALFORMED)
+    assert blocks[-1].reply_lines == (MAX_MALFORMED + 1, 60_001)
+
+
+def test_malformed_operations_inside_one_v4a_patch_count_toward_the_limit():
+    good = "*** Update File: a.py\n@@\n-x = 1\n+x = 2\n"
+    reply = "*** Begin Patch\n" + good + "*** Frob File: a.py\n" * 3_000 + good
+    reply += "*** End Patch\n"
+    blocks = parse_reply(reply).blocks
+    assert blocks[0].error is None and blocks[0].path == "a.py"
+    _capped(blocks[1:], MAX_MALFORMED)
+    # the unread rest starts at the first operation past the limit and runs to the end
+    assert blocks[-1].reply_lines[0] == 1 + 4 + MAX_MALFORMED + 1
