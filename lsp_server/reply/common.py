@@ -7,7 +7,6 @@ colon). These helpers read all of them one way.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
@@ -590,13 +589,14 @@ def unread_failure(where: str, malformed: int) -> Failure:
 
 def numbered(block: EditBlock, index: int) -> EditBlock:
     """`block` as the reply's `index`-th. `dataclasses.replace` reads the class's fields
-    anew on every call (8 µs), which a megabyte reply of 60,000 small blocks pays 60,000
-    times; a shallow copy with the one field set is the same block (it is frozen, so the
-    copy's other fields are shared, never changed)."""
+    anew on every call (8 µs; `copy.copy`, 3 µs), which a megabyte reply of 60,000 small
+    blocks pays 60,000 times. The copy is made as `copy.copy` makes it, its attributes
+    taken over whole (the block is frozen: they are shared, never changed), and the one
+    field set."""
     if block.index == index:
         return block
-    out = copy.copy(block)
-    object.__setattr__(out, "index", index)
+    out = object.__new__(EditBlock)
+    vars(out).update(vars(block), index=index)
     return out
 
 
