@@ -60,6 +60,7 @@ _HEREDOC = re.compile(
     r"""|(?:apply_patch|applypatch)\s+<<-?\s*(?P<q2>['"]?)(?P<d2>[A-Za-z_]\w*)(?P=q2))\s*$"""
 )
 # `@@ -3,7 +3,8 @@ def f():` written by a model used to unified diffs: the numbers go
+_SOME_FILE = re.compile(r"\*\*\* [A-Z][a-z]+ File:")  # `*** Rename File:`: a header we do not know
 _UNIFIED_RANGE = re.compile(r"^-\d+(?:,\d+)?\s+\+\d+(?:,\d+)?\s*@@\s?")
 
 
@@ -199,6 +200,8 @@ def _is_marker(line: str) -> bool:
 def _header(line: str) -> tuple[str, str] | None:
     """(kind, rest) for a file-operation header (padding allowed), else None."""
     s = line.strip()
+    if not s.startswith("***"):
+        return None  # every header below, known or not, starts so: most lines end here
     for prefix in (_ADD, _DELETE, _UPDATE, _MOVE):
         if s.startswith(prefix):
             return prefix, s[len(prefix) :].strip()
@@ -208,7 +211,7 @@ def _header(line: str) -> tuple[str, str] | None:
         return None  # a markdown rule, not a header
     if line.startswith("***") or (s.startswith("*** ") and s.endswith(":")):
         return "unknown", s
-    if re.match(r"^\*\*\* [A-Z][a-z]+ File:", s):
+    if _SOME_FILE.match(s):
         return "unknown", s
     return None
 
