@@ -16,8 +16,9 @@ Each case is an edit given to each tool in its own format, on the same files:
   refused, which is right);
 * **exact blocks**: one-line blocks that each match one place;
 * **reply shapes at 1 MB** (llm-patch only: no peer reads them): a megabyte of block-marker
-  lines, of diff headers, of JSON openers, of fences, one prose line of backticked names
-  before a snippet. Parsed and planned.
+  lines, of diff headers, of V4A headers and sections, of JSON openers and unclosed tool
+  calls, of path + fence lines (55,556 whole-file blocks for one file), one prose line of
+  backticked names before a snippet. Parsed and planned.
 
 llm-patch is timed in process (`parse_reply` + `plan_reply`, as shipped, caches emptied)
 and as a process (`llm-patch apply`); the peers as processes, found or installed as
@@ -169,7 +170,13 @@ REPLY_SHAPES: dict[str, Callable[[int], str]] = {
     "`<<<<<<< SEARCH` lines": lambda s: _filled("a.py\n<<<<<<< SEARCH\n", s),
     "diff headers": lambda s: _filled("--- a/x\n+++ b/x\n@@\n-a\n", s),
     "V4A `*** Begin Patch` lines": lambda s: _filled("*** Begin Patch\n", s),
+    "V4A `*** Update File:` sections": lambda s: (
+        "*** Begin Patch\n" + _filled("*** Update File: a.py\n@@\n-x\n+y\n", s - 16)
+    ),
     "JSON openers": lambda s: _filled("{\n", s),
+    "JSON tool-call openers, unclosed": lambda s: _filled(
+        '{"name": "edit_file", "arguments": {"path": "a.py",\n', s
+    ),
     "path + fence lines": lambda s: _filled("a.py\n```\n", s),
     "backticked names, one line": lambda s: (
         "See "

@@ -7,6 +7,7 @@ colon). These helpers read all of them one way.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
@@ -114,7 +115,7 @@ class ReplyLines(list[str]):
     precede it, and dedenting only removes such a prefix. So a dedented copy shares them.
     """
 
-    __slots__ = ("text", "_fences", "_derived")
+    __slots__ = ("text", "_fences", "_derived", "_starts")
 
     def __init__(self, text: str):
         """`text` with its line ends already "\\n" (`parse_reply` makes them so): no line
@@ -123,6 +124,16 @@ class ReplyLines(list[str]):
         self.text = "\n" + text  # "\n" first: every line start follows a "\n"
         self._fences: tuple[Fence, ...] | None = None
         self._derived: dict[object, ReplyLines] = {}
+        self._starts: dict[re.Pattern[str], list[int]] = {}
+
+    def starts(self, pattern: re.Pattern[str]) -> list[int]:
+        """`line_starts(pattern, self)`: the lines where `pattern` matches, in the whole
+        reply, found once per pattern. A finder asking about each of 50,000 fence bodies
+        then bisects this list instead of searching the body again."""
+        got = self._starts.get(pattern)
+        if got is None:
+            got = self._starts[pattern] = _starts_in(pattern, self.text, 0)
+        return got
 
     @property
     def fences(self) -> tuple[Fence, ...]:
@@ -173,19 +184,31 @@ def line_starts(
     (a reply can be 1 MB, and every finder looks for fences). Lines holding a newline of
     their own (never so from `parse_reply`) are looked at one by one."""
     stop = len(lines) if stop is None else stop
-    if isinstance(lines, ReplyLines) and start == 0 and stop == len(lines):
-        text = lines.text  # joined once per reply, and no line of it holds a newline
-    else:
-        text = "\n" + "\n".join(lines[start:stop])
-        if text.count("\n") != max(stop - start, 1):
-            return [k for k in range(start, stop) if pattern.match("\n" + lines[k])]
+    if isinstance(lines, ReplyLines):
+        # searched once per reply (joined once, and no line of it holds a newline)
+        every = lines.starts(pattern)
+        if start == 0 and stop == len(lines):
+            return list(every)
+        return every[bisect.bisect_left(every, start) : bisect.bisect_left(every, stop)]
+    text = "\n" + "\n".join(lines[start:stop])
+    if text.count("\n") != max(stop - start, 1):
+        return [k for k in range(start, stop) if pattern.match("\n" + lines[k])]
+    return _starts_in(pattern, text, start)
+
+
+def _starts_in(pattern: re.Pattern[str], text: str, first: int) -> list[int]:
+    """The lines of `text` ("\\n" + lines joined, the first being line `first`) where
+    `pattern` matches."""
     out: list[int] = []
-    k, pos = start - 1, 0
+    k, pos = first - 1, 0
     for m in pattern.finditer(text):
         k += text.count("\n", pos, m.start() + 1)
         pos = m.start() + 1
         out.append(k)
     return out
+
+
+_LABELS = ("File:", "FILE:", "file:", "Path:", "path:", "Filename:", "filename:")
 
 
 def clean_path(line: str) -> str:
@@ -197,9 +220,10 @@ def clean_path(line: str) -> str:
     s = s.strip("*").strip()
     s = s.strip("`").strip()
     s = s.rstrip(":").strip()
-    for prefix in ("File:", "FILE:", "file:", "Path:", "path:", "Filename:", "filename:"):
-        if s.startswith(prefix):
-            s = s[len(prefix) :].strip().strip("`").strip()
+    if s.startswith(_LABELS):  # one test for the usual line, which has no label
+        for prefix in _LABELS:
+            if s.startswith(prefix):
+                s = s[len(prefix) :].strip().strip("`").strip()
     if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
         s = s[1:-1]
     return s
