@@ -94,3 +94,22 @@ def test_malformed_operations_inside_one_v4a_patch_count_toward_the_limit():
     _capped(blocks[1:], MAX_MALFORMED)
     # the unread rest starts at the first operation past the limit and runs to the end
     assert blocks[-1].reply_lines[0] == 1 + 4 + MAX_MALFORMED + 1
+
+
+def test_a_reply_of_path_and_fence_lines_plans_a_bounded_number_of_blocks(tmp_path):
+    """`a.py` and a fence, over and over: each a whole-file block for a one-line file, and
+    each a grammar parse in the plan (a megabyte, 55,556 blocks, took 12 s of CPU and more).
+    The plan's budget for loose blocks counts each at `LOOSE_BLOCK_LINES` at least."""
+    from lsp_server import plan as plan_module
+    from lsp_server.plan import PlanOptions, plan_reply
+    from lsp_server.workspace import DiskWorkspace
+
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    reply = "a.py\n```\na.py\n```\n" * 11_111
+    parsed = parse_reply(reply)
+    assert len(parsed.blocks) == 11_111 and all(b.error is None for b in parsed.blocks)
+    plan = plan_reply(parsed, DiskWorkspace(tmp_path), PlanOptions(atomic=False))
+    untried = [o for o in plan.outcomes if o.failure and o.failure.details.get("not_tried")]
+    tried = len(plan.outcomes) - len(untried)
+    assert tried <= plan_module.LOOSE_WORK_LINES // plan_module.LOOSE_BLOCK_LINES + 2
+    assert plan.files and plan.files[0].new_text == "a.py\n"  # the first block placed
