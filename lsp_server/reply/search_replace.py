@@ -230,8 +230,6 @@ def _patterns(syntax: Syntax) -> tuple[re.Pattern[str], ...]:
     return (syntax.start, syntax.divider, syntax.end)
 
 
-
-
 def unread_rest(lines: list[str], at: int, syntax: Syntax, malformed: int) -> RawBlock:
     """The block that stands for `lines[at:]` once `malformed` blocks were malformed."""
     end = max(at, len(lines) - 1)

@@ -124,9 +124,7 @@ _CALL_TAG = re.compile(
 # anything else no object starts, so no call does). Searched as `line_starts` does: one
 # search finds the few lines worth decoding, where a reply of a million `{` lines would
 # otherwise cost a decode attempt each.
-_BARE_OPENER = re.compile(
-    r"\n[^\S\n]*(?:" + _CALL_TAG.pattern + r")?(?=\[|\{[ \t\n\r]*+[\"}])"
-)
+_BARE_OPENER = re.compile(r"\n[^\S\n]*(?:" + _CALL_TAG.pattern + r")?(?=\[|\{[ \t\n\r]*+[\"}])")
 _DATA_FILES = (".json", ".jsonc", ".json5", ".jsonl", ".ndjson", ".geojson")
 _MAX_JSON = 2_000_000
 
