@@ -127,9 +127,7 @@ class ReplyLines(list[str]):
         self._starts: dict[re.Pattern[str], list[int]] = {}
 
     def starts(self, pattern: re.Pattern[str]) -> list[int]:
-        """`line_starts(pattern, self)`: the lines where `pattern` matches, in the whole
-        reply, found once per pattern. A finder asking about each of 50,000 fence bodies
-        then bisects this list instead of searching the body again."""
+        """`line_starts(pattern, self)`, searched once per pattern (then bisected)."""
         got = self._starts.get(pattern)
         if got is None:
             got = self._starts[pattern] = _starts_in(pattern, self.text, 0)
@@ -181,14 +179,12 @@ def line_starts(
 ) -> list[int]:
     """Indexes of the lines in `lines[start:stop]` where `pattern` (which begins with "\n")
     matches at the line's start: one search over the joined text instead of a Python loop
-    (a reply can be 1 MB, and every finder looks for fences). Lines holding a newline of
-    their own (never so from `parse_reply`) are looked at one by one."""
+    (a reply can be 1 MB, and every finder looks for fences), once per reply and pattern
+    on a `ReplyLines`. Lines holding a newline of their own (never so from `parse_reply`)
+    are looked at one by one."""
     stop = len(lines) if stop is None else stop
     if isinstance(lines, ReplyLines):
-        # searched once per reply (joined once, and no line of it holds a newline)
         every = lines.starts(pattern)
-        if start == 0 and stop == len(lines):
-            return list(every)
         return every[bisect.bisect_left(every, start) : bisect.bisect_left(every, stop)]
     text = "\n" + "\n".join(lines[start:stop])
     if text.count("\n") != max(stop - start, 1):
@@ -197,8 +193,7 @@ def line_starts(
 
 
 def _starts_in(pattern: re.Pattern[str], text: str, first: int) -> list[int]:
-    """The lines of `text` ("\\n" + lines joined, the first being line `first`) where
-    `pattern` matches."""
+    """The lines of `text` ("\\n" + lines joined, from line `first`) `pattern` matches."""
     out: list[int] = []
     k, pos = first - 1, 0
     for m in pattern.finditer(text):
@@ -208,11 +203,9 @@ def _starts_in(pattern: re.Pattern[str], text: str, first: int) -> list[int]:
     return out
 
 
-_LABELS = ("File:", "FILE:", "file:", "Path:", "path:", "Filename:", "filename:")
-
-
 def clean_path(line: str) -> str:
     """Strip the decoration models put around a file name: `#`, `*`, backticks, `:`, quotes."""
+    labels = ("File:", "FILE:", "file:", "Path:", "path:", "Filename:", "filename:")
     s = line.strip()
     s = s.rstrip(":").strip()
     s = s.lstrip("#").strip()
@@ -220,8 +213,8 @@ def clean_path(line: str) -> str:
     s = s.strip("*").strip()
     s = s.strip("`").strip()
     s = s.rstrip(":").strip()
-    if s.startswith(_LABELS):  # one test for the usual line, which has no label
-        for prefix in _LABELS:
+    if s.startswith(labels):  # one test for the usual line, which has no label
+        for prefix in labels:
             if s.startswith(prefix):
                 s = s[len(prefix) :].strip().strip("`").strip()
     if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
@@ -594,10 +587,9 @@ def split_levels(text: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p)
 
 
-# Past this many malformed blocks a reply is not an edit gone slightly wrong but marker lines
-# (a log, a reply of conflict markers or patch headers, an attack): the rest of it is one
-# block, refused unread. Each block costs a few objects and a message; a megabyte of one-line
-# blocks would cost seconds, and a report of 100,000 failures helps nobody.
+# Past this many malformed blocks a reply is marker lines (a log, conflict markers, patch
+# headers, an attack), not an edit gone slightly wrong: the rest of it is one block, refused
+# unread. A megabyte of one-line blocks would cost seconds, and 100,000 failures help nobody.
 MAX_MALFORMED = 1_000
 
 
@@ -612,11 +604,9 @@ def unread_failure(where: str, malformed: int) -> Failure:
 
 
 def numbered(block: EditBlock, index: int) -> EditBlock:
-    """`block` as the reply's `index`-th. `dataclasses.replace` reads the class's fields
-    anew on every call (8 µs; `copy.copy`, 3 µs), which a megabyte reply of 60,000 small
-    blocks pays 60,000 times. The copy is made as `copy.copy` makes it, its attributes
-    taken over whole (the block is frozen: they are shared, never changed), and the one
-    field set."""
+    """`block` as the reply's `index`-th: copied as `copy.copy` does (a frozen block's
+    attributes are shared, never changed), without `dataclasses.replace`'s reading of the
+    fields on every call (8 µs, paid 60,000 times by a megabyte of small blocks)."""
     if block.index == index:
         return block
     out = object.__new__(EditBlock)
