@@ -15,6 +15,8 @@ Each case is an edit given to each tool in its own format, on the same files:
   file with one character changed (some place approximately, most do not: the reply is
   refused, which is right);
 * **exact blocks**: one-line blocks that each match one place;
+* **lazy merge**: `bench_lazy`'s 10 MB case, a whole-file block of one restated function
+  between `# ... existing code ...` lines (the peers get the added line as a hunk);
 * **reply shapes at 1 MB** (llm-patch only: no peer reads them): a megabyte of block-marker
   lines, of diff headers, of V4A headers and sections, of JSON openers and unclosed tool
   calls, of path + fence lines (55,556 whole-file blocks for one file), one prose line of
@@ -43,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_large import ADDED, lazy_case
 from benchmarks.compare_peers import codex_binary, exponent
 from benchmarks.report import fill_section, num
 from benchmarks.timing import load_average, summary
@@ -161,6 +164,28 @@ def exact_blocks(n: int) -> Inputs:
     return Inputs({"a.py": _text(lines)}, reply, v4a, diff, {"a.py": _text(new)})
 
 
+def lazy_merge(n: int) -> Inputs:
+    """`bench_lazy`'s case (`bench_large.lazy_case`): a Python file of `n` lines and a
+    whole-file block that restates one function with a line added between two
+    `# ... existing code ...` lines (420,000 lines are 9.6 MB); the peers get the added line
+    with three lines of context."""
+    with tempfile.TemporaryDirectory(prefix="llm-patch-lazy-") as tmp:
+        root = Path(tmp) / "root"
+        root.mkdir()
+        reply = lazy_case(root, n).read_text(encoding="utf-8")
+        text = (root / "big.py").read_text(encoding="utf-8")
+    lines = text.split("\n")
+    # where lazy_case adds its line: after the first `def` from the middle on
+    k = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].startswith("def "))
+    context = lines[k + 1 : k + 4]
+    diff = f"--- a/big.py\n+++ b/big.py\n@@ -{k + 1},4 +{k + 1},5 @@\n {lines[k]}\n+{ADDED}\n"
+    diff += "".join(f" {x}\n" for x in context)
+    v4a = f"*** Begin Patch\n*** Update File: big.py\n@@\n {lines[k]}\n+{ADDED}\n"
+    v4a += "".join(f" {x}\n" for x in context) + "*** End Patch\n"
+    expected = "\n".join([*lines[: k + 1], ADDED, *lines[k + 1 :]])
+    return Inputs({"big.py": text}, reply, v4a, diff, {"big.py": expected})
+
+
 def _filled(unit: str, size: int) -> str:
     return unit * (size // len(unit))
 
@@ -199,6 +224,7 @@ CASES = [
     Case("one diff hunk, one misquoted line", "lines", (2_000, 4_000), hunk_misquoted),
     Case("near-miss blocks (5,000-line file)", "blocks", (1_200, 12_000), near_miss_blocks),
     Case("exact one-line blocks", "blocks", (200, 2_000), exact_blocks),
+    Case("lazy merge, `# ... existing code ...`", "lines", (210_000, 420_000), lazy_merge),
     *(
         Case(f"reply of {name}", "bytes", (100_000, 1_000_000), reply_shape(name), peers=False)
         for name in REPLY_SHAPES
@@ -386,7 +412,7 @@ def markdown(results: dict[str, Any]) -> str:
         "— : the tool cannot take the input (Codex takes its patch as one argument, which "
         "the system caps; no peer reads the reply shapes)."
         + (
-            f" Rerun since, load average {results['rerun_load']['before']}: "
+            f" Rerun since (load average {results['rerun_load']['before']} at the last): "
             + ", ".join(results["rerun"])
             + "."
             if results.get("rerun")
@@ -439,10 +465,12 @@ def main(argv: list[str] | None = None) -> int:
         order = [row["case"] for row in old["rows"]]
         rows = [fresh.get(row["case"], row) for row in old["rows"]]
         rows += [row for name, row in fresh.items() if name not in order]
+        place = {c.name: k for k, c in enumerate(CASES)}  # a new case takes its place
+        rows.sort(key=lambda row: place.get(row["case"], len(place)))
         results = {
             **old,
             "rows": rows,
-            "rerun": sorted(fresh),
+            "rerun": sorted(set(old.get("rerun", [])) | set(fresh)),
             "rerun_load": results["load_average"],
         }
     out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
