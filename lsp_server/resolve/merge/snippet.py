@@ -262,6 +262,16 @@ def elides(s: _Snippet, item: Item) -> bool:
     return any(start <= r <= end for r in s.placeholders)
 
 
+def members_only(s: _Snippet) -> bool:
+    """Class fields that parse only inside a class (`#count = 10;`, `private step = 2;`):
+    no file is written that way, so the block is members of one of the file's classes.
+    One that elides code is the lazy merge's (object properties between placeholders
+    parse as fields too)."""
+    if not s.offset or not s.top or s.placeholders:
+        return False
+    return all(family(i.kind) == "variable" for i in s.top)
+
+
 def _is_member(s: _Snippet, item: Item) -> bool:
     """Shown without its class: the snippet was indented or needed a shell, or its first
     parameter is the instance (`self`, `&mut self`, `cls`)."""
