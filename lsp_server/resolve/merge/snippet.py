@@ -52,7 +52,7 @@ from lsp_server.resolve import languages as L
 from lsp_server.resolve import literals, outline, spans, structure, syntax
 from lsp_server.resolve.hunks import apply_hunks
 from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of
-from lsp_server.resolve.merge import elision, readings, tails
+from lsp_server.resolve.merge import elision, readings, shown, tails
 from lsp_server.resolve.merge import lazy as lazy_merge
 from lsp_server.resolve.merge.imports import add_imports, is_import, normalise
 from lsp_server.resolve.outcome import refused
@@ -493,9 +493,16 @@ def _place(
             return _merge(text, path, grammar, s, item, twin, placements)
     code = _text_of(s, item)
     lay = spans.layers(p, twin.node)
-    old = "\n".join(dedent(p.line_list()[lay.outer_row : lay.end_row + 1])) + "\n"
+    # a multi-line string's text keeps its columns, as the snippet's own does (`_text_of`):
+    # what the merge keeps of the file's definition is re-indented around it, never inside
+    strings = {
+        r - lay.outer_row for r in literals.string_rows(p) if lay.outer_row <= r <= lay.end_row
+    }
+    old = "\n".join(dedent(p.line_list()[lay.outer_row : lay.end_row + 1], strings)) + "\n"
     if elides(s, item):  # a body with `# ... existing code ...`: merge around them
-        code = lazy_merge.merge(old, code, path).text
+        merged = lazy_merge.merge(old, code, path).text
+        shown.check(old, code, merged, path)
+        code = merged
     else:
         code = _cut_short(old, code, item, twin, s, grammar, lay.outer_row)
     edit = structure.replace_item(p, twin, code)
@@ -651,18 +658,33 @@ def _insert_new(
             "code out with placeholder lines, so there is nothing to merge it with",
             name=siblings[k].name,
         )
-    order = [(j, False) for j in range(k - 1, -1, -1)] + [
-        (j, True) for j in range(k + 1, len(siblings))
-    ]
-    for j, before in order:
-        try:
-            near = namesake(p, s, siblings[j], scope)
-        except PlacementError:
-            near = None
-        if near is not None:
-            edit = structure.insert_next_to(p, near, code, before=before)
-            placements.append(_as_snippet(edit.placement))
-            return edit.text
+    prev = _nearest(p, s, siblings, range(k - 1, -1, -1), scope)
+    nxt = _nearest(p, s, siblings, range(k + 1, len(siblings)), scope)
+    if prev is not None and nxt is not None and not _adjacent(p, prev[1], nxt[1]):
+        # the snippet shows it between two definitions the file keeps apart: after the one
+        # or before the other are different files, unless a placeholder says which side
+        # the file's own definitions stay on
+        left = _elided_between(s, siblings[prev[0]], siblings[k])
+        right = _elided_between(s, siblings[k], siblings[nxt[0]])
+        if left == right:
+            item = siblings[k]
+            raise refused(
+                ErrorCode.TARGET_AMBIGUOUS,
+                f"the snippet's {item.kind} `{item.name}` is new to {path}, and the snippet "
+                f"shows it between `{prev[1].name}` (line {_line(prev[1])}) and "
+                f"`{nxt[1].name}` (line {_line(nxt[1])}), which the file keeps apart: after "
+                "the one or before the other give different files. Show it with one of "
+                "them only, or mark the file's definitions between them with a "
+                "`... existing code ...` line",
+                name=item.name,
+                candidates=[prev[1].name, nxt[1].name],
+            )
+        prev = None if left else prev
+    near = prev or nxt
+    if near is not None:
+        edit = structure.insert_next_to(p, near[1], code, before=near is nxt)
+        placements.append(_as_snippet(edit.placement))
+        return edit.text
     if scope is not None:
         return _append_to_scope(p, scope, code, placements)
     item = siblings[k]
@@ -675,6 +697,44 @@ def _insert_new(
             name=item.name,
         )
     return _append_to_file(p, path, code, placements)
+
+
+def _nearest(
+    p: Parsed, s: _Snippet, siblings: list[Item], order: range, scope: Item | None
+) -> tuple[int, Item] | None:
+    """The first of `siblings` (in `order`) the file has, with the file's definition."""
+    for j in order:
+        try:
+            near = namesake(p, s, siblings[j], scope)
+        except PlacementError:
+            near = None
+        if near is not None:
+            return j, near
+    return None
+
+
+def _adjacent(p: Parsed, a: Item, b: Item) -> bool:
+    """Is `b` the file's next definition after `a`, in the same scope?"""
+    pa, pb = a.parent, b.parent
+    if (pa is None) != (pb is None) or (pa and pb and pa.node.start_byte != pb.node.start_byte):
+        return False
+    pool = (
+        outline.kids(p, pa) if pa is not None else [i for i in outline.index(p) if i.parent is None]
+    )
+    starts = [i.node.start_byte for i in pool]
+    if a.node.start_byte not in starts or b.node.start_byte not in starts:
+        return False
+    return starts.index(b.node.start_byte) == starts.index(a.node.start_byte) + 1
+
+
+def _elided_between(s: _Snippet, a: Item, b: Item) -> bool:
+    """Does a placeholder line of the snippet stand between its definitions `a` and `b`?"""
+    end, start = _span(s, a)[1], _span(s, b)[0]
+    return any(end < r < start for r in s.placeholders)
+
+
+def _line(item: Item) -> int:
+    return item.node.start_point.row + 1
 
 
 def _append_to_scope(p: Parsed, scope: Item, code: str, placements: list[Placement]) -> str:
