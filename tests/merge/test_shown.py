@@ -156,3 +156,33 @@ def test_a_loop_shown_whole_is_placed_as_shown_or_refused(tmp_path_factory, stat
     p = plan(root, {"table.py": TABLE}, _reply(body))
     if p.ok and p.files:
         assert written(p, "table.py") == expected
+
+
+MODULE = """import pandas as pd
+
+
+def helper():
+    return 1
+
+
+def reshape(df, raw_columns):
+    columns_to_keep = []
+    for i, col in enumerate(raw_columns):
+        column_data = df.iloc[:, i]
+        if not column_data.isna().all():
+            columns_to_keep.append(i)
+
+    return df.iloc[:, columns_to_keep]
+"""
+
+
+def test_a_whole_file_with_placeholders_does_not_keep_the_old_check_either(tmp_path):
+    reply = (
+        "`m.py`\n```python\nimport pandas as pd\n\n# ... existing code ...\n\n"
+        "def reshape(df, raw_columns):\n    columns_to_keep = []\n"
+        "    for i, col in enumerate(raw_columns):\n        column_data = df.iloc[:, i]\n"
+        "        has_values = column_data.notna().any()\n        if has_values:\n"
+        "            columns_to_keep.append(i)\n\n    # ... rest of the code ...\n```\n"
+    )
+    failure = refused(plan(tmp_path, {"m.py": MODULE}, reply), ErrorCode.TEXT_AMBIGUOUS)
+    assert "if not column_data.isna().all():" in failure.message

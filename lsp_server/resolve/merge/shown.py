@@ -49,6 +49,9 @@ def check(old: str, reply: str, result: str, path: str = "") -> None:
     theirs = result.split("\n")
     once_mine = Counter(ln.strip() for ln in mine if ln.strip())
     in_old = {ln.strip() for ln in old.split("\n") if ln.strip()}
+    rows: dict[str, list[int]] = {}
+    for k, ln in enumerate(theirs):
+        rows.setdefault(ln.strip(), []).append(k)
     for row, line in enumerate(mine):
         head = line.strip()
         if not head or is_placeholder_line(line, path) or once_mine[head] != 1:
@@ -65,8 +68,8 @@ def check(old: str, reply: str, result: str, path: str = "") -> None:
         # such as `for x in xs:` may open several blocks of the file)
         merged = [
             b
-            for k, ln in enumerate(theirs)
-            if ln.strip() == head and (b := _body(theirs, k)) is not None and b[0][0] == body[0]
+            for k in rows.get(head, ())
+            if (b := _body(theirs, k)) is not None and b[0][0] == body[0]
         ]
         if len(merged) != 1 or merged[0][0] == body:
             continue
