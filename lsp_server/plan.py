@@ -391,7 +391,7 @@ def _merge_block(block: EditBlock, key: str, f: FileState, options: PlanOptions)
             failure.code, f"{key}: {failure.message}", **{"path": key, **failure.details}
         ) from None
     already = merged.text == old_lf
-    f.text = f.text if already else rebuild(f.text, merged.text)
+    f.text = f.text if already else rebuild(f.text, _own_ending(f.text, merged.text))
     f.blocks.append(block.index)
     return BlockOutcome(
         block,
@@ -400,6 +400,14 @@ def _merge_block(block: EditBlock, key: str, f: FileState, options: PlanOptions)
         placements=merged.placements,
         already_applied=already,
     )
+
+
+def _own_ending(text: str | None, new_lf: str) -> str:
+    """`new_lf` ending as the file does: a file whose last line has no newline keeps it so
+    (a fence always ends its last line, so a reply cannot ask for one)."""
+    if not text or text.endswith(("\n", "\r")) or not new_lf.endswith("\n"):
+        return new_lf
+    return new_lf[:-1]
 
 
 def _append(state: PlanState, key: str, f: FileState, block: EditBlock) -> BlockOutcome:

@@ -186,3 +186,30 @@ def test_a_whole_file_with_placeholders_does_not_keep_the_old_check_either(tmp_p
     )
     failure = refused(plan(tmp_path, {"m.py": MODULE}, reply), ErrorCode.TEXT_AMBIGUOUS)
     assert "if not column_data.isna().all():" in failure.message
+
+
+def test_a_method_shown_unindented_keeps_the_file_s_docstring(tmp_path):
+    reply = "In `table.py`:\n\n```python\ndef n_header_lines(self):\n    return 2\n```\n"
+    text = TABLE.replace(
+        "    def n_header_lines(self):\n",
+        '    def n_header_lines(self):\n        """\n        Rows above the data\n        """\n',
+    )
+    reply = reply.replace("(self):\n", '(self):\n    """\n    Rows above the data\n    """\n')
+    out = written(plan(tmp_path, {"table.py": text}, reply), "table.py")
+    assert out == text.replace("return 1", "return 2")
+
+
+def test_a_file_without_a_final_newline_keeps_it_without(tmp_path):
+    text = TABLE.rstrip("\n")
+    reply = (
+        "In `table.py`:\n\n```python\ndef reshape_data(self) -> None:\n"
+        + "".join(
+            ln[4:] + "\n"
+            for ln in TABLE.split("    def reshape_data(self) -> None:\n")[1].split("\n")
+        )
+        .replace("return None", "return self._df")
+        .rstrip("\n")
+        + "\n```\n"
+    )
+    out = written(plan(tmp_path, {"table.py": text}, reply), "table.py")
+    assert out == text.replace("return None", "return self._df")

@@ -507,7 +507,31 @@ def _place(
         code = _cut_short(old, code, item, twin, s, grammar, lay.outer_row)
     edit = structure.replace_item(p, twin, code)
     placements.append(_as_snippet(edit.placement))
-    return edit.text
+    return _restated_strings(p, strings, lay.outer_row, edit.text, edit.placement)
+
+
+def _restated_strings(
+    p: Parsed, strings: set[int], start: int, text: str, placement: Placement
+) -> str:
+    """`text` with the replaced definition's multi-line strings as the file has them, when
+    the snippet restates them unchanged at another indentation (a method shown unindented
+    with its docstring): a re-indent never moves a string's text, so a restated string
+    would otherwise keep the snippet's columns."""
+    theirs = p.line_list()
+    old_rows = sorted(start + r for r in strings)
+    if not old_rows:
+        return text
+    lines = text.split("\n")
+    q = syntax.parse(text, p.grammar, "\x00restated")
+    lo, hi = placement.start_line, placement.new_end_line or placement.end_line
+    new_rows = sorted(r for r in literals.string_rows(q) if lo <= r < hi)
+    if len(new_rows) != len(old_rows):
+        return text
+    if any(lines[b].strip() != theirs[a].strip() for a, b in zip(old_rows, new_rows, strict=True)):
+        return text  # the snippet changes a string: its text is the snippet's
+    for a, b in zip(old_rows, new_rows, strict=True):
+        lines[b] = theirs[a]
+    return "\n".join(lines)
 
 
 def _cut_short(
