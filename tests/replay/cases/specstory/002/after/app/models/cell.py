@@ -86,10 +86,10 @@ class Cell:
         Add dollar sign and/or opening parenthesis as relevant
         """
         ret = ""
-        if self._first_row:
-            ret = "$ "
         if self._value < 0:
-            ret += "("
+            ret = "("
+        if self._first_row:
+            ret = f"$ {ret}"
         print(f"Debug: value = {self._value}, prefix = {ret}")  # Debug log
         return ret
     
@@ -119,15 +119,9 @@ class Cell:
             return "data_total"
         return self.tr_class()
     
-    def formatted_value(self):
-        """
-        Combine prefix, value, and suffix for complete formatted representation
-        """
-        return f"{self.prefix()}{self.show_value()}{self.suffix()}"
-
     def __repr__(self):
-        return self.formatted_value()
-
+        return f"{self.prefix()}{self.show_value()}{self.suffix()}"
+    
     def index(self):
         """ ex. 5B for a cell originall in B5 in Excel """
         return self.row() + self.col()
