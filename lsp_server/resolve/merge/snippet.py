@@ -51,10 +51,11 @@ from lsp_server.model import (
 from lsp_server.resolve import languages as L
 from lsp_server.resolve import literals, outline, spans, structure, syntax
 from lsp_server.resolve.hunks import apply_hunks
-from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of
-from lsp_server.resolve.merge import elision, readings, shown, tails
+from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of, width
+from lsp_server.resolve.merge import elision, neighbours, readings, shown, tails, verify
 from lsp_server.resolve.merge import lazy as lazy_merge
 from lsp_server.resolve.merge.imports import add_imports, is_import, normalise
+from lsp_server.resolve.merge.strings import restated_strings
 from lsp_server.resolve.outcome import refused
 from lsp_server.resolve.outline import Item
 from lsp_server.resolve.syntax import Grammar, Parsed
@@ -493,6 +494,7 @@ def _place(
             return _merge(text, path, grammar, s, item, twin, placements)
     code = _text_of(s, item)
     lay = spans.layers(p, twin.node)
+    _check_extent(p, path, item, lay.outer_row, lay.end_row)
     # a multi-line string's text keeps its columns, as the snippet's own does (`_text_of`):
     # what the merge keeps of the file's definition is re-indented around it, never inside
     strings = {
@@ -507,31 +509,37 @@ def _place(
         code = _cut_short(old, code, item, twin, s, grammar, lay.outer_row)
     edit = structure.replace_item(p, twin, code)
     placements.append(_as_snippet(edit.placement))
-    return _restated_strings(p, strings, lay.outer_row, edit.text, edit.placement)
+    return restated_strings(p, strings, lay.outer_row, edit.text, edit.placement)
 
 
-def _restated_strings(
-    p: Parsed, strings: set[int], start: int, text: str, placement: Placement
-) -> str:
-    """`text` with the replaced definition's multi-line strings as the file has them, when
-    the snippet restates them unchanged at another indentation (a method shown unindented
-    with its docstring): a re-indent never moves a string's text, so a restated string
-    would otherwise keep the snippet's columns."""
-    theirs = p.line_list()
-    old_rows = sorted(start + r for r in strings)
-    if not old_rows:
-        return text
-    lines = text.split("\n")
-    q = syntax.parse(text, p.grammar, "\x00restated")
-    lo, hi = placement.start_line, placement.new_end_line or placement.end_line
-    new_rows = sorted(r for r in literals.string_rows(q) if lo <= r < hi)
-    if len(new_rows) != len(old_rows):
-        return text
-    if any(lines[b].strip() != theirs[a].strip() for a, b in zip(old_rows, new_rows, strict=True)):
-        return text  # the snippet changes a string: its text is the snippet's
-    for a, b in zip(old_rows, new_rows, strict=True):
-        lines[b] = theirs[a]
-    return "\n".join(lines)
+def _check_extent(p: Parsed, path: str, item: Item, first: int, last: int) -> None:
+    """A definition is replaced over the rows the parser gives it. In a file broken at
+    those rows, or on the next line of code when that line is indented into the
+    definition, where it really ends is unknown (an orphaned indented line after a
+    function is its body to the writer, top-level code to the parser): the snippet is
+    refused rather than leave a tail twice."""
+    broken = verify.error_rows(p)
+    if not broken:
+        return
+    lines = p.line_list()
+    after = next((r for r in range(last + 1, len(lines)) if lines[r].strip()), last)
+    if width(indent_of(lines[after])) <= width(indent_of(lines[first])):
+        after = last  # the next line of code is not indented into the definition
+    hit = next((r for r in broken if r[0] <= after and r[1] >= first), None)
+    if hit is None:
+        return
+    raise refused(
+        ErrorCode.PARSER_FAILED,
+        f"{path} has a syntax error at line {hit[0] + 1}, in or just after the file's "
+        f"{item.kind} `{item.name}` (lines {first + 1}-{last + 1}), so where that "
+        f"{item.kind} ends cannot be told and replacing it could leave part of it behind; "
+        "nothing was written. Quote the lines to change (SEARCH/REPLACE), or fix the "
+        "syntax error first",
+        path=path,
+        name=item.name,
+        lines=[first + 1, last + 1],
+        error_line=hit[0] + 1,
+    )
 
 
 def _cut_short(
@@ -684,25 +692,13 @@ def _insert_new(
         )
     prev = _nearest(p, s, siblings, range(k - 1, -1, -1), scope)
     nxt = _nearest(p, s, siblings, range(k + 1, len(siblings)), scope)
-    if prev is not None and nxt is not None and not _adjacent(p, prev[1], nxt[1]):
-        # the snippet shows it between two definitions the file keeps apart: after the one
-        # or before the other are different files, unless a placeholder says which side
-        # the file's own definitions stay on
-        left = _elided_between(s, siblings[prev[0]], siblings[k])
-        right = _elided_between(s, siblings[k], siblings[nxt[0]])
+    if prev is not None and nxt is not None and not neighbours.adjacent(p, prev[1], nxt[1]):
+        # shown between two definitions the file keeps apart: after the one or before the
+        # other are different files, unless a placeholder says which side the file's stay
+        left = neighbours.elided_between(s.placeholders, siblings[prev[0]], siblings[k])
+        right = neighbours.elided_between(s.placeholders, siblings[k], siblings[nxt[0]])
         if left == right:
-            item = siblings[k]
-            raise refused(
-                ErrorCode.TARGET_AMBIGUOUS,
-                f"the snippet's {item.kind} `{item.name}` is new to {path}, and the snippet "
-                f"shows it between `{prev[1].name}` (line {_line(prev[1])}) and "
-                f"`{nxt[1].name}` (line {_line(nxt[1])}), which the file keeps apart: after "
-                "the one or before the other give different files. Show it with one of "
-                "them only, or mark the file's definitions between them with a "
-                "`... existing code ...` line",
-                name=item.name,
-                candidates=[prev[1].name, nxt[1].name],
-            )
+            raise neighbours.apart(path, siblings[k], prev[1], nxt[1])
         prev = None if left else prev
     near = prev or nxt
     if near is not None:
@@ -735,30 +731,6 @@ def _nearest(
         if near is not None:
             return j, near
     return None
-
-
-def _adjacent(p: Parsed, a: Item, b: Item) -> bool:
-    """Is `b` the file's next definition after `a`, in the same scope?"""
-    pa, pb = a.parent, b.parent
-    if (pa is None) != (pb is None) or (pa and pb and pa.node.start_byte != pb.node.start_byte):
-        return False
-    pool = (
-        outline.kids(p, pa) if pa is not None else [i for i in outline.index(p) if i.parent is None]
-    )
-    starts = [i.node.start_byte for i in pool]
-    if a.node.start_byte not in starts or b.node.start_byte not in starts:
-        return False
-    return starts.index(b.node.start_byte) == starts.index(a.node.start_byte) + 1
-
-
-def _elided_between(s: _Snippet, a: Item, b: Item) -> bool:
-    """Does a placeholder line of the snippet stand between its definitions `a` and `b`?"""
-    end, start = _span(s, a)[1], _span(s, b)[0]
-    return any(end < r < start for r in s.placeholders)
-
-
-def _line(item: Item) -> int:
-    return item.node.start_point.row + 1
 
 
 def _append_to_scope(p: Parsed, scope: Item, code: str, placements: list[Placement]) -> str:
