@@ -213,3 +213,44 @@ def test_a_file_without_a_final_newline_keeps_it_without(tmp_path):
     )
     out = written(plan(tmp_path, {"table.py": text}, reply), "table.py")
     assert out == text.replace("return None", "return self._df")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(min_value=2, max_value=6),
+    pair=st.tuples(st.integers(min_value=0), st.integers(min_value=0)),
+    side=st.sampled_from(["none", "left", "right", "both"]),
+)
+def test_a_new_method_goes_between_neighbours_only_when_the_file_has_them_side_by_side(
+    tmp_path_factory, n, pair, side
+):
+    """Oracle: a new method shown between the file's methods i < j goes right after i when
+    j is i's next method, or when a placeholder stands between the new method and j only;
+    right before j when a placeholder stands between i and the new method only; anything
+    else is refused (TARGET_AMBIGUOUS) and nothing is written."""
+    i, j = sorted((pair[0] % n, pair[1] % n))
+    if i == j:
+        j = i + 1 if i + 1 < n else i - 1
+        i, j = sorted((i, j))
+    methods = [f"    def m{k}(self):\n        return {k}\n" for k in range(n)]
+    text = "class Box:\n" + "\n".join(methods)
+    new = "    def fresh(self):\n        return -1\n"
+    mark = "    # ... existing code ...\n"
+    shown = (
+        "class Box:\n"
+        + methods[i]
+        + "\n"
+        + (mark + "\n" if side in ("left", "both") else "")
+        + new
+        + "\n"
+        + (mark + "\n" if side in ("right", "both") else "")
+        + methods[j]
+    )
+    reply = "In `box.py`:\n\n```python\n" + shown + "```\n"
+    p = plan(tmp_path_factory.mktemp("box"), {"box.py": text}, reply)
+    if j == i + 1 or side in ("left", "right"):
+        at = i if (j == i + 1 and side != "left") or side == "right" else j - 1
+        expected = "class Box:\n" + "\n".join(methods[: at + 1] + [new] + methods[at + 1 :])
+        assert written(p, "box.py") == expected
+    else:
+        refused(p, ErrorCode.TARGET_AMBIGUOUS)
