@@ -36,8 +36,9 @@ Modules, in data-flow order: `files` (which file a pathless snippet is for), `re
 runs it, verifies it), `shape` (what a block is, the questions `place` asks), `elision`
 (which lines say code is left out), `snippet` (definitions placed by kind, name and
 scope; `neighbours`: where a new one goes; `strings`: a restated string keeps the
-file's columns), `lazy` (the line alignment around placeholders), `shown` (a block shown
-whole ends up as shown), `imports`, `tails` (a definition
-cut short), `bytes` (restated lines keep the file's bytes), `verify`. Nothing here is
-imported until a reply needs it: tree-sitter loads with it.
+file's columns), `lazy` (the line alignment around placeholders, in `lazy_alignment`,
+`blank_joins`, `restatement`, `offset_lines`), `shown` (a block shown whole ends up as
+shown), `imports`, `tails` (a definition cut short), `bytes` (restated lines keep the
+file's bytes), `verify`. Nothing here is imported until a reply needs it: tree-sitter
+loads with it.
 """
