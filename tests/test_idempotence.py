@@ -28,7 +28,7 @@ import difflib
 import json
 import os
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from lsp_server.model import ErrorCode, FileAction
@@ -251,7 +251,56 @@ def assert_idempotent(
     return True
 
 
+_F1 = [
+    "import os",
+    "",
+    "def f0(path):",
+    "    x = load(path)",
+    "",
+    "def f1(path):",
+    "    x = load(path)",
+    "",
+    "    y = x + 1",
+    "",
+]
+_BROKEN = [
+    "import os",
+    "",
+    "def f0(path):",
+    "    x = load(path)",
+    "    x = load(path)",
+    "    x = load(path)",
+    "",
+    "def f1(path):",
+    "        return y",
+    "    x = load(path)",
+    "",
+]
+
+
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+# what earlier runs found (each a wrong write, or a refusal of an applied edit, before)
+@example(
+    edit=(_F1, 7, ["", "    y = x + 1"], ["    y = x + 1"], "rewrite"), how="claude-edit-lines"
+)
+@example(
+    edit=(_F1, 7, ["", "    y = x + 1"], ["    y = x + 1", "", "    y = x + 1"], "insert-before"),
+    how="claude-edit-lines",
+)
+@example(
+    edit=(_F1[:5], 0, ["import os"], ["    # note", "import os"], "insert-before"),
+    how="whole-file",
+)
+@example(
+    edit=(
+        _BROKEN,
+        5,
+        ["    x = load(path)", "", "def f1(path):"],
+        ["    x = load(path)", "", "def f1(path):", "    x = load(path)"],
+        "insert-after",
+    ),
+    how="whole-file",
+)
 @given(
     edit=line_edit(),
     how=st.sampled_from(

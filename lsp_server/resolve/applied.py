@@ -122,10 +122,20 @@ def substring_already(text: str, old: str, new: str) -> bool:
     while k >= 0:
         inside.append(at + k)
         k = new.find(old, k + 1)
+    # the old text read with the line break before (after) the new text's lines is those
+    # lines, not another place: `\n    y` found where the new text begins a line with `    y`
+    edges = set()
+    # (a replacement has no such lines: an old text found at all is a place to apply it)
+    if inside and old.startswith("\n") and at and text[at - 1] == "\n" and new.startswith(old[1:]):
+        edges.add(at - 1)
+    end = at + len(new)
+    if inside and old.endswith("\n") and text.startswith("\n", end) and new.endswith(old[:-1]):
+        edges.add(end - len(old) + 1)
     found = []
     k = text.find(old)
-    while k >= 0 and len(found) <= len(inside):
-        found.append(k)
+    while k >= 0 and len(found) <= len(inside) + len(edges):
+        if k not in edges:
+            found.append(k)
         k = text.find(old, k + 1)
     return found == inside
 

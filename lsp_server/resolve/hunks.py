@@ -165,6 +165,26 @@ def _inline_match(ft: FileText, old: str) -> tuple[Match, str, str] | None:
     return Match(start_line, end_line, MatchKind.EXACT), before, after
 
 
+def _refuse_repeating(ft: FileText, match: Match, old: str, region: str, new: str) -> None:
+    """A tool call whose result holds its old text again, where a second run would find
+    it and change the file again (`\n    y` replaced by `    y` after a line that ends
+    there: the lines join): the file cannot tell a first run from a second, so neither is
+    guessed."""
+    joined = "".join(c + "\n" for c in ft.contents)
+    starts = list(itertools.accumulate((len(c) + 1 for c in ft.contents), initial=0))
+    result = joined[: starts[match.start]] + region + joined[starts[match.end] :]
+    at = result.find(old)
+    if at < 0 or applied.substring_already(result, old, new):
+        return
+    raise PlacementError.of(
+        ErrorCode.TEXT_AMBIGUOUS,
+        f"the old text is found once, but the file it leaves holds it again (line "
+        f"{bisect.bisect_right(starts, at)}): a second run would change it again, so "
+        "whether this one was applied already cannot be told; quote whole lines of the file",
+        readings=[],
+    )
+
+
 def _captured(ft: FileText, match: Match, hunk: Hunk, inline: bool) -> str:
     """What `toClipboard` stores: the file's own text at the match (not the model's guess)."""
     if inline and match.kind is MatchKind.EXACT and _inline_match(ft, hunk.old) is not None:
@@ -190,6 +210,7 @@ def _place_one(
         found = _inline_match(ft, hunk.old)
         if found is not None:
             match, before, after = found
+            _refuse_repeating(ft, match, hunk.old, before + new + after, new)
             return match, text_lines(before + new + after)
     # the ladder is loaded by the first block that needs it: a block the single-exact path
     # places (most of them) never does
