@@ -161,6 +161,13 @@ def _placing(sp: argparse.ArgumentParser, command: str) -> None:
         help="show the diff, write nothing"
         + (" (what check always does)" if command == "check" else ""),
     )
+    sp.add_argument(
+        "--all",
+        dest="every",
+        action="store_true",
+        help="list every block and warning (a report of over 30 blocks lists the first "
+        "failures in full and counts the rest; --json always holds every block)",
+    )
     if command == "apply":
         sp.add_argument(
             "--partial",

@@ -96,7 +96,7 @@ def place(args: argparse.Namespace) -> int:
         parsed = ParsedReply(tuple(b for b in parsed.blocks if b.index in chosen), parsed.failure)
     if args.strip_prefix:
         parsed = explain.strip_prefixes(parsed, tuple(args.strip_prefix))
-    context = Context(roots.describe(root), dry, tuple(args.only or ()), total)
+    context = Context(roots.describe(root), dry, tuple(args.only or ()), total, every=args.every)
     if dry:
         if journal.pending(ws.root):
             print(
