@@ -20,7 +20,15 @@ with contextlib.redirect_stdout(io.StringIO()):
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
-NEVER = ("pygls", "lsprotocol", "lsp_server.lsp", "lsp_server.boot.codecache", "logging", "cattrs")
+NEVER = (
+    "pygls",
+    "lsprotocol",
+    "lsp_server.lsp",
+    "lsp_server.boot.codecache",
+    "logging",
+    "cattrs",
+    "shutil",  # argparse's for the terminal's width: `cli.args` asks `os` (issue 26)
+)
 
 
 def loaded(root: Path, reply: str) -> list[str]:

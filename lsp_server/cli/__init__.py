@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import sys
 
-from lsp_server.cli.args import parser
+from lsp_server.cli.args import command_of, parser
 
 
 def run(argv: list[str]) -> int:
     try:
-        args = parser().parse_args(argv)
+        args = parser(command_of(argv)).parse_args(argv)
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
     if args.command == "serve":
