@@ -39,7 +39,6 @@ def place(args: argparse.Namespace) -> int:
     from lsp_server.disk import WriteError, workspace_lock
     from lsp_server.plan import PlanOptions, fuzzy_retries, plan_reply
     from lsp_server.reply import MAX_REPLY_BYTES, decode_reply, parse_reply
-    from lsp_server.writer import write_plan
 
     boot.finish()  # the engine is loaded: collection back on (see lsp_server.boot)
 
@@ -126,7 +125,10 @@ def place(args: argparse.Namespace) -> int:
                 kept = () if not partial else [f for f in plan.files if f.path not in refused]
                 writing = dataclasses.replace(plan, files=tuple(kept))
             if writing.files:
-                from lsp_server.cli import undo_record  # only when something is written
+                # only when something is written: a check, or an apply that writes
+                # nothing, never needs them
+                from lsp_server.cli import undo_record
+                from lsp_server.writer import write_plan
 
                 record = undo_record.prepare(writing, ws)
                 try:
