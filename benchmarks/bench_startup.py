@@ -16,7 +16,9 @@ installed package does (`PYTHONDONTWRITEBYTECODE` is unset for the children).
 
 `--cli` measures instead where a command-line run's time goes, stage by stage, each a new
 process timed until it exits (wall clock, and its CPU time), interleaved round by round:
-the interpreter alone (`python -c pass`), `llm-patch --help` (the command line's own
+the interpreter alone (`python -c pass`), the standard library modules an apply of the
+10,000-line edit loads, imported alone (what the command costs before its own code),
+`llm-patch --help` (the command line's own
 imports), `llm-patch check` of one block on a one-line text file (the engine, no grammar),
 the same on a Python file (tree-sitter and the grammar for the syntax check), and
 `llm-patch apply` of it (the workspace lock, the intent journal, the writes and their
@@ -128,6 +130,7 @@ def run(rounds: int, log=print) -> dict[str, Any]:
 
 CLI_STAGES = (
     ("python -c pass", "pass"),
+    ("the standard library an apply loads, alone", "stdlib"),
     ("llm-patch --help", "help"),
     ("llm-patch check, .txt", "check-txt"),
     ("llm-patch check, .py", "check-py"),
@@ -147,9 +150,46 @@ def _entry(tree: str) -> str:
     return f"import sys; sys.argv[0] = 'llm-patch'; from {module} import {function}; {function}()"
 
 
-def _cli_command(stage: str, tree: str = "") -> list[str]:
+# an apply in a child, then the standard library modules it loaded (stderr's last line)
+_STDLIB_PROBE = """
+import sys
+before = set(sys.modules)
+from lsp_server.cli import run
+run(sys.argv[1:])
+new = set(sys.modules) - before
+import sysconfig
+lib = sysconfig.get_paths()["stdlib"]
+names = [
+    m for m in new
+    if not any(part.startswith("_") for part in m.split("."))
+    and (getattr(sys.modules[m], "__file__", None) or lib).startswith(lib)
+    and ("." not in m or getattr(sys.modules[m], "__file__", None))  # not typing.io
+]
+sys.stderr.write("\\n" + " ".join(sorted(names)))
+"""
+
+
+def _stdlib_of_apply(root: Path, env: dict[str, str], edit: Edit) -> str:
+    """`import ...` of the standard library modules (public names) an apply of `edit`
+    loads: what the command's start costs before any of its own code runs."""
+    folder = root / f"lines-{edit.size}"
+    (folder / edit.path).write_text(edit.before, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", _STDLIB_PROBE, "apply", "reply.md", "--root", "."],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return "import " + ", ".join(done.stderr.rstrip().splitlines()[-1].split())
+
+
+def _cli_command(stage: str, tree: str = "", stdlib: str = "") -> list[str]:
     if stage == "pass":
         return [sys.executable, "-c", "pass"]
+    if stage == "stdlib":
+        return [sys.executable, "-c", stdlib]
     cli = [sys.executable, "-c", _entry(tree)]
     if stage == "help":
         return [*cli, "--help"]
@@ -189,6 +229,12 @@ def cli_stages(
         (root / "reply-txt.md").write_text(REPLY.replace("a.py", "a.txt").replace("python", ""))
         (root / "a.txt").write_text("x = 1\n")
         edits = _sized(root)
+        stdlib = {}
+        for tree in versions:
+            env = _env("off")
+            if tree:
+                env["PYTHONPATH"] = str(Path(tree).resolve())
+            stdlib[tree] = _stdlib_of_apply(root, env, edits["apply-10000"])
         for r in range(-2, rounds):  # two rounds of warm-up: bytecode, page cache
             stages = [stage for _, stage in chosen]
             for stage in stages if r % 2 == 0 else stages[::-1]:
@@ -196,7 +242,7 @@ def cli_stages(
                     env = _env("off")
                     if tree:
                         env["PYTHONPATH"] = str(Path(tree).resolve())
-                    wall, cpu = _cli_run(root, stage, env, tree, edits.get(stage))
+                    wall, cpu = _cli_run(root, stage, env, tree, edits.get(stage), stdlib[tree])
                     if r >= 0:
                         samples[(tree, stage)].append((wall, cpu))
     out: dict[str, Any] = {
@@ -229,7 +275,12 @@ def cli_stages(
 
 
 def _cli_run(
-    root: Path, stage: str, env: dict[str, str], tree: str, edit: Edit | None = None
+    root: Path,
+    stage: str,
+    env: dict[str, str],
+    tree: str,
+    edit: Edit | None = None,
+    stdlib: str = "",
 ) -> tuple[float, float]:
     """One stage as a new process: its wall clock and CPU time in ms. `edit`: a sized
     stage's edit, whose file is put back before the run and checked after it."""
@@ -240,7 +291,8 @@ def _cli_run(
         (folder / edit.path).write_text(edit.before, encoding="utf-8")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run(_cli_command(stage, tree), cwd=folder, env=env, capture_output=True)
+    command = _cli_command(stage, tree, stdlib)
+    done = subprocess.run(command, cwd=folder, env=env, capture_output=True)
     wall = (time.perf_counter() - t0) * 1000.0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -261,8 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        help="with --cli: comma-separated stages to run (pass, help, check-txt, check-py, "
-        "apply-py, apply-1000, apply-10000, apply-100000); `pass` is always run",
+        help="with --cli: comma-separated stages to run (pass, stdlib, help, check-txt, "
+        "check-py, apply-py, apply-1000, apply-10000, apply-100000); `pass` always runs",
     )
     parser.add_argument(
         "--trees",
