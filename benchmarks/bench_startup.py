@@ -182,7 +182,10 @@ def _stdlib_of_apply(root: Path, env: dict[str, str], edit: Edit) -> str:
         text=True,
         check=True,
     )
-    return "import " + ", ".join(done.stderr.rstrip().splitlines()[-1].split())
+    # collection paused while they load, as `lsp_server.boot` pauses it for the command
+    return "import gc; gc.disable(); import " + ", ".join(
+        done.stderr.rstrip().splitlines()[-1].split()
+    )
 
 
 def _cli_command(stage: str, tree: str = "", stdlib: str = "") -> list[str]:
