@@ -28,6 +28,9 @@ NEVER = (
     "logging",
     "cattrs",
     "shutil",  # argparse's for the terminal's width: `cli.args` asks `os` (issue 26)
+    "argparse",  # the usual apply / check line is read by `cli.fast_args` (issue 26)
+    "gettext",
+    "locale",
 )
 
 

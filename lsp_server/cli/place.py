@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 from pathlib import Path
@@ -17,12 +16,13 @@ from lsp_server.terminal import Context
 from lsp_server.workspace import DiskWorkspace, read_regular
 
 if TYPE_CHECKING:
+    from lsp_server.cli.fast_args import Args
     from lsp_server.plan import PlanOptions
 
 STRICT_HINT = "--strict refuses an edit that breaks its file's syntax"
 
 
-def find_root(args: argparse.Namespace) -> roots.Root | None:
+def find_root(args: Args) -> roots.Root | None:
     """The command's root (`--root`, else the enclosing repository's top), or None after
     saying why there is none."""
     if args.root is not None and not Path(args.root).is_dir():
@@ -31,7 +31,7 @@ def find_root(args: argparse.Namespace) -> roots.Root | None:
     return roots.find_root(args.root)
 
 
-def place(args: argparse.Namespace) -> int:
+def place(args: Args) -> int:
     """`apply` and `check`."""
     # the engine loads here rather than with this module: `serve` parses its arguments
     # here too, and answers the editor's `initialize` before it needs the engine
@@ -158,7 +158,7 @@ def _report(
     refused: dict[str, Failure],
     root: roots.Root,
     options: PlanOptions,
-    args: argparse.Namespace,
+    args: Args,
 ) -> dict:
     """The JSON report, with what the command line knows beside the plan: the root, where
     a missing file might be, why a close match was not taken, which blocks `--only` chose;
