@@ -5,7 +5,7 @@
 Each round runs, for each size, `python -c pass` and one `apply` of `compare_peers`'s exact
 edit (ten lines of a function deep in a generated Python file) in a new process that
 times its own phases (CPU time, `time.process_time`, and wall clock): importing the command
-line (argparse), building the parser and reading the arguments, importing the modules
+line, reading the arguments (as `cli.run` does), importing the modules
 `apply` loads with `lsp_server.cli.place` and those of the engine, then — inside
 `place()` — finding the root and reading and parsing the reply, the workspace lock and the
 check for an interrupted apply, the plan (with the tree-sitter grammar the syntax check
@@ -41,13 +41,17 @@ def mark(name):
     marks.append((name, time.perf_counter(), time.process_time()))
 from lsp_server import boot
 boot.pause()
-from lsp_server.cli import args as cli_args
-mark("import the command line (argparse)")
+import lsp_server.cli as cli
+mark("import the command line")
 argv = sys.argv[1:]
-build = getattr(cli_args, "command_of", None)
-parser = cli_args.parser(build(argv)) if build else cli_args.parser()
-ns = parser.parse_args(argv)
-mark("build the parser, read the arguments")
+fast = getattr(cli, "fast_args", None)  # as `cli.run` reads the line (argparse if need be)
+ns = fast.read(argv) if fast else None
+if ns is None:
+    from lsp_server.cli import args as cli_args
+    build = getattr(cli_args, "command_of", None)
+    parser = cli_args.parser(build(argv)) if build else cli_args.parser()
+    ns = parser.parse_args(argv)
+mark("read the arguments")
 from lsp_server.cli import place as P
 mark("import what apply loads first (model, report, workspace, ...)")
 from lsp_server import disk, journal, plan, reply, writer
