@@ -148,7 +148,8 @@ def _first_of_each(blocks: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any
     # the first failure of each reason and file first, so each kind is seen once in full
     firsts = list({_failure_key(blocks[i]): i for i in reversed(failed)}.values())[::-1]
     chosen = firsts[:SHOWN]
-    chosen += [i for i in failed if i not in set(chosen)][: SHOWN - len(chosen)]
+    picked = set(chosen)
+    chosen += [i for i in failed if i not in picked][: SHOWN - len(chosen)]
     others = [i for i, b in enumerate(blocks) if "error" not in b][:SHOWN]
     return [blocks[i] for i in sorted(chosen + others)]
 
