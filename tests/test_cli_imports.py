@@ -101,3 +101,21 @@ def test_check_loads_neither_the_writer_nor_the_undo_record(tmp_path):
     assert not under(modules, "lsp_server.cli.undo_record")
     for prefix in NEVER:
         assert not under(modules, prefix), prefix
+
+
+def test_importing_the_command_line_loads_almost_nothing():
+    """`import lsp_server.cli` — what every start pays before reading its arguments — loads
+    no argument parser, no engine, no grammar and no server (issue 26)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import json, sys; import lsp_server.cli; print(json.dumps(sorted(sys.modules)))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    modules = json.loads(done.stdout)
+    for prefix in (*NEVER, "tree_sitter", "lsp_server.reply", "lsp_server.model", "dataclasses"):
+        assert not under(modules, prefix), prefix
