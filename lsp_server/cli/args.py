@@ -215,10 +215,9 @@ COMMANDS = ("apply", "check", "undo", "recover", "serve")
 
 
 def command_of(argv: list[str]) -> str | None:
-    """The subcommand `argv` names: its first word not an option (the top level's options,
-    `--help` and `--version`, take no value), when it is one of `COMMANDS`."""
-    first = next((word for word in argv if not word.startswith("-")), None)
-    return first if first in COMMANDS else None
+    """The subcommand `argv` starts with, when it is one of `COMMANDS`; None for anything
+    else (`--help` before it lists every subcommand, so each is built)."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
 
 
 def parser(command: str | None = None) -> argparse.ArgumentParser:

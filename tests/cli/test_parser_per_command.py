@@ -37,6 +37,8 @@ WORDS = (
     "--log-level",
     "info",
     "--version",
+    "--help",
+    "-h",
     "--bogus",
     "frobnicate",
 )
@@ -57,11 +59,11 @@ def test_the_named_command_alone_parses_as_every_command_does(argv):
     assert outcome(command_of(argv), argv) == outcome(None, argv)
 
 
-def test_the_command_is_the_first_word_not_an_option():
-    assert command_of(["--color", "apply"]) == "apply"  # top level takes no valued option
+def test_the_command_is_the_first_word():
     assert command_of(["check", "apply"]) == "check"
     assert command_of(["reply.md", "apply"]) is None  # not a command: every one is built
-    assert command_of(["--help"]) is None
+    assert command_of(["--help", "apply"]) is None  # the top level's help lists them all
+    assert command_of([]) is None
 
 
 @pytest.mark.parametrize("columns", ["40", "72", "131", "0", "wide", None])
