@@ -13,15 +13,7 @@ this module reads, and fails when an option is added to one and not the other.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import argparse
-    from typing import TypeAlias
-
-    # what the commands read their options from: argparse's namespace, or this module's
-    Args: TypeAlias = argparse.Namespace | SimpleNamespace
+from types import SimpleNamespace  # not `typing`: `--help` and the server load none of it
 
 # option -> attribute, for the options that take no value
 _FLAGS = {"--json": "json", "--dry-run": "dry_run", "--strict": "strict", "--all": "every"}

@@ -16,8 +16,13 @@ from lsp_server.terminal import Context
 from lsp_server.workspace import DiskWorkspace, read_regular
 
 if TYPE_CHECKING:
-    from lsp_server.cli.fast_args import Args
+    import argparse
+    from types import SimpleNamespace
+
     from lsp_server.plan import PlanOptions
+
+    # the command line as read: by argparse, or by `cli.fast_args` for the usual line
+    Args = argparse.Namespace | SimpleNamespace
 
 STRICT_HINT = "--strict refuses an edit that breaks its file's syntax"
 
