@@ -571,8 +571,9 @@ def unified_text_diff(
             break
         stop = cut + 1
     kept = len(old) - stop  # equal trailing characters left out, the same in both texts
-    breaks = old.count("\n", 0, start) + old.count("\r", 0, start)
-    lines_before = breaks - old.count("\r\n", 0, start)  # a "\r\n" ends one line
+    lines_before = old.count("\n", 0, start)
+    if old.find("\r", 0, start) >= 0:  # a "\r" alone ends a line too; a "\r\n" ends one
+        lines_before += old.count("\r", 0, start) - old.count("\r\n", 0, start)
     yield from unified_diff(
         split_lsp_lines(old[start:stop]),
         split_lsp_lines(new[start : len(new) - kept]),

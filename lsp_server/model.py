@@ -250,6 +250,8 @@ class EditBlock:
 
 @dataclass(frozen=True)
 class ParsedReply:
+    """The blocks of one reply, in reply order, or why the reply as a whole has none."""
+
     blocks: tuple[EditBlock, ...]
     failure: Failure | None = None  # NO_EDIT_BLOCKS / CONTENT_TOO_LARGE for the whole reply
 
@@ -290,6 +292,8 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class PlanWarning:
+    """Something the user should look at in a plan that is not a failure."""
+
     type: WarningType
     message: str
     path: str | None = None
@@ -306,6 +310,8 @@ class PlanWarning:
 
 @dataclass(frozen=True)
 class BlockOutcome:
+    """How one block resolved: placed (where, by which rung) or failed (why)."""
+
     block: EditBlock
     status: Status
     match: MatchKind | None = None
@@ -348,6 +354,8 @@ class FileChange:
 
 @dataclass(frozen=True)
 class Plan:
+    """A reply resolved against the workspace: each block's outcome and each file's change."""
+
     outcomes: tuple[BlockOutcome, ...]
     files: tuple[FileChange, ...]
     warnings: tuple[PlanWarning, ...] = ()

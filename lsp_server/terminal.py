@@ -7,12 +7,20 @@ which this rendering renumbers. The closest match of a block that was not found 
 as a diff from what the file has (`-`) to what the block expected (`+`), with both sides
 named and the file's line numbers, as `git diff` would show the edit that makes the file
 read as the reply thought it did.
+
+A long report is summarised rather than printed whole (a reply of 12,000 blocks that all
+miss would print megabytes nobody reads): beyond `LIST_ALL` blocks, the first `SHOWN`
+failures are printed in full and the first `SHOWN` other blocks in a line each, then every
+block is counted, by reason and file, with the numbers of the first few of each group, and
+a line says how many were not listed and how to see them (`--all`, or `--json`, which
+always holds every block). Warnings are summarised the same way. The diff of what is (or
+would be) written is always printed whole: it is the change itself.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from lsp_server.report import match_words, plural
@@ -25,6 +33,11 @@ _INFO_WARNINGS = frozenset({"CODE_SAMPLE", "HUNK_SKIPPED"})
 
 _BLOCK_NUMBER = re.compile(r"\bblock (\d+)\b")
 
+LIST_ALL = 30  # a report of up to this many blocks (or warnings) lists every one
+SHOWN = 10  # beyond, this many failures in full, and this many other blocks, are listed
+GROUPS = 10  # groups of the summary's table listed by name; the rest are counted together
+EXAMPLES = 5  # block numbers named per group
+
 
 class Context(NamedTuple):
     """What the command knows beyond the report: where it ran, whether it wrote."""
@@ -34,6 +47,7 @@ class Context(NamedTuple):
     only: tuple[int, ...] = ()  # `--only`, numbered from 1
     total: int | None = None  # blocks in the reply, when `--only` chose some
     undo: str | None = None  # the command that takes this apply back, once it wrote
+    every: bool = False  # `--all`: list every block and warning, however many
 
 
 def number(index: int) -> int:
@@ -66,13 +80,21 @@ def render_human(report: Mapping[str, Any], *, color: bool, context: Context | N
         out.append(c(_RED, f"✗ {err['code']}: {renumber(err['message'])}"))
     # an error beside placed blocks is the write's, after planning: nothing was written
     held = bool(err) and not context.dry
-    for b in report["blocks"]:
+    blocks = report["blocks"]
+    listed = blocks if context.every or len(blocks) <= LIST_ALL else _first_of_each(blocks)
+    for b in listed:
         out.extend(_block_lines(b, c, held))
-    for w in report["warnings"]:
+    if len(listed) < len(blocks):
+        out.extend(_block_summary(blocks, len(listed), c))
+    warnings = report["warnings"]
+    many = not context.every and len(warnings) > LIST_ALL
+    for w in warnings[:SHOWN] if many else warnings:
         tone = _CYAN if w["type"] in _INFO_WARNINGS else _YELLOW
         out.append(c(tone, f"! {w['type']}: {renumber(w['message'])}"))
         if w.get("hint"):
             out.append(f"    ({w['hint']})")
+    if many:
+        out.extend(_warning_summary(warnings[SHOWN:], c))
     for f in report["files"]:
         out.extend(_diff_lines(f["diff"], c))
     if err and report["blocks"]:  # a failure after planning: the write was rolled back
@@ -117,6 +139,105 @@ def _block_lines(b: Mapping[str, Any], c, held: bool = False) -> list[str]:
     if held and b["status"] == "validated":
         return [c(_CYAN, f"· block {n} {where} ({how}) placed, not written: the write failed")]
     return [c(_GREEN, f"✓ block {n} {where} ({how}) {b['status']}")]
+
+
+def _first_of_each(blocks: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The blocks a long report lists: the first `SHOWN` failures and the first `SHOWN`
+    others, in the reply's order."""
+    failed = [i for i, b in enumerate(blocks) if "error" in b]
+    # the first failure of each reason and file first, so each kind is seen once in full
+    firsts = list({_failure_key(blocks[i]): i for i in reversed(failed)}.values())[::-1]
+    chosen = firsts[:SHOWN]
+    picked = set(chosen)
+    chosen += [i for i in failed if i not in picked][: SHOWN - len(chosen)]
+    others = [i for i, b in enumerate(blocks) if "error" not in b][:SHOWN]
+    return [blocks[i] for i in sorted(chosen + others)]
+
+
+def _block_summary(blocks: Sequence[Mapping[str, Any]], listed: int, c) -> list[str]:
+    """Every block of a long report counted by what happened to it and its file, the
+    failures first, and what was left out said in so many words."""
+    failed = [b for b in blocks if "error" in b]
+    others = [b for b in blocks if "error" not in b]
+    hidden_failed = len(failed) - min(len(failed), SHOWN)
+    hidden_other = len(others) - min(len(others), SHOWN)
+    left_out = " and ".join(
+        f"{n:,} of the {total:,} {what}"
+        for n, total, what in (
+            (hidden_failed, len(failed), "failed blocks"),
+            (hidden_other, len(others), "other blocks"),
+        )
+        if n
+    )
+    out = [
+        c(
+            _BOLD,
+            f"… {left_out} not listed above ({listed:,} of {len(blocks):,} blocks listed): "
+            "`--all` lists every block, `--json` prints the whole report",
+        )
+    ]
+    if failed:
+        out.append(f"  failed, by reason and file (all {len(failed):,}):")
+        out += _groups(failed, _failure_key, c, _RED)
+    if others:
+        out.append(f"  not failed, by outcome and file (all {len(others):,}):")
+        out += _groups(others, lambda b: (_outcome_words(b), _where(b)), c, _GREEN)
+    return out
+
+
+def _groups(blocks: Sequence[Mapping[str, Any]], key, c, tone: str) -> list[str]:
+    """One line per group (largest first, at most `GROUPS`): its count, its name and the
+    numbers of its first blocks; the groups beyond are counted on one line."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for b in blocks:
+        groups.setdefault(key(b), []).append(number(b["index"]))
+    ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))  # stable: first seen first
+    width = max(len(what) for (what, _), _ in ranked[:GROUPS])
+    out = []
+    for (what, where), numbers in ranked[:GROUPS]:
+        named = ", ".join(str(n) for n in numbers[:EXAMPLES])
+        more = ", …" if len(numbers) > EXAMPLES else ""
+        which = f"block{'' if len(numbers) == 1 else 's'} {named}{more}"
+        out.append(c(tone, f"    {len(numbers):>7,}  {what:<{width}}  {where}  ({which})"))
+    rest = ranked[GROUPS:]
+    if rest:
+        count = sum(len(numbers) for _, numbers in rest)
+        out.append(f"    {count:>7,}  in {len(rest):,} more groups")
+    return out
+
+
+def _failure_key(b: Mapping[str, Any]) -> tuple[str, str]:
+    return str(b["error"]["code"]), _where(b)
+
+
+def _where(b: Mapping[str, Any]) -> str:
+    return b.get("path") or "(no file named)"
+
+
+def _outcome_words(b: Mapping[str, Any]) -> str:
+    """How a block that did not fail ended, without its score (so alike blocks group)."""
+    if b.get("already_applied"):
+        return "already applied"
+    if b["status"] == "skipped" and not b.get("match"):
+        return "code sample, skipped"
+    return f"{b.get('match') or 'placed'}, {b['status']}"
+
+
+def _warning_summary(rest: Sequence[Mapping[str, Any]], c) -> list[str]:
+    """The warnings of a long report beyond the first `SHOWN`, counted by type."""
+    counts: dict[str, int] = {}
+    for w in rest:
+        counts[w["type"]] = counts.get(w["type"], 0) + 1
+    by_type = ", ".join(
+        f"{kind} {n:,}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1])
+    )
+    return [
+        c(
+            _BOLD,
+            f"! … {len(rest):,} more warnings not listed ({by_type}): "
+            "`--all` lists every warning, `--json` prints the whole report",
+        )
+    ]
 
 
 def _reason(b: Mapping[str, Any]) -> list[str]:

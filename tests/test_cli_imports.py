@@ -20,13 +20,24 @@ with contextlib.redirect_stdout(io.StringIO()):
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
-NEVER = ("pygls", "lsprotocol", "lsp_server.lsp", "lsp_server.boot.codecache", "logging", "cattrs")
+NEVER = (
+    "pygls",
+    "lsprotocol",
+    "lsp_server.lsp",
+    "lsp_server.boot.codecache",
+    "logging",
+    "cattrs",
+    "shutil",  # argparse's for the terminal's width: `cli.args` asks `os` (issue 26)
+    "argparse",  # the usual apply / check line is read by `cli.fast_args` (issue 26)
+    "gettext",
+    "locale",
+)
 
 
-def loaded(root: Path, reply: str) -> list[str]:
+def loaded(root: Path, reply: str, command: str = "apply") -> list[str]:
     (root / "reply.md").write_text(reply)
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, "apply", "reply.md", "--root", "."],
+        [sys.executable, "-c", PROBE, command, "reply.md", "--root", "."],
         cwd=root,
         capture_output=True,
         text=True,
@@ -78,3 +89,34 @@ def test_apply_loads_only_what_the_reply_needs(tmp_path, name, before, reply, fo
     parsers = {m.rsplit(".", 1)[1] for m in under(modules, "lsp_server.reply")} - {"reply"}
     assert parsers - {"common"} == formats
     assert not under(modules, "tree_sitter")  # a .txt file has no grammar to check with
+
+
+def test_check_loads_neither_the_writer_nor_the_undo_record(tmp_path):
+    """A check writes nothing: the writer and the undo record stay unloaded (issue 26)."""
+    (tmp_path / "notes.txt").write_text("one\ntwo\n")
+    reply = "notes.txt\n```\n<<<<<<< SEARCH\none\n=======\nuno\n>>>>>>> REPLACE\n```\n"
+    modules = loaded(tmp_path, reply, "check")
+    assert (tmp_path / "notes.txt").read_text() == "one\ntwo\n"
+    assert not under(modules, "lsp_server.writer")
+    assert not under(modules, "lsp_server.cli.undo_record")
+    for prefix in NEVER:
+        assert not under(modules, prefix), prefix
+
+
+def test_importing_the_command_line_loads_almost_nothing():
+    """`import lsp_server.cli` — what every start pays before reading its arguments — loads
+    no argument parser, no engine, no grammar and no server (issue 26)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import json, sys; import lsp_server.cli; print(json.dumps(sorted(sys.modules)))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    modules = json.loads(done.stdout)
+    engine = ("tree_sitter", "lsp_server.reply", "lsp_server.model", "dataclasses", "typing")
+    for prefix in (*NEVER, *engine):
+        assert not under(modules, prefix), prefix

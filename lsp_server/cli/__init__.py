@@ -1,7 +1,8 @@
 """`llm-patch apply | check | undo | recover | serve`: the terminal face of the core.
 
 One module per command, meeting here: `args` builds the argument parser (every
-subcommand's options, parsed once; `serve` hands them to the language server), `place`
+subcommand's options, parsed once; `serve` hands them to the language server), and
+`fast_args` reads the usual `apply` / `check` line the same way without it, `place`
 runs `apply` and `check`, `undo` puts back what the last apply changed (its record:
 `undo_record`), `recover` finishes an interrupted apply. What they share: `roots` (which
 folder is the root: the enclosing repository's top by default), `explain` (what the
@@ -22,14 +23,18 @@ from __future__ import annotations
 
 import sys
 
-from lsp_server.cli.args import parser
+from lsp_server.cli import fast_args
 
 
 def run(argv: list[str]) -> int:
-    try:
-        args = parser().parse_args(argv)
-    except SystemExit as exc:
-        return 0 if exc.code == 0 else 2
+    args = fast_args.read(argv)  # the usual apply / check line, without argparse
+    if args is None:
+        from lsp_server.cli.args import command_of, parser  # everything else: argparse's
+
+        try:
+            args = parser(command_of(argv)).parse_args(argv)
+        except SystemExit as exc:
+            return 0 if exc.code == 0 else 2
     if args.command == "serve":
         from lsp_server import boot  # the server's start-up corner (hashlib, the code cache)
 

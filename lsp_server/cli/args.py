@@ -1,12 +1,16 @@
 """The command line's arguments: one parser for every subcommand, built here once.
 
 Each subcommand's options are added by a function of their own (`_placing` for what `apply`
-and `check` share), so a new flag lands beside its kind.
+and `check` share), so a new flag lands beside its kind. A run builds only the subcommand
+it names (`parser(command)`): argparse checks every option as it is added, and the
+options of all five took about as long as the rest of the parsing.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Iterator
 
 from lsp_server import __version__
@@ -37,6 +41,37 @@ example:
 The root is the enclosing repository's top (git, hg, svn), else the current
 folder. Documentation: {DOCS}
 """
+
+
+class _Layout(argparse.HelpFormatter):
+    """argparse's help layout, as wide as the terminal.
+
+    argparse makes a formatter for each option it adds (to check the option's metavar), and
+    one left to find the width itself imports `shutil` (which imports `bz2` and `lzma`) for
+    `shutil.get_terminal_size`: about 1.5 ms of every start, for a width that only `--help`
+    and a usage error print with. `_columns` finds the same width with `os` alone."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_columns() - 2)  # the margin argparse leaves itself
+
+
+class _RawLayout(_Layout, argparse.RawDescriptionHelpFormatter):
+    """`_Layout`, with the description and epilog kept as written (the exit-code table)."""
+
+
+def _columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size` finds it: `$COLUMNS` when it is a
+    positive number, else the width of the terminal on stdout, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
 
 
 def _host_port(value: str) -> tuple[str, int]:
@@ -161,6 +196,13 @@ def _placing(sp: argparse.ArgumentParser, command: str) -> None:
         help="show the diff, write nothing"
         + (" (what check always does)" if command == "check" else ""),
     )
+    sp.add_argument(
+        "--all",
+        dest="every",
+        action="store_true",
+        help="list every block and warning (a report of over 30 blocks lists the first "
+        "failures in full and counts the rest; --json always holds every block)",
+    )
     if command == "apply":
         sp.add_argument(
             "--partial",
@@ -169,12 +211,23 @@ def _placing(sp: argparse.ArgumentParser, command: str) -> None:
         )
 
 
-def parser() -> argparse.ArgumentParser:
+COMMANDS = ("apply", "check", "undo", "recover", "serve")
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The subcommand `argv` starts with, when it is one of `COMMANDS`; None for anything
+    else (`--help` before it lists every subcommand, so each is built)."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
+
+
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or (`command`) of that one only: what a run that
+    names it needs, since argparse reads `argv` from its first word on."""
     p = argparse.ArgumentParser(
         prog="llm-patch",
         description="Place the edits in an LLM reply into your files (or serve LSP).",
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawLayout,
     )
     p.add_argument("--version", action="version", version=f"llm-patch {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -182,27 +235,47 @@ def parser() -> argparse.ArgumentParser:
         ("apply", "apply a reply's edits: every block, or none"),
         ("check", "place a reply's edits and show the diff, writing nothing (= apply --dry-run)"),
     ):
-        sp = sub.add_parser(
-            name,
-            help=help_,
-            description=help_,
-            epilog=_EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        _placing(sp, name)
+        if command in (None, name):
+            sp = sub.add_parser(
+                name,
+                help=help_,
+                description=help_,
+                epilog=_EPILOG,
+                formatter_class=_RawLayout,
+            )
+            _placing(sp, name)
+    if command in (None, "undo"):
+        _undo(sub)
+    if command in (None, "recover"):
+        _recover(sub)
+    if command in (None, "serve"):
+        _serve(sub)
+    return p
+
+
+def _undo(sub: argparse._SubParsersAction) -> None:
     ud = sub.add_parser(
         "undo",
+        formatter_class=_Layout,
         help="put back the files the last apply in this root changed",
         description="Put back the files the last apply in this root changed, all or none; "
         "refused when one of them changed since (named).",
     )
     _common(ud, json_help="print the JSON report")
     ud.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
+
+
+def _recover(sub: argparse._SubParsersAction) -> None:
     rc = sub.add_parser(
-        "recover", help="finish or roll back an apply that was interrupted (killed, crashed)"
+        "recover",
+        help="finish or roll back an apply that was interrupted (killed, crashed)",
+        formatter_class=_Layout,
     )
     _common(rc, json_help="print the result as JSON")
-    sv = sub.add_parser("serve", help="run the language server")
+
+
+def _serve(sub: argparse._SubParsersAction) -> None:
+    sv = sub.add_parser("serve", help="run the language server", formatter_class=_Layout)
     g = sv.add_mutually_exclusive_group()
     g.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (default)")
     g.add_argument("--tcp", metavar="HOST:PORT", type=_host_port, help="listen on a TCP port")
@@ -214,7 +287,6 @@ def parser() -> argparse.ArgumentParser:
         metavar="LEVEL",  # argparse would list the choices, and so load them, when building
         help="level for --log-file: %(choices)s",
     )
-    return p
 
 
 class _LogLevels:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 from pathlib import Path
@@ -17,12 +16,18 @@ from lsp_server.terminal import Context
 from lsp_server.workspace import DiskWorkspace, read_regular
 
 if TYPE_CHECKING:
+    import argparse
+    from types import SimpleNamespace
+
     from lsp_server.plan import PlanOptions
+
+    # the command line as read: by argparse, or by `cli.fast_args` for the usual line
+    Args = argparse.Namespace | SimpleNamespace
 
 STRICT_HINT = "--strict refuses an edit that breaks its file's syntax"
 
 
-def find_root(args: argparse.Namespace) -> roots.Root | None:
+def find_root(args: Args) -> roots.Root | None:
     """The command's root (`--root`, else the enclosing repository's top), or None after
     saying why there is none."""
     if args.root is not None and not Path(args.root).is_dir():
@@ -31,7 +36,7 @@ def find_root(args: argparse.Namespace) -> roots.Root | None:
     return roots.find_root(args.root)
 
 
-def place(args: argparse.Namespace) -> int:
+def place(args: Args) -> int:
     """`apply` and `check`."""
     # the engine loads here rather than with this module: `serve` parses its arguments
     # here too, and answers the editor's `initialize` before it needs the engine
@@ -39,7 +44,6 @@ def place(args: argparse.Namespace) -> int:
     from lsp_server.disk import WriteError, workspace_lock
     from lsp_server.plan import PlanOptions, fuzzy_retries, plan_reply
     from lsp_server.reply import MAX_REPLY_BYTES, decode_reply, parse_reply
-    from lsp_server.writer import write_plan
 
     boot.finish()  # the engine is loaded: collection back on (see lsp_server.boot)
 
@@ -96,7 +100,7 @@ def place(args: argparse.Namespace) -> int:
         parsed = ParsedReply(tuple(b for b in parsed.blocks if b.index in chosen), parsed.failure)
     if args.strip_prefix:
         parsed = explain.strip_prefixes(parsed, tuple(args.strip_prefix))
-    context = Context(roots.describe(root), dry, tuple(args.only or ()), total)
+    context = Context(roots.describe(root), dry, tuple(args.only or ()), total, every=args.every)
     if dry:
         if journal.pending(ws.root):
             print(
@@ -126,7 +130,10 @@ def place(args: argparse.Namespace) -> int:
                 kept = () if not partial else [f for f in plan.files if f.path not in refused]
                 writing = dataclasses.replace(plan, files=tuple(kept))
             if writing.files:
-                from lsp_server.cli import undo_record  # only when something is written
+                # only when something is written: a check, or an apply that writes
+                # nothing, never needs them
+                from lsp_server.cli import undo_record
+                from lsp_server.writer import write_plan
 
                 record = undo_record.prepare(writing, ws)
                 try:
@@ -156,7 +163,7 @@ def _report(
     refused: dict[str, Failure],
     root: roots.Root,
     options: PlanOptions,
-    args: argparse.Namespace,
+    args: Args,
 ) -> dict:
     """The JSON report, with what the command line knows beside the plan: the root, where
     a missing file might be, why a close match was not taken, which blocks `--only` chose;

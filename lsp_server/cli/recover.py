@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,6 +10,8 @@ from lsp_server.cli.output import print_json
 from lsp_server.cli.roots import find_root
 
 if TYPE_CHECKING:
+    import argparse  # for the hints only: `apply` loads this module, and not argparse
+
     from lsp_server.journal import Recovery
 
 
