@@ -36,6 +36,7 @@ llm-patch of the same kind, and the exponent b of t ∝ N^b fitted over the size
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import math
@@ -52,6 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks import compare_peers_roo
+from benchmarks.compare_peers_roo import RooChild, roo_diff
 from benchmarks.report import fill_section, num
 from benchmarks.timing import load_average, summary
 from benchmarks.workloads import Workload, generate, make_cases
@@ -60,6 +63,7 @@ HERE = Path(__file__).resolve().parent
 PEERS = HERE / ".peers"
 CODEX_PACKAGE = "@openai/codex"
 BEGIN, END = "<!-- peers:begin -->", "<!-- peers:end -->"
+KINDS_BEGIN, KINDS_END = "<!-- peers-kinds:begin -->", "<!-- peers-kinds:end -->"
 SIZES = (1_000, 10_000, 100_000)
 
 # aider, in its venv: jobs on stdin (one JSON line each), one JSON line back per job
@@ -100,17 +104,71 @@ class Edit:
     before: str
     after: str
     reply: str  # SEARCH/REPLACE, in a fence under its path
-    diff: str  # unified diff, a/ b/ prefixes
-    v4a: str  # *** Begin Patch ... *** End Patch
+    diff: str  # unified diff, a/ b/ prefixes ("" but for the exact block)
+    v4a: str  # *** Begin Patch ... *** End Patch ("" but for the exact block)
+    kind: str = "exact"  # one of KINDS
+    roo: str = ""  # Roo Code's apply_diff, each block with its `:start_line:`
+    primer: str = ""  # another reply on the same file (see `llm_patch_plan(seen=True)`)
+
+
+# The blocks planned in process (`make_kind_edit`): a case of `workloads.make_cases` each,
+# the fuzzy one with one line of ten slightly wrong, and a reply of 50 exact blocks spread
+# over the file. The processes get the exact block only: their cost is their start.
+KINDS = ("exact", "trailing whitespace", "indented", "fuzzy", "50 blocks")
+_RUNGS = {"exact": "exact", "trailing whitespace": "whitespace", "indented": "indent",
+          "fuzzy": "fuzzy1"}  # fmt: skip
+PATH = "src/bench.py"
+
+
+def _fenced(blocks: list[tuple[str, str]]) -> str:
+    body = "".join(f"<<<<<<< SEARCH\n{old}=======\n{new}>>>>>>> REPLACE\n" for old, new in blocks)
+    return f"{PATH}\n```python\n{body}```\n"
+
+
+def _join(lines: list[str] | tuple[str, ...]) -> str:
+    return "".join(x + "\n" for x in lines)
+
+
+def make_kind_edit(size: int, kind: str) -> Edit:
+    """The edit of `kind` (one of KINDS) on the generated Python file of `size` lines."""
+    w: Workload = generate("python", size)
+    lines = list(w.lines)
+    if kind == "50 blocks":
+        units = [u for u in w.units if u.end - u.start >= 4]
+        picked = [units[(i * len(units)) // 50] for i in range(50)]
+        blocks, roo, after = [], [], list(lines)
+        for u in reversed(picked):  # from the end: earlier line numbers stay right
+            old = lines[u.start : u.start + 3]  # the `def` / `class` line names it
+            new = [old[0], old[1] + "  # patched", old[2]]
+            after[u.start : u.start + 3] = new
+            blocks.append((_join(old), _join(new)))
+            roo.append((u.start + 1, _join(old), _join(new)))
+        blocks.reverse()
+        roo.reverse()
+        text_after = _join(after)
+        reply = _fenced(blocks)
+    else:
+        case = make_cases(w)[_RUNGS[kind]]
+        assert case.start is not None
+        expected = case.expected(w)
+        assert expected is not None
+        text_after = expected
+        reply = _fenced([(case.old, case.new)])
+        roo = [(case.start + 1, case.old, case.new)]
+    last = w.units[-1]
+    head = lines[last.start : last.start + 3]
+    primer = _fenced([(_join(head), _join([head[0], head[1] + "  # seen", head[2]]))])
+    return Edit(size, PATH, w.text, text_after, reply, "", "", kind, roo_diff(roo), primer)
 
 
 def make_edit(size: int) -> Edit:
+    """The exact block, with the same edit as a unified diff and a V4A patch."""
     w: Workload = generate("python", size)
     case = make_cases(w)["exact"]
     assert case.start is not None and case.end is not None and case.region is not None
     after = case.expected(w)
     assert after is not None
-    path = "src/bench.py"
+    path = PATH
     lines = list(w.lines)
     s, e = case.start, case.end
     old, new = lines[s:e], list(case.region)
@@ -132,10 +190,9 @@ def make_edit(size: int) -> Edit:
         + "".join(x + "\n" for x in body)
         + "*** End Patch\n"
     )
-    reply = (
-        f"{path}\n```python\n<<<<<<< SEARCH\n{case.old}=======\n{case.new}>>>>>>> REPLACE\n```\n"
-    )
-    return Edit(size, path, w.text, after, reply, diff, v4a)
+    kinded = make_kind_edit(size, "exact")
+    assert kinded.after == after
+    return dataclasses.replace(kinded, diff=diff, v4a=v4a)
 
 
 # --- the tools ---------------------------------------------------------------------------------
@@ -179,12 +236,17 @@ def _process_tool(
     return Tool(name, "process", run, version)
 
 
-def llm_patch_plan() -> Tool:
+def llm_patch_plan(check_syntax: bool = True, seen: bool = False) -> Tool:
+    """`parse_reply` + `plan_reply` in process, every cache emptied first. `seen`: the
+    file had another reply planned against it before (untimed; `Edit.primer`, an edit at
+    its end), as the server's open documents have: what is kept per text is kept."""
     from lsp_server import __version__
     from lsp_server.model import Snapshot
-    from lsp_server.plan import plan_reply
+    from lsp_server.plan import PlanOptions, plan_reply
     from lsp_server.reply import parse_reply
     from lsp_server.resolve import cache
+
+    options = PlanOptions(check_syntax=check_syntax)
 
     class Source:
         def __init__(self, path: str, text: str):
@@ -196,12 +258,43 @@ def llm_patch_plan() -> Tool:
     def run(folder: Path, edit: Edit) -> tuple[float, bool]:
         source = Source(edit.path, edit.before)
         cache.clear_all()
+        if seen:
+            primed = plan_reply(parse_reply(edit.primer), source, options)
+            assert primed.ok, "the primer must place"
         t0 = time.perf_counter()
-        plan = plan_reply(parse_reply(edit.reply), source)
+        plan = plan_reply(parse_reply(edit.reply), source, options)
         ms = (time.perf_counter() - t0) * 1000.0
         return ms, plan.ok and [f.new_text for f in plan.files] == [edit.after]
 
-    return Tool("llm-patch plan (in process, as shipped)", "in process", run, __version__)
+    name = "llm-patch plan (in process, as shipped)"
+    if not check_syntax:
+        name = "llm-patch plan (in process, without the syntax check)"
+    elif seen:
+        name = "llm-patch plan (in process, as shipped, file seen before)"
+    return Tool(name, "in process", run, __version__)
+
+
+def roo_code(install: bool, source: Path | None) -> Tool | str:
+    if source is None:
+        return (
+            "Roo Code: no checkout given (`--roo-code DIR` or ROO_CODE_SRC; "
+            "`git clone https://github.com/RooCodeInc/Roo-Code`)"
+        )
+    bundled = compare_peers_roo.bundle(source, PEERS, install)
+    if isinstance(bundled, str):
+        return bundled
+    child = RooChild(bundled, PEERS)
+
+    def run(folder: Path, edit: Edit) -> tuple[float, bool]:
+        return child.run(str(edit.size), folder / edit.path, edit.roo, edit.after)
+
+    return Tool(
+        "Roo Code apply_diff with :start_line: (in process)",
+        "in process",
+        run,
+        compare_peers_roo.version(source),
+        child.close,
+    )
 
 
 def llm_patch_apply() -> Tool:
@@ -299,11 +392,13 @@ def aider(install: bool) -> Tool | str:
     )
     assert child.stdin is not None and child.stdout is not None
     hello = json.loads(child.stdout.readline())
-    expected_sha: dict[int, str] = {}
+    expected_sha: dict[tuple[int, str], str] = {}
 
     def run(folder: Path, edit: Edit) -> tuple[float, bool]:
         assert child.stdin is not None and child.stdout is not None
-        sha = expected_sha.setdefault(edit.size, hashlib.sha256(edit.after.encode()).hexdigest())
+        sha = expected_sha.setdefault(
+            (edit.size, edit.kind), hashlib.sha256(edit.after.encode()).hexdigest()
+        )
         job = {"key": edit.size, "file": str(folder / edit.path), "reply": edit.reply}
         child.stdin.write(json.dumps(job) + "\n")
         child.stdin.flush()
@@ -352,15 +447,26 @@ def exponent(sizes: list[int], medians: list[float]) -> float | None:
     return round(sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den, 2)
 
 
-def run(sizes: list[int], rounds: int, install: bool, log=print) -> dict[str, Any]:
-    edits = [make_edit(size) for size in sizes]
-    tools: list[Tool] = [llm_patch_plan(), llm_patch_apply(), python_start()]
+def run(
+    sizes: list[int], rounds: int, install: bool, roo_source: Path | None = None, log=print
+) -> dict[str, Any]:
+    edits = []
+    for size in sizes:
+        edits += [make_edit(size)] + [make_kind_edit(size, k) for k in KINDS if k != "exact"]
+    tools: list[Tool] = [
+        llm_patch_plan(),
+        llm_patch_plan(seen=True),
+        llm_patch_plan(check_syntax=False),
+        llm_patch_apply(),
+        python_start(),
+    ]
     skipped: list[str] = []
     for make in (
         lambda: codex_apply_patch(install),
         gnu_patch,
         git_apply,
         lambda: aider(install),
+        lambda: roo_code(install, roo_source),
     ):
         got = make()
         if isinstance(got, str):
@@ -368,9 +474,10 @@ def run(sizes: list[int], rounds: int, install: bool, log=print) -> dict[str, An
             log(f"skipped: {got}")
         else:
             tools.append(got)
-    times: dict[tuple[str, int], list[float]] = {(t.name, e.size): [] for t in tools for e in edits}
-    cpu: dict[tuple[str, int], list[float]] = {(t.name, e.size): [] for t in tools for e in edits}
-    wrong: dict[str, int] = {t.name: 0 for t in tools}
+    Key = tuple[str, int, str]  # tool, size, kind
+    times: dict[Key, list[float]] = {}
+    cpu: dict[Key, list[float]] = {}
+    wrong: dict[Key, int] = {}
     load_before = load_average()
     try:
         with tempfile.TemporaryDirectory(prefix="llm-patch-peers-") as tmp:
@@ -379,17 +486,20 @@ def run(sizes: list[int], rounds: int, install: bool, log=print) -> dict[str, An
                 order = tools[r % len(tools) :] + tools[: r % len(tools)] if r >= 0 else tools
                 for edit in edits:
                     for tool in order:
+                        if tool.kind == "process" and edit.kind != "exact":
+                            continue
                         _prepare(folder, edit)
                         c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                         ms, ok = tool.run(folder, edit)
                         c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                         if r < 0:
                             continue
-                        times[(tool.name, edit.size)].append(ms)
-                        cpu[(tool.name, edit.size)].append(
+                        key = (tool.name, edit.size, edit.kind)
+                        times.setdefault(key, []).append(ms)
+                        cpu.setdefault(key, []).append(
                             (c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime) * 1000.0
                         )
-                        wrong[tool.name] += not ok
+                        wrong[key] = wrong.get(key, 0) + (not ok)
                 if r >= 0:
                     log(f"round {r + 1}/{rounds} done")
     finally:
@@ -398,33 +508,46 @@ def run(sizes: list[int], rounds: int, install: bool, log=print) -> dict[str, An
                 tool.close()
     rows = []
     for tool in tools:
-        medians = [summary(times[(tool.name, e.size)])["median_ms"] for e in edits]
+        exact = [(tool.name, size, "exact") for size in sizes]
+        medians = [summary(times[k])["median_ms"] for k in exact]
         rows.append(
             {
                 "tool": tool.name,
                 "kind": tool.kind,
                 "version": tool.version,
-                "correct": wrong[tool.name] == 0,
-                "wrong_results": wrong[tool.name],
+                "correct": sum(wrong[k] for k in exact) == 0,
+                "wrong_results": sum(wrong[k] for k in exact),
                 "sizes": {
-                    str(e.size): {
-                        **summary(times[(tool.name, e.size)]),
-                        "child_cpu_median_ms": round(
-                            sorted(cpu[(tool.name, e.size)])[len(cpu[(tool.name, e.size)]) // 2], 1
-                        ),
+                    str(k[1]): {
+                        **summary(times[k]),
+                        "child_cpu_median_ms": round(sorted(cpu[k])[len(cpu[k]) // 2], 1),
                     }
-                    for e in edits
+                    for k in exact
                 },
-                "exponent": exponent([e.size for e in edits], medians),
+                "exponent": exponent(sizes, medians),
             }
         )
-    _ratios(rows, [str(e.size) for e in edits])
+    _ratios(rows, [str(size) for size in sizes])
+    by_kind = [
+        {
+            "tool": tool.name,
+            "block": kind,
+            "size": size,
+            **summary(times[(tool.name, size, kind)]),
+            "right": wrong[(tool.name, size, kind)] == 0,
+        }
+        for tool in tools
+        if tool.kind == "in process"
+        for kind in KINDS
+        for size in sizes
+    ]
     return {
         "rounds": rounds,
         "sizes": sizes,
         "load_average": {"before": load_before, "after": load_average()},
         "python": sys.version.split()[0],
         "rows": rows,
+        "by_kind": by_kind,
         "skipped": skipped,
     }
 
@@ -477,8 +600,62 @@ def markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_SHIPPED = "llm-patch plan (in process, as shipped)"
+_SEEN = "llm-patch plan (in process, as shipped, file seen before)"
+_BARE = "llm-patch plan (in process, without the syntax check)"
+_AIDER = "aider parse + do_replace (in process)"
+_ROO = "Roo Code apply_diff with :start_line: (in process)"
+
+
+def kinds_markdown(results: dict[str, Any]) -> str:
+    """The in-process table: each kind of block at each size, llm-patch beside aider and
+    Roo Code, and the ratios the targets are stated in (peer ÷ llm-patch: above 1,
+    llm-patch is the faster)."""
+    cells = {(r["tool"], r["block"], r["size"]): r for r in results.get("by_kind", [])}
+    if not cells:
+        return ""
+
+    def ms(tool: str, block: str, size: int) -> str:
+        row = cells.get((tool, block, size))
+        if row is None:
+            return "—"
+        return num(row["median_ms"]) + ("" if row["right"] else " (refused or wrong)")
+
+    def ratio(top: str, bottom: str, block: str, size: int) -> str:
+        a, b = cells.get((top, block, size)), cells.get((bottom, block, size))
+        if a is None or b is None:
+            return "—"
+        return f"{a['median_ms'] / b['median_ms']:.2f}×"
+
+    load = results["load_average"]
+    lines = [
+        f"{results['rounds']} rounds, interleaved, Python {results['python']}, load average "
+        f"{load['before']} before and {load['after']} after. Medians in ms. *First sight*: "
+        "every cache emptied before each plan; *seen before*: another reply was planned "
+        "against the same file first (an edit at its end), as the server's open documents "
+        "are. Ratios are peer ÷ llm-patch as shipped at first sight (above 1: llm-patch is "
+        "faster) and as shipped ÷ without the syntax check.",
+        "",
+        "| block | lines | llm-patch, first sight | seen before | without syntax check "
+        "| aider | Roo, `:start_line:` | aider ÷ llm-patch | Roo ÷ llm-patch "
+        "| shipped ÷ no check |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for block in KINDS:
+        for size in results["sizes"]:
+            lines.append(
+                f"| {block} | {size:,} | {ms(_SHIPPED, block, size)} | {ms(_SEEN, block, size)}"
+                f" | {ms(_BARE, block, size)} | {ms(_AIDER, block, size)}"
+                f" | {ms(_ROO, block, size)} | {ratio(_AIDER, _SHIPPED, block, size)}"
+                f" | {ratio(_ROO, _SHIPPED, block, size)}"
+                f" | {ratio(_SHIPPED, _BARE, block, size)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def update_readme(results: dict[str, Any]) -> None:
     fill_section(HERE / "README.md", BEGIN, END, markdown(results))
+    fill_section(HERE / "README.md", KINDS_BEGIN, KINDS_END, kinds_markdown(results))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -491,6 +668,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", help="comma-separated file sizes (default 1000,10000,100000)")
     p.add_argument("--quick", action="store_true", help="1,000 and 10,000 lines, 3 rounds")
     p.add_argument("--no-install", action="store_true", help="skip peers not yet installed")
+    p.add_argument(
+        "--roo-code",
+        help="a checkout of github.com/RooCodeInc/Roo-Code (default: $ROO_CODE_SRC); "
+        "without one, Roo Code is skipped",
+    )
     p.add_argument("--out", type=Path, help="JSON output (default results/peers.json)")
     p.add_argument(
         "--readme",
@@ -503,11 +685,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.sizes:
         sizes = [int(x) for x in args.sizes.split(",")]
     rounds = 3 if args.quick else args.rounds
-    results = run(sizes, rounds, not args.no_install)
+    roo = compare_peers_roo.source_dir(args.roo_code)
+    results = run(sizes, rounds, not args.no_install, roo)
     out = args.out or HERE / "results" / ("peers-quick.json" if args.quick else "peers.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     print(markdown(results))
+    print(kinds_markdown(results))
     print(f"results written to {out}")
     if args.readme if args.readme is not None else not args.quick:
         update_readme(results)
