@@ -53,7 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import compare_peers_roo
+from benchmarks import compare_peers_baseline, compare_peers_roo
+from benchmarks.compare_peers_baseline import BaselineChild
 from benchmarks.compare_peers_roo import RooChild, roo_diff
 from benchmarks.report import fill_section, num
 from benchmarks.timing import load_average, summary
@@ -274,6 +275,20 @@ def llm_patch_plan(check_syntax: bool = True, seen: bool = False) -> Tool:
     return Tool(name, "in process", run, __version__)
 
 
+def llm_patch_baseline(tree: Path) -> Tool | str:
+    """Another tree of llm-patch, planned as shipped in a child (compare_peers_baseline)."""
+    try:
+        child = BaselineChild(tree)
+    except (OSError, RuntimeError) as err:
+        return f"baseline: {err}"
+
+    def run(folder: Path, edit: Edit) -> tuple[float, bool]:
+        key = str(edit.size)
+        return child.run(key, folder / edit.path, edit.path, edit.reply, edit.after)
+
+    return Tool(BASELINE, "in process", run, compare_peers_baseline.version(tree), child.close)
+
+
 def roo_code(install: bool, source: Path | None) -> Tool | str:
     if source is None:
         return (
@@ -448,7 +463,12 @@ def exponent(sizes: list[int], medians: list[float]) -> float | None:
 
 
 def run(
-    sizes: list[int], rounds: int, install: bool, roo_source: Path | None = None, log=print
+    sizes: list[int],
+    rounds: int,
+    install: bool,
+    roo_source: Path | None = None,
+    baseline: Path | None = None,
+    log=print,
 ) -> dict[str, Any]:
     edits = []
     for size in sizes:
@@ -461,13 +481,16 @@ def run(
         python_start(),
     ]
     skipped: list[str] = []
-    for make in (
+    makers: list[Callable[[], Tool | str]] = [
         lambda: codex_apply_patch(install),
         gnu_patch,
         git_apply,
         lambda: aider(install),
         lambda: roo_code(install, roo_source),
-    ):
+    ]
+    if baseline is not None:
+        makers.append(lambda: llm_patch_baseline(baseline))
+    for make in makers:
         got = make()
         if isinstance(got, str):
             skipped.append(got)
@@ -605,6 +628,7 @@ _SEEN = "llm-patch plan (in process, as shipped, file seen before)"
 _BARE = "llm-patch plan (in process, without the syntax check)"
 _AIDER = "aider parse + do_replace (in process)"
 _ROO = "Roo Code apply_diff with :start_line: (in process)"
+BASELINE = "llm-patch plan, baseline tree (in process, as shipped)"
 
 
 def kinds_markdown(results: dict[str, Any]) -> str:
@@ -627,6 +651,7 @@ def kinds_markdown(results: dict[str, Any]) -> str:
             return "—"
         return f"{a['median_ms'] / b['median_ms']:.2f}×"
 
+    base = any(tool == BASELINE for tool, _, _ in cells)
     load = results["load_average"]
     lines = [
         f"{results['rounds']} rounds, interleaved, Python {results['python']}, load average "
@@ -638,8 +663,8 @@ def kinds_markdown(results: dict[str, Any]) -> str:
         "",
         "| block | lines | llm-patch, first sight | seen before | without syntax check "
         "| aider | Roo, `:start_line:` | aider ÷ llm-patch | Roo ÷ llm-patch "
-        "| shipped ÷ no check |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| shipped ÷ no check |" + (" baseline | baseline ÷ now |" if base else ""),
+        "|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if base else ""),
     ]
     for block in KINDS:
         for size in results["sizes"]:
@@ -649,7 +674,15 @@ def kinds_markdown(results: dict[str, Any]) -> str:
                 f" | {ms(_ROO, block, size)} | {ratio(_AIDER, _SHIPPED, block, size)}"
                 f" | {ratio(_ROO, _SHIPPED, block, size)}"
                 f" | {ratio(_SHIPPED, _BARE, block, size)} |"
+                + (
+                    f" {ms(BASELINE, block, size)} | {ratio(BASELINE, _SHIPPED, block, size)} |"
+                    if base
+                    else ""
+                )
             )
+    if base:
+        version = next(r["version"] for r in results["rows"] if r["tool"] == BASELINE)
+        lines += ["", f"Baseline: the tree at `{version}`, in the same run (`--baseline DIR`)."]
     return "\n".join(lines) + "\n"
 
 
@@ -673,6 +706,11 @@ def main(argv: list[str] | None = None) -> int:
         help="a checkout of github.com/RooCodeInc/Roo-Code (default: $ROO_CODE_SRC); "
         "without one, Roo Code is skipped",
     )
+    p.add_argument(
+        "--baseline",
+        type=Path,
+        help="another tree of this project, planned in the same run (before and after)",
+    )
     p.add_argument("--out", type=Path, help="JSON output (default results/peers.json)")
     p.add_argument(
         "--readme",
@@ -686,7 +724,7 @@ def main(argv: list[str] | None = None) -> int:
         sizes = [int(x) for x in args.sizes.split(",")]
     rounds = 3 if args.quick else args.rounds
     roo = compare_peers_roo.source_dir(args.roo_code)
-    results = run(sizes, rounds, not args.no_install, roo)
+    results = run(sizes, rounds, not args.no_install, roo, args.baseline)
     out = args.out or HERE / "results" / ("peers-quick.json" if args.quick else "peers.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
