@@ -257,7 +257,8 @@ def llm_patch_plan(check_syntax: bool = True, seen: bool = False) -> Tool:
             return Snapshot(path, self.text if path == self.path else None)
 
     def run(folder: Path, edit: Edit) -> tuple[float, bool]:
-        source = Source(edit.path, edit.before)
+        # a new string each time, as a file just read is: no hash of it is cached yet
+        source = Source(edit.path, edit.before[:1] + edit.before[1:])
         cache.clear_all()
         if seen:
             primed = plan_reply(parse_reply(edit.primer), source, options)
