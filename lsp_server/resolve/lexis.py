@@ -12,8 +12,10 @@ proven at top level, so a question is answered by reading from the nearest one b
 not from the start. Reading from there is the same reading: a line start proven at top
 level ends every match of the expression (strings and comments cannot cross it open), so
 the expression reads the text after it as it would alone, and the brackets before it are
-matched among themselves (see `TopLevel.proves`). A property test holds the answer to the
-reading from the start, for random texts and questions.
+matched among themselves (see `TopLevel.proves`). An edit checked once hands what was
+proven outside it to the edited text (`TopLevel.carry`), whose next edit, in the server's
+open document, then reads from near it too. Property tests hold every answer to the
+reading from the start, for random texts, questions and edits.
 """
 
 from __future__ import annotations
@@ -166,8 +168,9 @@ class TopLevel:
     """The line starts of one text proven at top level (`Lexis.neutral(text, 0, at)`),
     in order. Only ever read and extended under its lock: the server plans on threads."""
 
-    def __init__(self, lexis: Lexis) -> None:
+    def __init__(self, lexis: Lexis, language: str) -> None:
         self.lexis = lexis
+        self.language = language
         self.known: list[int] = [0]
         self.lock = threading.Lock()
 
@@ -204,6 +207,34 @@ class TopLevel:
                 self.known.insert(i + 1, at)
             return True
 
+    def carry(self, old: str, new: str, start: int, end: int, new_end: int) -> None:
+        """Give `new`'s entry what this one, `old`'s, proved outside the span where they
+        differ: `old[start:end]` became `new[start:new_end]`, `start` and `end` line
+        starts. The next reply against the edited file then reads from near its edit too.
+
+        Below `start` the texts are the same, and so is every reading of them. Above the
+        span, a line start `k` of `old` proven at top level is one of `new`, shifted, when
+        both texts are proven at the span's end: `old[end:k]` then reads to top level
+        alone (see `proves`), and it is `new[new_end:k + new_end - end]`. Only a span of
+        a few steps is read for that; a longer one carries what lies below it.
+        """
+        index = top_level(new, self.lexis, self.language)
+        if index is self:
+            return
+        with self.lock:
+            below = [k for k in self.known if k <= start]
+        with index.lock:
+            index.known = sorted({*index.known, *below})
+        if end - start > 2 * STEP or new_end - start > 2 * STEP:
+            return
+        if not (self.proves(old, end) and index.proves(new, new_end)):
+            return
+        shift = new_end - end
+        with self.lock:
+            above = [k + shift for k in self.known if k > end]
+        with index.lock:
+            index.known = sorted({*index.known, *above})
+
     def _step_end(self, text: str, at: int) -> int | None:
         """The start of a line at or after offset `at` that looks like a top-level
         statement's first line, within `_STEP_LINES` lines; None when there is none.
@@ -234,5 +265,5 @@ def top_level(text: str, lexis: Lexis, language: str) -> TopLevel:
         _INDEX.put(text, found)
     index = found.get(language)
     if index is None:
-        index = found.setdefault(language, TopLevel(lexis))
+        index = found.setdefault(language, TopLevel(lexis, language))
     return index

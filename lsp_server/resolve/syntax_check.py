@@ -96,8 +96,9 @@ def regional_clean(old: str, new: str, language: str) -> bool:
     lexis = lexis_for(language)
     if lexis is None:
         return False
+    normalized = None
     if "\r" in old or "\r" in new:
-        old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+        normalized = old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
     changes = _changes(old, new)
     if changes is None:
         return False
@@ -109,8 +110,9 @@ def regional_clean(old: str, new: str, language: str) -> bool:
     # (`index`: read once per text, see lexis.py), or from the end of the window before
     # it, which parsed alone without an error and so ended at top level.
     index = top_level(old, lexis, language)
+    windows = _windows(old, new, changes, lexis)
     checked = 0  # the old text is known to be at top level here
-    for w in _windows(old, new, changes, lexis):
+    for w in windows:
         if w is None:
             return False
         if index is None or not index.proves(old, w.start):
@@ -122,6 +124,12 @@ def regional_clean(old: str, new: str, language: str) -> bool:
         if not _window_clean(grammar, old, new, w):
             return False
         checked = w.end
+    if normalized is None and windows:  # the texts the caller holds: the next plan's
+        first, last = windows[0], windows[-1]
+        assert first is not None and last is not None
+        top_level(old, lexis, language).carry(
+            old, new, first.start, last.end, last.end + last.new_shift
+        )
     return True
 
 

@@ -220,3 +220,64 @@ def test_a_text_inside_a_string_is_never_kept_as_top_level() -> None:
     assert not index.proves(text, inside)
     assert index.known == [0]  # no step inside the string was kept
     assert index.proves(text, text.index("y = 2"))
+
+
+@pytest.mark.parametrize("language", sorted(lexis.LANGUAGES))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_what_is_carried_to_the_edited_text_is_what_reading_it_proves(
+    language: str, data: st.DataObject
+) -> None:
+    """After an edit (some lines replaced), the edited text's entry starts with the line
+    starts carried from the old one's: each must be one the reading of the new text from
+    its start proves, and every later answer too."""
+    with mock.patch.object(lexis, "STEP", data.draw(st.integers(1, 64))):
+        _carried(language, data)
+
+
+def _carried(language: str, data: st.DataObject) -> None:
+    model = lexis.lexis_for(language)
+    assert model is not None
+    lines = data.draw(st.lists(st.sampled_from(_POOLS[language]), max_size=60))
+    i = data.draw(st.integers(0, len(lines)))
+    j = data.draw(st.integers(i, len(lines)))
+    put = data.draw(st.lists(st.sampled_from(_POOLS[language]), max_size=4))
+    old = "".join(x + "\n" for x in lines)
+    new = "".join(x + "\n" for x in lines[:i] + put + lines[j:])
+    start = len("".join(x + "\n" for x in lines[:i]))
+    end = len(old) - len("".join(x + "\n" for x in lines[j:]))
+    new_end = end + len(new) - len(old)
+    cache.clear_all()
+    index = lexis.top_level(old, model, language)
+    for at in data.draw(st.lists(st.sampled_from(_line_starts(old)), max_size=8)):
+        index.proves(old, at)
+    index.carry(old, new, start, end, new_end)
+    carried = lexis.top_level(new, model, language)
+    assert all(model.neutral(new, 0, k) for k in carried.known), carried.known
+    for at in _line_starts(new):
+        assert carried.proves(new, at) == model.neutral(new, 0, at)
+
+
+def test_the_next_edit_of_an_edited_text_reads_from_near_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not vacuous: the syntax check of one edit deep in a big file carries its proven
+    line starts to the edited text, so checking a second edit there reads little."""
+    from lsp_server.resolve import syntax_check
+
+    unit = "def f_{i}(items):\n    return [x + {i} for x in items]\n\n\n"
+    old = "".join(unit.format(i=i) for i in range(20_000))  # 80,000 lines
+    first = old.replace("    return [x + 15000 ", "    return [x - 15000 ", 1)
+    second = first.replace("    return [x + 15010 ", "    return [x - 15010 ", 1)
+    cache.clear_all()
+    assert syntax_check.regional_clean(old, first, "python")
+    read: list[int] = []
+    real = lexis.Lexis.neutral
+
+    def counted(self: lexis.Lexis, t: str, start: int, end: int) -> bool:
+        read.append(end - start)
+        return real(self, t, start, end)
+
+    monkeypatch.setattr(lexis.Lexis, "neutral", counted)
+    assert syntax_check.regional_clean(first, second, "python")
+    assert 0 < sum(read) < 2 * lexis.STEP + 4096  # not the 60,000 lines above it
