@@ -65,6 +65,7 @@ PEERS = HERE / ".peers"
 CODEX_PACKAGE = "@openai/codex"
 BEGIN, END = "<!-- peers:begin -->", "<!-- peers:end -->"
 KINDS_BEGIN, KINDS_END = "<!-- peers-kinds:begin -->", "<!-- peers-kinds:end -->"
+AFTER_BEGIN, AFTER_END = "<!-- peers-before-after:begin -->", "<!-- peers-before-after:end -->"
 SIZES = (1_000, 10_000, 100_000)
 
 # aider, in its venv: jobs on stdin (one JSON line each), one JSON line back per job
@@ -650,7 +651,7 @@ def kinds_markdown(results: dict[str, Any]) -> str:
         a, b = cells.get((top, block, size)), cells.get((bottom, block, size))
         if a is None or b is None:
             return "—"
-        return f"{a['median_ms'] / b['median_ms']:.2f}×"
+        return f"{a['median_ms'] / b['median_ms']:.2f}× ({a['min_ms'] / b['min_ms']:.2f}×)"
 
     base = any(tool == BASELINE for tool, _, _ in cells)
     load = results["load_average"]
@@ -660,7 +661,8 @@ def kinds_markdown(results: dict[str, Any]) -> str:
         "every cache emptied before each plan; *seen before*: another reply was planned "
         "against the same file first (an edit at its end), as the server's open documents "
         "are. Ratios are peer ÷ llm-patch as shipped at first sight (above 1: llm-patch is "
-        "faster) and as shipped ÷ without the syntax check.",
+        "faster) and as shipped ÷ without the syntax check, of the medians and, in "
+        "brackets, of the fastest rounds (the ones the machine's load disturbed least).",
         "",
         "| block | lines | llm-patch, first sight | seen before | without syntax check "
         "| aider | Roo, `:start_line:` | aider ÷ llm-patch | Roo ÷ llm-patch "
@@ -687,9 +689,34 @@ def kinds_markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def before_after_markdown(results: dict[str, Any]) -> str:
+    """The baseline tree against this one, both as shipped, in the same run: the plan's
+    time, and its time over the plan without the syntax check (the check's share)."""
+    cells = {(r["tool"], r["block"], r["size"]): r["median_ms"] for r in results["by_kind"]}
+    if not any(tool == BASELINE for tool, _, _ in cells):
+        return ""
+    lines = [
+        "| block | lines | before | after, first sight | after, seen before "
+        "| before ÷ no check | after ÷ no check, first sight | seen before |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for block in KINDS:
+        for size in results["sizes"]:
+            before, now, seen, bare = (
+                cells[(tool, block, size)] for tool in (BASELINE, _SHIPPED, _SEEN, _BARE)
+            )
+            lines.append(
+                f"| {block} | {size:,} | {num(before)} | {num(now)} | {num(seen)} "
+                f"| {before / bare:.1f}× | {now / bare:.1f}× | {seen / bare:.1f}× |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def update_readme(results: dict[str, Any]) -> None:
     fill_section(HERE / "README.md", BEGIN, END, markdown(results))
     fill_section(HERE / "README.md", KINDS_BEGIN, KINDS_END, kinds_markdown(results))
+    if before_after_markdown(results):
+        fill_section(HERE / "README.md", AFTER_BEGIN, AFTER_END, before_after_markdown(results))
 
 
 def main(argv: list[str] | None = None) -> int:
