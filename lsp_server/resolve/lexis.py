@@ -158,9 +158,9 @@ def lexis_for(language: str) -> Lexis | None:
 # Between two line starts kept as proven, about this many characters: a later question
 # reads at most this far (plus the line it lands in) beyond the nearest one below it.
 STEP = 32_768
-# A step is ended on a line that reads as a top-level statement (`Lexis.is_start`), found
-# within this many lines of the step's length; a step that ends inside a string or
-# bracket is not kept (see `TopLevel.proves`).
+# A step is ended on a line that looks like a top-level statement's first line (`Lexis`'s
+# `start`), found within this many lines of the step's length; a step that ends inside a
+# string or bracket is not kept (see `TopLevel.proves`).
 _STEP_LINES = 64
 
 
@@ -175,8 +175,8 @@ class TopLevel:
         self.lock = threading.Lock()
 
     def proves(self, text: str, at: int) -> bool:
-        """`self.lexis.neutral(text, 0, at)` for the line start `at`, read from the
-        nearest line start below it already proven.
+        """`self.lexis.neutral(text, 0, at)`, read from the nearest line start below `at`
+        already proven (`at` is kept too when it is a line start and proven).
 
         Why that is the same answer: at a proven line start `k`, the expression's matches
         over `text[:k]` all end by `k` (a string or comment left open would have taken
