@@ -43,6 +43,7 @@ import math
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,7 +52,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from benchmarks import compare_peers_baseline, compare_peers_roo
 from benchmarks.compare_peers_baseline import BaselineChild
@@ -82,7 +83,7 @@ _AIDER_CHILD = textwrap.dedent(
         if job["key"] not in texts:  # read once per size, untimed, as the file it edits
             texts[job["key"]] = open(job["file"], encoding="utf-8").read()
         whole = texts[job["key"]]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         result = whole
         try:
             for _path, old, new in find_original_update_blocks(job["reply"], ("```", "```")):
@@ -90,8 +91,9 @@ _AIDER_CHILD = textwrap.dedent(
         except ValueError:
             result = None
         ms = (time.perf_counter() - t0) * 1000.0
+        cpu = (time.thread_time() - c0) * 1000.0
         digest = None if result is None else hashlib.sha256(result.encode()).hexdigest()
-        print(json.dumps({"ms": ms, "sha": digest}), flush=True)
+        print(json.dumps({"ms": ms, "cpu": cpu, "sha": digest}), flush=True)
     """
 )
 
@@ -200,6 +202,16 @@ def make_edit(size: int) -> Edit:
 # --- the tools ---------------------------------------------------------------------------------
 
 
+class Timed(NamedTuple):
+    """One run of a tool: wall clock, whether its result was right, and, for the tools
+    run in process, the CPU time of the call alone (the thread's, or Node's), which the
+    other work of a shared machine inflates much less than the wall clock."""
+
+    ms: float
+    ok: bool
+    cpu_ms: float | None = None
+
+
 @dataclass
 class Tool:
     """How to run one tool once on a prepared folder: `run(folder, edit)` returns the time
@@ -207,7 +219,7 @@ class Tool:
 
     name: str
     kind: str
-    run: Callable[[Path, Edit], tuple[float, bool]]
+    run: Callable[[Path, Edit], tuple[float, bool] | Timed]
     version: str = ""
     close: Callable[[], None] | None = None
 
@@ -264,10 +276,11 @@ def llm_patch_plan(check_syntax: bool = True, seen: bool = False) -> Tool:
         if seen:
             primed = plan_reply(parse_reply(edit.primer), source, options)
             assert primed.ok, "the primer must place"
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         plan = plan_reply(parse_reply(edit.reply), source, options)
+        cpu = (time.thread_time() - c0) * 1000.0
         ms = (time.perf_counter() - t0) * 1000.0
-        return ms, plan.ok and [f.new_text for f in plan.files] == [edit.after]
+        return Timed(ms, plan.ok and [f.new_text for f in plan.files] == [edit.after], cpu)
 
     name = "llm-patch plan (in process, as shipped)"
     if not check_syntax:
@@ -284,9 +297,9 @@ def llm_patch_baseline(tree: Path) -> Tool | str:
     except (OSError, RuntimeError) as err:
         return f"baseline: {err}"
 
-    def run(folder: Path, edit: Edit) -> tuple[float, bool]:
+    def run(folder: Path, edit: Edit) -> Timed:
         key = str(edit.size)
-        return child.run(key, folder / edit.path, edit.path, edit.reply, edit.after)
+        return Timed(*child.run(key, folder / edit.path, edit.path, edit.reply, edit.after))
 
     return Tool(BASELINE, "in process", run, compare_peers_baseline.version(tree), child.close)
 
@@ -303,7 +316,7 @@ def roo_code(install: bool, source: Path | None) -> Tool | str:
     child = RooChild(bundled, PEERS)
 
     def run(folder: Path, edit: Edit) -> tuple[float, bool]:
-        return child.run(str(edit.size), folder / edit.path, edit.roo, edit.after)
+        return Timed(*child.run(str(edit.size), folder / edit.path, edit.roo, edit.after))
 
     return Tool(
         "Roo Code apply_diff with :start_line: (in process)",
@@ -420,7 +433,7 @@ def aider(install: bool) -> Tool | str:
         child.stdin.write(json.dumps(job) + "\n")
         child.stdin.flush()
         got = json.loads(child.stdout.readline())
-        return got["ms"], got["sha"] == sha
+        return Timed(got["ms"], got["sha"] == sha, got["cpu"])
 
     def close() -> None:
         assert child.stdin is not None
@@ -515,16 +528,17 @@ def run(
                             continue
                         _prepare(folder, edit)
                         c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                        ms, ok = tool.run(folder, edit)
+                        got = Timed(*tool.run(folder, edit))
                         c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                         if r < 0:
                             continue
                         key = (tool.name, edit.size, edit.kind)
-                        times.setdefault(key, []).append(ms)
+                        times.setdefault(key, []).append(got.ms)
+                        children = (c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime) * 1e3
                         cpu.setdefault(key, []).append(
-                            (c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime) * 1000.0
+                            children if got.cpu_ms is None else got.cpu_ms
                         )
-                        wrong[key] = wrong.get(key, 0) + (not ok)
+                        wrong[key] = wrong.get(key, 0) + (not got.ok)
                 if r >= 0:
                     log(f"round {r + 1}/{rounds} done")
     finally:
@@ -559,6 +573,8 @@ def run(
             "block": kind,
             "size": size,
             **summary(times[(tool.name, size, kind)]),
+            "cpu_median_ms": round(statistics.median(cpu[(tool.name, size, kind)]), 4),
+            "cpu_min_ms": round(min(cpu[(tool.name, size, kind)]), 4),
             "right": wrong[(tool.name, size, kind)] == 0,
         }
         for tool in tools
@@ -603,8 +619,9 @@ def markdown(results: dict[str, Any]) -> str:
         "process: started and waited for). *llm-patch ÷ this*: llm-patch's median over the "
         "tool's, against llm-patch of the same kind (in process: the plan; a process: "
         "`llm-patch apply`), so 10 means llm-patch took ten times as long. b: the exponent "
-        "of t ∝ N^b over the sizes. CPU: the process's user + system time (median), which a "
-        "busy disk or machine inflates less than the wall clock.",
+        "of t ∝ N^b over the sizes. CPU (median): a process's user + system time, or, in "
+        "process, the call's own CPU time; a busy disk or machine inflates it less than the "
+        "wall clock.",
         "",
         f"| tool | kind | right | {head} | b | llm-patch ÷ this ({at}) | CPU ({at}) |",
         "|---|---|---|" + "---|" * (len(sizes) + 3),
@@ -615,7 +632,6 @@ def markdown(results: dict[str, Any]) -> str:
         ratios = " / ".join(f"{row['llm_patch_over_this'][s]:g}" for s in sizes)
         right = "yes" if row["correct"] else f"**no** ({row['wrong_results']} wrong)"
         cpu = " / ".join(num(row["sizes"][s]["child_cpu_median_ms"]) for s in sizes)
-        cpu = cpu if row["kind"] == "process" else ""
         lines.append(
             f"| {name} | {row['kind']} | {right} | {cells} | {row['exponent']} | {ratios} | {cpu} |"
         )
@@ -645,24 +661,27 @@ def kinds_markdown(results: dict[str, Any]) -> str:
         row = cells.get((tool, block, size))
         if row is None:
             return "—"
-        return num(row["median_ms"]) + ("" if row["right"] else " (refused or wrong)")
+        return num(row["cpu_median_ms"]) + ("" if row["right"] else " (refused or wrong)")
 
     def ratio(top: str, bottom: str, block: str, size: int) -> str:
         a, b = cells.get((top, block, size)), cells.get((bottom, block, size))
         if a is None or b is None:
             return "—"
-        return f"{a['median_ms'] / b['median_ms']:.2f}× ({a['min_ms'] / b['min_ms']:.2f}×)"
+        cpu = a["cpu_median_ms"] / b["cpu_median_ms"]
+        return f"{cpu:.2f}× ({a['median_ms'] / b['median_ms']:.2f}×)"
 
     base = any(tool == BASELINE for tool, _, _ in cells)
     load = results["load_average"]
     lines = [
         f"{results['rounds']} rounds, interleaved, Python {results['python']}, load average "
-        f"{load['before']} before and {load['after']} after. Medians in ms. *First sight*: "
+        f"{load['before']} before and {load['after']} after. Each cell: the median CPU time "
+        "of the call in ms (the thread's in Python, Node's for Roo Code), which the other "
+        "work of the shared machine inflates much less than the wall clock. *First sight*: "
         "every cache emptied before each plan; *seen before*: another reply was planned "
         "against the same file first (an edit at its end), as the server's open documents "
         "are. Ratios are peer ÷ llm-patch as shipped at first sight (above 1: llm-patch is "
-        "faster) and as shipped ÷ without the syntax check, of the medians and, in "
-        "brackets, of the fastest rounds (the ones the machine's load disturbed least).",
+        "faster) and as shipped ÷ without the syntax check, of those CPU medians and, in "
+        "brackets, of the wall-clock medians (in the JSON beside the CPU times).",
         "",
         "| block | lines | llm-patch, first sight | seen before | without syntax check "
         "| aider | Roo, `:start_line:` | aider ÷ llm-patch | Roo ÷ llm-patch "
@@ -692,7 +711,8 @@ def kinds_markdown(results: dict[str, Any]) -> str:
 def before_after_markdown(results: dict[str, Any]) -> str:
     """The baseline tree against this one, both as shipped, in the same run: the plan's
     time, and its time over the plan without the syntax check (the check's share)."""
-    cells = {(r["tool"], r["block"], r["size"]): r["median_ms"] for r in results["by_kind"]}
+    by_kind = results["by_kind"]
+    cells = {(r["tool"], r["block"], r["size"]): r["cpu_median_ms"] for r in by_kind}
     if not any(tool == BASELINE for tool, _, _ in cells):
         return ""
     lines = [

@@ -44,12 +44,13 @@ for line in sys.stdin:
     text = texts[job["key"]]
     source = Source(job["path"], text[:1] + text[1:])  # a new string, as a file just read
     cache.clear_all()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     plan = plan_reply(parse_reply(job["reply"]), source)
+    cpu = (time.thread_time() - c0) * 1000.0
     ms = (time.perf_counter() - t0) * 1000.0
     got = [f.new_text for f in plan.files] if plan.ok else []
     sha = hashlib.sha256(got[0].encode()).hexdigest() if len(got) == 1 else None
-    print(json.dumps({"ms": ms, "sha": sha}), flush=True)
+    print(json.dumps({"ms": ms, "cpu": cpu, "sha": sha}), flush=True)
 """
 
 
@@ -61,7 +62,7 @@ def version(tree: Path) -> str:
 
 
 class BaselineChild:
-    """The child: `run(key, file, path, reply, expected)` returns (ms, right)."""
+    """The child: `run(key, file, path, reply, expected)` returns (ms, right, CPU ms)."""
 
     def __init__(self, tree: Path) -> None:
         if not (tree / "lsp_server" / "plan.py").is_file():
@@ -77,14 +78,16 @@ class BaselineChild:
             raise RuntimeError(f"the baseline child for {tree} did not start")
         self.shas: dict[str, str] = {}
 
-    def run(self, key: str, file: Path, path: str, reply: str, expected: str) -> tuple[float, bool]:
+    def run(
+        self, key: str, file: Path, path: str, reply: str, expected: str
+    ) -> tuple[float, bool, float]:
         assert self.child.stdin is not None and self.child.stdout is not None
         sha = self.shas.setdefault(expected, hashlib.sha256(expected.encode()).hexdigest())
         job = {"key": key, "file": str(file), "path": path, "reply": reply}
         self.child.stdin.write(json.dumps(job) + "\n")
         self.child.stdin.flush()
         got = json.loads(self.child.stdout.readline())
-        return got["ms"], got["sha"] == sha
+        return got["ms"], got["sha"] == sha, got["cpu"]
 
     def close(self) -> None:
         assert self.child.stdin is not None

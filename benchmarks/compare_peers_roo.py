@@ -57,12 +57,15 @@ lines.on("line", async (line) => {
   if (!texts.has(job.key)) texts.set(job.key, fs.readFileSync(job.file, "utf8"));
   const original = texts.get(job.key);
   const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
   const result = await strategy.applyDiff(original, job.diff);
+  const c1 = process.cpuUsage(c0);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const cpu = (c1.user + c1.system) / 1000;
   const sha = result.success
     ? crypto.createHash("sha256").update(result.content, "utf8").digest("hex")
     : null;
-  console.log(JSON.stringify({ ms, sha }));
+  console.log(JSON.stringify({ ms, cpu, sha }));
 });
 """
 
@@ -127,7 +130,7 @@ def bundle(source: Path, peers: Path, install: bool) -> Path | str:
 
 
 class RooChild:
-    """The Node child: `run(key, file, diff, expected)` returns (ms, right)."""
+    """The Node child: `run(key, file, diff, expected)` returns (ms, right, CPU ms)."""
 
     def __init__(self, bundled: Path, peers: Path) -> None:
         node = shutil.which("node") or "node"
@@ -143,14 +146,14 @@ class RooChild:
             raise RuntimeError("the Roo Code child did not start")
         self.shas: dict[str, str] = {}
 
-    def run(self, key: str, file: Path, diff: str, expected: str) -> tuple[float, bool]:
+    def run(self, key: str, file: Path, diff: str, expected: str) -> tuple[float, bool, float]:
         assert self.child.stdin is not None and self.child.stdout is not None
         sha = self.shas.setdefault(expected, hashlib.sha256(expected.encode()).hexdigest())
         job: dict[str, Any] = {"key": key, "file": str(file), "diff": diff}
         self.child.stdin.write(json.dumps(job) + "\n")
         self.child.stdin.flush()
         got = json.loads(self.child.stdout.readline())
-        return got["ms"], got["sha"] == sha
+        return got["ms"], got["sha"] == sha, got["cpu"]
 
     def close(self) -> None:
         assert self.child.stdin is not None
