@@ -43,13 +43,15 @@ class Lexis(NamedTuple):
     the characters that, left after `skip` removed what it matched, mean the state cannot
     be read lexically; `start`
     matches a line that begins a top-level statement (`continues` excepted: `else:` and
-    the like go on the statement before them).
+    the like go on the statement before them); `heads` finds the line starts `start`
+    matches at, so that lines which cannot begin one are skipped in C, not one by one.
     """
 
     skip: re.Pattern[str]
     unsure: str
     start: re.Pattern[str]
     continues: re.Pattern[str] | None = None
+    heads: re.Pattern[str] | None = None
 
     def neutral(self, text: str, start: int, end: int) -> bool:
         """Whether `text[start:end]`, read from top level, ends at top level: every string
@@ -152,6 +154,7 @@ def lexis_for(language: str) -> Lexis | None:
         unsure,
         re.compile(start),
         None if continues is None else re.compile(continues),
+        re.compile(f"^(?:{start})", re.MULTILINE),
     )
 
 

@@ -47,6 +47,9 @@ from lsp_server.resolve.lexis import Lexis, lexis_for, top_level
 _SPLIT_CHARS = 4096
 # More changed regions than this and the whole-file parse is as cheap.
 _MAX_REGIONS = 64
+# `_start_before` looks for candidate lines in this many characters first, then twice as
+# many, and so on: the statement before an edit is usually a few lines up.
+_BACK = 512
 
 
 def new_errors(old: str, new: str, key: str, language: str) -> list[dict[str, Any]] | None:
@@ -237,21 +240,30 @@ def _next_line(text: str, at: int) -> int:
 
 def _start_before(text: str, at: int, lexis: Lexis) -> int:
     """The start of the last top-level-looking line at or before offset `at` (a line
-    start), or 0."""
-    while at > 0:
-        if lexis.starts_at(text, at):
-            return at
-        at = _line_start(text, at - 1)
+    start), or 0. The candidates (`Lexis.heads`) are found in stretches that double."""
+    assert lexis.heads is not None
+    hi, back = at + 1, _BACK  # line starts in [lo, hi) are asked, the last first
+    while hi > 1:
+        lo = max(0, hi - back)
+        heads = [m.start() for m in lexis.heads.finditer(text, lo, hi)]
+        for head in reversed(heads):
+            if head > 0 and lexis.starts_at(text, head):
+                return head
+        hi, back = lo, 2 * back
     return 0
 
 
 def _start_after(text: str, at: int, lexis: Lexis) -> int:
     """The start of the first top-level-looking line at or after offset `at` (a line
     start), or the text's length."""
+    assert lexis.heads is not None
     while at < len(text):
-        if lexis.starts_at(text, at):
-            return at
-        at = _next_line(text, at)
+        head = lexis.heads.search(text, at)
+        if head is None:
+            break
+        if lexis.starts_at(text, head.start()):
+            return head.start()
+        at = _next_line(text, head.start())
     return len(text)
 
 

@@ -281,3 +281,23 @@ def test_the_next_edit_of_an_edited_text_reads_from_near_it(
     monkeypatch.setattr(lexis.Lexis, "neutral", counted)
     assert syntax_check.regional_clean(first, second, "python")
     assert 0 < sum(read) < 2 * lexis.STEP + 4096  # not the 60,000 lines above it
+
+
+@pytest.mark.parametrize("language", sorted(lexis.LANGUAGES))
+@given(data=st.data())
+@settings(max_examples=200, deadline=None)
+def test_heads_finds_every_line_that_may_start_a_statement(
+    language: str, data: st.DataObject
+) -> None:
+    """The windows' boundaries are looked for among `heads`' matches only (in C), not
+    line by line: every line start `starts_at` accepts must be one, and each is a line
+    start, searched from anywhere."""
+    model = lexis.lexis_for(language)
+    assert model is not None and model.heads is not None
+    text = data.draw(_texts(language)) + data.draw(st.sampled_from(["", "x", "\n", "@d"]))
+    starts = _line_starts(text)
+    found = [m.start() for m in model.heads.finditer(text)]
+    assert set(found) <= set(starts)
+    assert {p for p in starts if model.starts_at(text, p)} <= set(found)
+    lo = data.draw(st.integers(0, len(text)))
+    assert [m.start() for m in model.heads.finditer(text, lo)] == [p for p in found if p >= lo]
