@@ -1,6 +1,7 @@
 """What the user waits for, side by side with the tools people use for the same edit.
 
     python -m benchmarks.compare_peers [--rounds N] [--sizes 1000,10000,100000] [--quick]
+        [--roo-code DIR] [--baseline DIR]
 
 One exact edit (the first 10 lines of a function deep in a generated Python file, one line
 changed: the `exact` case of `workloads.make_cases`) at 1,000, 10,000 and 100,000 lines,
@@ -22,15 +23,27 @@ does not fall on one tool only):
   `aider.coders.editblock_coder` on the same SEARCH/REPLACE reply, in aider's virtual
   environment (`benchmarks/.aider-venv`, see compare_aider.py), a child process that times
   its own calls only;
-* **python -c pass**, the interpreter's own start, for scale.
+* **python -c pass**, the interpreter's own start, for scale;
+* **Roo Code, in process**: its `apply_diff` strategy with each block's correct
+  `:start_line:`, run by Node from a checkout of its repository (`--roo-code DIR`, see
+  compare_peers_roo.py);
+* **another tree of llm-patch** (`--baseline DIR`, see compare_peers_baseline.py), as
+  shipped, for before and after in one run.
+
+In process, every kind of block the targets name is timed too (`KINDS`: exact, trailing
+whitespace, indented, fuzzy, and a reply of 50 blocks), llm-patch also without the syntax
+check and with the file seen before; those tools report the CPU time of their call beside
+the wall clock, and the table by kind of block is in CPU time (on a shared machine, the
+wall clock carries other processes' work).
 
 Every tool's result is checked every round: the file afterwards (for the in-process ones,
 the text returned) must equal the expected text. Peers live outside the project: Codex is
 installed on first use into `benchmarks/.peers` (git-ignored, `npm install @openai/codex`),
 aider as compare_aider.py does it; a peer that cannot be installed or found is reported as
-skipped, with the reason. The table (medians, llm-patch's median over each tool's, against
-llm-patch of the same kind, and the exponent b of t ∝ N^b fitted over the sizes) goes to
-`benchmarks/results/peers.json` and the README's "Side by side with other tools" section.
+skipped, with the reason. The tables (medians, llm-patch's median over each tool's, against
+llm-patch of the same kind, and the exponent b of t ∝ N^b fitted over the sizes; by kind
+of block; before and after) go to `benchmarks/results/peers.json` and the README's "Side
+by side with other tools" section.
 """
 
 from __future__ import annotations
