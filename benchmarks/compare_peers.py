@@ -70,6 +70,17 @@ from typing import Any, NamedTuple
 from benchmarks import compare_peers_baseline, compare_peers_roo
 from benchmarks.compare_peers_baseline import BaselineChild
 from benchmarks.compare_peers_roo import RooChild, roo_diff
+from benchmarks.compare_peers_tables import (
+    AIDER,
+    BARE,
+    BASELINE,
+    KINDS,
+    ROO,
+    SEEN,
+    SHIPPED,
+    before_after_markdown,
+    kinds_markdown,
+)
 from benchmarks.report import fill_section, num
 from benchmarks.timing import load_average, summary
 from benchmarks.workloads import Workload, generate, make_cases
@@ -131,7 +142,6 @@ class Edit:
 # The blocks planned in process (`make_kind_edit`): a case of `workloads.make_cases` each,
 # the fuzzy one with one line of ten slightly wrong, and a reply of 50 exact blocks spread
 # over the file. The processes get the exact block only: their cost is their start.
-KINDS = ("exact", "trailing whitespace", "indented", "fuzzy", "50 blocks")
 _RUNGS = {"exact": "exact", "trailing whitespace": "whitespace", "indented": "indent",
           "fuzzy": "fuzzy1"}  # fmt: skip
 PATH = "src/bench.py"
@@ -295,11 +305,11 @@ def llm_patch_plan(check_syntax: bool = True, seen: bool = False) -> Tool:
         ms = (time.perf_counter() - t0) * 1000.0
         return Timed(ms, plan.ok and [f.new_text for f in plan.files] == [edit.after], cpu)
 
-    name = "llm-patch plan (in process, as shipped)"
+    name = SHIPPED
     if not check_syntax:
-        name = "llm-patch plan (in process, without the syntax check)"
+        name = BARE
     elif seen:
-        name = "llm-patch plan (in process, as shipped, file seen before)"
+        name = SEEN
     return Tool(name, "in process", run, __version__)
 
 
@@ -332,7 +342,7 @@ def roo_code(install: bool, source: Path | None) -> Tool | str:
         return Timed(*child.run(str(edit.size), folder / edit.path, edit.roo, edit.after))
 
     return Tool(
-        "Roo Code apply_diff with :start_line: (in process)",
+        ROO,
         "in process",
         run,
         compare_peers_roo.version(source),
@@ -453,7 +463,7 @@ def aider(install: bool) -> Tool | str:
         child.stdin.close()
         child.wait(timeout=30)
 
-    return Tool("aider parse + do_replace (in process)", "in process", run, hello["version"], close)
+    return Tool(AIDER, "in process", run, hello["version"], close)
 
 
 def _first_line(cmd: list[str]) -> str:
@@ -610,7 +620,7 @@ def _ratios(rows: list[dict[str, Any]], sizes: list[str]) -> None:
     """llm-patch's median over each row's, llm-patch of the same kind (in process: the plan;
     a process: `llm-patch apply`): how many times longer llm-patch takes than this tool."""
     ours = {
-        "in process": next(r for r in rows if r["tool"].startswith("llm-patch plan")),
+        "in process": next(r for r in rows if r["tool"] == SHIPPED),
         "process": next(r for r in rows if r["tool"].startswith("llm-patch apply")),
     }
     for row in rows:
@@ -651,97 +661,6 @@ def markdown(results: dict[str, Any]) -> str:
     for reason in results["skipped"]:
         lines.append("")
         lines.append(f"Skipped: {reason}.")
-    return "\n".join(lines) + "\n"
-
-
-_SHIPPED = "llm-patch plan (in process, as shipped)"
-_SEEN = "llm-patch plan (in process, as shipped, file seen before)"
-_BARE = "llm-patch plan (in process, without the syntax check)"
-_AIDER = "aider parse + do_replace (in process)"
-_ROO = "Roo Code apply_diff with :start_line: (in process)"
-BASELINE = "llm-patch plan, baseline tree (in process, as shipped)"
-
-
-def kinds_markdown(results: dict[str, Any]) -> str:
-    """The in-process table: each kind of block at each size, llm-patch beside aider and
-    Roo Code, and the ratios the targets are stated in (peer ÷ llm-patch: above 1,
-    llm-patch is the faster)."""
-    cells = {(r["tool"], r["block"], r["size"]): r for r in results.get("by_kind", [])}
-    if not cells:
-        return ""
-
-    def ms(tool: str, block: str, size: int) -> str:
-        row = cells.get((tool, block, size))
-        if row is None:
-            return "—"
-        return num(row["cpu_median_ms"]) + ("" if row["right"] else " (refused or wrong)")
-
-    def ratio(top: str, bottom: str, block: str, size: int) -> str:
-        a, b = cells.get((top, block, size)), cells.get((bottom, block, size))
-        if a is None or b is None:
-            return "—"
-        cpu = a["cpu_median_ms"] / b["cpu_median_ms"]
-        return f"{cpu:.2f}× ({a['median_ms'] / b['median_ms']:.2f}×)"
-
-    base = any(tool == BASELINE for tool, _, _ in cells)
-    load = results["load_average"]
-    lines = [
-        f"{results['rounds']} rounds, interleaved, Python {results['python']}, load average "
-        f"{load['before']} before and {load['after']} after. Each cell: the median CPU time "
-        "of the call in ms (the thread's in Python, Node's for Roo Code), which the other "
-        "work of the shared machine inflates much less than the wall clock. *First sight*: "
-        "every cache emptied before each plan; *seen before*: another reply was planned "
-        "against the same file first (an edit at its end), as the server's open documents "
-        "are. Ratios are peer ÷ llm-patch as shipped at first sight (above 1: llm-patch is "
-        "faster) and as shipped ÷ without the syntax check, of those CPU medians and, in "
-        "brackets, of the wall-clock medians (in the JSON beside the CPU times).",
-        "",
-        "| block | lines | llm-patch, first sight | seen before | without syntax check "
-        "| aider | Roo, `:start_line:` | aider ÷ llm-patch | Roo ÷ llm-patch "
-        "| shipped ÷ no check |" + (" baseline | baseline ÷ now |" if base else ""),
-        "|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if base else ""),
-    ]
-    for block in KINDS:
-        for size in results["sizes"]:
-            lines.append(
-                f"| {block} | {size:,} | {ms(_SHIPPED, block, size)} | {ms(_SEEN, block, size)}"
-                f" | {ms(_BARE, block, size)} | {ms(_AIDER, block, size)}"
-                f" | {ms(_ROO, block, size)} | {ratio(_AIDER, _SHIPPED, block, size)}"
-                f" | {ratio(_ROO, _SHIPPED, block, size)}"
-                f" | {ratio(_SHIPPED, _BARE, block, size)} |"
-                + (
-                    f" {ms(BASELINE, block, size)} | {ratio(BASELINE, _SHIPPED, block, size)} |"
-                    if base
-                    else ""
-                )
-            )
-    if base:
-        version = next(r["version"] for r in results["rows"] if r["tool"] == BASELINE)
-        lines += ["", f"Baseline: the tree at `{version}`, in the same run (`--baseline DIR`)."]
-    return "\n".join(lines) + "\n"
-
-
-def before_after_markdown(results: dict[str, Any]) -> str:
-    """The baseline tree against this one, both as shipped, in the same run: the plan's
-    time, and its time over the plan without the syntax check (the check's share)."""
-    by_kind = results["by_kind"]
-    cells = {(r["tool"], r["block"], r["size"]): r["cpu_median_ms"] for r in by_kind}
-    if not any(tool == BASELINE for tool, _, _ in cells):
-        return ""
-    lines = [
-        "| block | lines | before | after, first sight | after, seen before "
-        "| before ÷ no check | after ÷ no check, first sight | seen before |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for block in KINDS:
-        for size in results["sizes"]:
-            before, now, seen, bare = (
-                cells[(tool, block, size)] for tool in (BASELINE, _SHIPPED, _SEEN, _BARE)
-            )
-            lines.append(
-                f"| {block} | {size:,} | {num(before)} | {num(now)} | {num(seen)} "
-                f"| {before / bare:.1f}× | {now / bare:.1f}× | {seen / bare:.1f}× |"
-            )
     return "\n".join(lines) + "\n"
 
 
