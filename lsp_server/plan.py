@@ -391,7 +391,8 @@ def _merge_block(block: EditBlock, key: str, f: FileState, options: PlanOptions)
             failure.code, f"{key}: {failure.message}", **{"path": key, **failure.details}
         ) from None
     already = merged.text == old_lf
-    f.text = f.text if already else rebuild(f.text, merged.text)
+    whole = merged.reading == "whole"
+    f.text = f.text if already else rebuild(f.text, _own_ending(f.text, merged.text, whole))
     f.blocks.append(block.index)
     return BlockOutcome(
         block,
@@ -400,6 +401,15 @@ def _merge_block(block: EditBlock, key: str, f: FileState, options: PlanOptions)
         placements=merged.placements,
         already_applied=already,
     )
+
+
+def _own_ending(text: str | None, new_lf: str, whole: bool) -> str:
+    """The merged text ending as the file does: a file whose last line has no newline
+    keeps it so when the block is merged into it (a fence always ends its last line, so a
+    reply cannot ask for one); a block read as the whole file is written as it is."""
+    if whole or not text or text.endswith(("\n", "\r")):
+        return new_lf
+    return new_lf[:-1] if new_lf.endswith("\n") else new_lf
 
 
 def _append(state: PlanState, key: str, f: FileState, block: EditBlock) -> BlockOutcome:

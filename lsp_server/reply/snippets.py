@@ -103,6 +103,36 @@ def opens_definition(line: str) -> bool:
     return _is_arrow_definition(words) or _is_signature(line)
 
 
+# A class field on one line, as TypeScript and JavaScript write them: `#count = 10;`,
+# `private readonly step: number = 1;`, `static defaults?: Options;`. The name stands alone
+# (no type word before it: `static int x = 1;` may be a C function's local), and the line
+# is a declaration, not a call or an assignment to a member (`this.x = 1;`).
+_FIELD_MODIFIERS = frozenset(
+    "private protected public readonly static declare override abstract accessor".split()
+)
+_FIELD = re.compile(r"#?[A-Za-z_$][\w$]*[?!]?\s*(?::[^=;(]+)?(?:=(?![=>]).*)?;?")
+# Languages whose `#name` is a private field; elsewhere `#` may open a comment.
+_HASH_FIELDS = frozenset("ts typescript tsx js javascript jsx mjs cjs mts cts".split())
+
+
+def opens_field(line: str, language: str | None) -> bool:
+    """Is this (stripped) line a one-line class field in some language?"""
+    if line.startswith("#"):
+        if not (line[1:2].isalpha() or line[1:2] in "_$") or line.startswith("#!"):
+            return False
+        if (language or "").lower() not in _HASH_FIELDS and not line.endswith(";"):
+            return False  # `#note = ...` in a language whose `#` opens a comment
+        return _FIELD.fullmatch(line) is not None
+    words = line.split(None)
+    k = 0
+    while k < len(words) and words[k] in _FIELD_MODIFIERS:
+        k += 1
+    if k == 0 or k == len(words):
+        return False
+    rest = " ".join(words[k:])
+    return not rest.startswith("#!") and _FIELD.fullmatch(rest) is not None
+
+
 def _is_arrow_definition(words: list[str]) -> bool:
     """`const Button = (props) => {`, `export const load = async function () {`."""
     k = 0
@@ -161,6 +191,14 @@ def has_definition(body: list[str]) -> bool:
         return True
     depth = min(len(ln) - len(ln.lstrip()) for ln in code)
     return any(len(ln) - len(ln.lstrip()) == depth and opens_definition(ln.strip()) for ln in code)
+
+
+def _only_fields(body: list[str], language: str | None) -> bool:
+    """Every line of code is a one-line class field (the members a chat answer restates to
+    change an initial value or a type): the block is a snippet of a class's members."""
+    code = [ln.strip() for ln in body if ln.strip()]
+    code = [ln for ln in code if not (_is_comment(ln) and not opens_field(ln, language))]
+    return bool(code) and all(opens_field(ln, language) for ln in code)
 
 
 def _elides(body: list[str]) -> bool:
@@ -289,7 +327,7 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
     if language in _NOT_CODE or language == "diff":
         return None
     body = lines[fence.start + 1 : fence.end]
-    if not has_definition(body) and not _elides(body):
+    if not has_definition(body) and not _elides(body) and not _only_fields(body, language):
         return None
     span = (fence.start + 1, fence.end + 1)
     marker = find_marker(lines, fence.start + 1, fence.end, VERBATIM, is_document(None, language))

@@ -37,6 +37,7 @@ from lsp_server.resolve.content_index import ContentIndex, candidates
 from lsp_server.resolve.indent import IndentShift, infer_shift
 from lsp_server.resolve.match import NO_HINTS, Hints, Match
 from lsp_server.resolve.placeholders import is_placeholder_line as is_elision_line
+from lsp_server.resolve.reply_chars import fold
 
 FUZZY_MARGIN = 0.05  # the best window must beat the runner-up by this much
 CLOSEST_FLOOR = 0.3  # below this similarity we do not call a region "closest"
@@ -435,11 +436,16 @@ def _rapidfuzz() -> None:
 
 
 def line_ratio(a: str, b: str) -> float:
-    """`fuzz.ratio(a, b) / 100`, or 0.0 for a pair too long to compare in bounded time."""
+    """`fuzz.ratio(a, b) / 100`, or 0.0 for a pair too long to compare in bounded time.
+    Typographic quotes, dashes and ellipses count as their ASCII spelling (the punctuation
+    rung reads them so): otherwise a line the quote only re-punctuated scores below a
+    different line, and the block goes to the wrong place."""
     if len(a) * len(b) > _MAX_RATIO_WORK:
         return 1.0 if a == b else 0.0
     if fuzz is None:
         _rapidfuzz()
+    if not (a.isascii() and b.isascii()):
+        a, b = fold(a), fold(b)
     return fuzz.ratio(a, b) / 100.0
 
 
@@ -559,7 +565,10 @@ def undominated(starts: list[int], old: Sequence[str], stripped: Sequence[str]) 
     def lev(j: int, line: str) -> int:
         d = memos[j].get(line)
         if d is None:
-            d = memos[j][line] = Levenshtein.distance(keys[j], line)
+            key, there = keys[j], line
+            if not (key.isascii() and there.isascii()):
+                key, there = fold(key), fold(there)  # as `line_ratio` reads them
+            d = memos[j][line] = Levenshtein.distance(key, there)
         return d
 
     def distance(a: int, lines: list[int]) -> int:

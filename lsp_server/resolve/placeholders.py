@@ -33,6 +33,7 @@ _VOCABULARY = frozenset(
     component components elements styles etc more your this in unmodified untouched no
     changes changed not shown left all everything else definitions declarations routes
     handlers tests cases config settings setup helpers types code's snip snipped skipped
+    css scss html markup jsx tsx
     """.split()
 )
 _TRIGGERS = frozenset({"existing", "unchanged", "same", "rest"})

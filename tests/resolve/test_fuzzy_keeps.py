@@ -240,3 +240,16 @@ def test_a_change_both_sides_made_is_made_once(base, data):
     theirs = apply([(a1, a2, a_new), (b1, b2, b_new)])
     merged = merge3("".join(base), mine, theirs)
     assert merged in (None, theirs)
+
+
+def test_a_quote_that_only_reads_typographic_marks_as_ascii_goes_to_that_line():
+    # the file's last line has typographic quotes; the block quotes it in ASCII with one
+    # digit slipped. Another line is as near by raw characters, but not once the marks
+    # are read as the punctuation rung reads them: the block is never written there.
+    text = '\nsay("it\'s total - 10...")\n\n\n\nsay(“it’s total — 0…”)'
+    reply = sr("m.py", '\nsay("it\'s total - 3...")\n', 'added_0(0)\n\nsay("it\'s total - 0...")\n')
+    placed = place(reply, {"m.py": text})
+    if placed.plan.ok:
+        assert placed.files["m.py"].startswith('\nsay("it\'s total - 10...")\n')
+    else:
+        assert placed.outcomes[0].failure.details.get("line") == 6

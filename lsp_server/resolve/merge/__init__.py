@@ -20,7 +20,10 @@ allows, never guessed (`readings`):
 * **keep the rest or drop it**, when a restated definition stops (or leaves out its
   docstring) with no marker and the file's goes on (`--keep-rest|--drop-rest`);
 * a snippet whose definition exists in two places, or in no file the prose names
-  (TARGET_AMBIGUOUS / TARGET_NOT_FOUND, from `snippet` and `files`).
+  (TARGET_AMBIGUOUS / TARGET_NOT_FOUND, from `snippet` and `files`); a new definition
+  shown between two the file keeps apart (TARGET_AMBIGUOUS, from `snippet`);
+* a block the reply shows whole, whose merge around placeholders would keep a file line
+  in it beside the reply's (TEXT_AMBIGUOUS, from `shown`).
 
 Conventions that settle a reading with no doubt, and are used: a block that begins where
 the file begins and holds every top-level definition the file has is the whole file; a
@@ -32,8 +35,10 @@ Modules, in data-flow order: `files` (which file a pathless snippet is for), `re
 (the choices and the refusal naming them), `place` (the one entry: decides the reading,
 runs it, verifies it), `shape` (what a block is, the questions `place` asks), `elision`
 (which lines say code is left out), `snippet` (definitions placed by kind, name and
-scope), `lazy` (the line alignment around placeholders, in `lazy_alignment`,
-`blank_joins`, `restatement`, `offset_lines`), `imports`, `tails` (a definition cut short),
-`bytes` (restated lines keep the file's bytes), `verify`. Nothing here is imported until a
-reply needs it: tree-sitter loads with it.
+scope; `neighbours`: where a new one goes; `strings`: a restated string keeps the
+file's columns), `lazy` (the line alignment around placeholders, in `lazy_alignment`,
+`blank_joins`, `restatement`, `offset_lines`), `shown` (a block shown whole ends up as
+shown), `imports`, `tails` (a definition cut short), `bytes` (restated lines keep the
+file's bytes), `verify`. Nothing here is imported until a reply needs it: tree-sitter
+loads with it.
 """

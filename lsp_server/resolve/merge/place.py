@@ -40,7 +40,7 @@ from lsp_server.model import (
 )
 from lsp_server.resolve import placeholders
 from lsp_server.resolve.line_shape import definition_name
-from lsp_server.resolve.merge import lazy, readings, shape, snippet, verify
+from lsp_server.resolve.merge import lazy, readings, shape, shown, snippet, verify
 from lsp_server.resolve.merge.bytes import keep_bytes
 from lsp_server.resolve.merge.imports import normalise_import
 from lsp_server.resolve.merge.readings import Choice
@@ -271,6 +271,7 @@ def _lazy(text: str, path: str, content: str) -> Merged:
     if merged.match is MatchKind.OVERWRITE:
         refuse_partial_rewrite(path, text, content)
         return Merged(merged.text, merged.match, (), "whole")
+    shown.check(text, content, merged.text, path)
     return Merged(merged.text, merged.match, (), "elided")
 
 

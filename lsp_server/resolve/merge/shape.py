@@ -15,6 +15,7 @@ from lsp_server.resolve.merge.snippet import (
     elides,
     family,
     in_namespaces,
+    members_only,
     namesake,
     read_snippet,
 )
@@ -73,7 +74,7 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
         if grammar.spec.data:
             return False
         s = read_snippet(content, grammar, path, text)
-        if not any(i.kind in CODE_KINDS for i in s.top):
+        if not any(i.kind in CODE_KINDS for i in s.top) and not members_only(s):
             return False
         if len(s.top) > MAX_DEFINITIONS:
             return False  # a chat snippet is never this long: the block is the file

@@ -52,9 +52,10 @@ from lsp_server.resolve import languages as L
 from lsp_server.resolve import literals, outline, spans, structure, syntax
 from lsp_server.resolve.hunks import apply_hunks
 from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of, width
-from lsp_server.resolve.merge import elision, readings, tails, verify
+from lsp_server.resolve.merge import elision, neighbours, readings, shown, tails, verify
 from lsp_server.resolve.merge import lazy as lazy_merge
 from lsp_server.resolve.merge.imports import add_imports, is_import, normalise
+from lsp_server.resolve.merge.strings import restated_strings
 from lsp_server.resolve.outcome import refused
 from lsp_server.resolve.outline import Item
 from lsp_server.resolve.syntax import Grammar, Parsed
@@ -260,6 +261,16 @@ def _text_of(s: _Snippet, item: Item) -> str:
 def elides(s: _Snippet, item: Item) -> bool:
     start, end = _span(s, item)
     return any(start <= r <= end for r in s.placeholders)
+
+
+def members_only(s: _Snippet) -> bool:
+    """Class fields that parse only inside a class (`#count = 10;`, `private step = 2;`):
+    no file is written that way, so the block is members of one of the file's classes.
+    One that elides code is the lazy merge's (object properties between placeholders
+    parse as fields too)."""
+    if not s.offset or not s.top or s.placeholders:
+        return False
+    return all(family(i.kind) == "variable" for i in s.top)
 
 
 def _is_member(s: _Snippet, item: Item) -> bool:
@@ -499,14 +510,21 @@ def _place(
     code = _text_of(s, item)
     lay = spans.layers(p, twin.node)
     _check_extent(p, path, item, lay.outer_row, lay.end_row)
-    old = "\n".join(dedent(p.line_list()[lay.outer_row : lay.end_row + 1])) + "\n"
+    # a multi-line string's text keeps its columns, as the snippet's own does (`_text_of`):
+    # what the merge keeps of the file's definition is re-indented around it, never inside
+    strings = {
+        r - lay.outer_row for r in literals.string_rows(p) if lay.outer_row <= r <= lay.end_row
+    }
+    old = "\n".join(dedent(p.line_list()[lay.outer_row : lay.end_row + 1], strings)) + "\n"
     if elides(s, item):  # a body with `# ... existing code ...`: merge around them
-        code = lazy_merge.merge(old, code, path).text
+        merged = lazy_merge.merge(old, code, path).text
+        shown.check(old, code, merged, path)
+        code = merged
     else:
         code = _cut_short(old, code, item, twin, s, grammar, lay.outer_row)
     edit = structure.replace_item(p, twin, code)
     placements.append(_as_snippet(edit.placement))
-    return edit.text
+    return restated_strings(p, strings, lay.outer_row, edit.text, edit.placement)
 
 
 def _check_extent(p: Parsed, path: str, item: Item, first: int, last: int) -> None:
@@ -687,18 +705,21 @@ def _insert_new(
             "code out with placeholder lines, so there is nothing to merge it with",
             name=siblings[k].name,
         )
-    order = [(j, False) for j in range(k - 1, -1, -1)] + [
-        (j, True) for j in range(k + 1, len(siblings))
-    ]
-    for j, before in order:
-        try:
-            near = namesake(p, s, siblings[j], scope)
-        except PlacementError:
-            near = None
-        if near is not None:
-            edit = structure.insert_next_to(p, near, code, before=before)
-            placements.append(_as_snippet(edit.placement))
-            return edit.text
+    prev = _nearest(p, s, siblings, range(k - 1, -1, -1), scope)
+    nxt = _nearest(p, s, siblings, range(k + 1, len(siblings)), scope)
+    if prev is not None and nxt is not None and not neighbours.adjacent(p, prev[1], nxt[1]):
+        # shown between two definitions the file keeps apart: after the one or before the
+        # other are different files, unless a placeholder says which side the file's stay
+        left = neighbours.elided_between(s.placeholders, siblings[prev[0]], siblings[k])
+        right = neighbours.elided_between(s.placeholders, siblings[k], siblings[nxt[0]])
+        if left == right:
+            raise neighbours.apart(path, siblings[k], prev[1], nxt[1])
+        prev = None if left else prev
+    near = prev or nxt
+    if near is not None:
+        edit = structure.insert_next_to(p, near[1], code, before=near is nxt)
+        placements.append(_as_snippet(edit.placement))
+        return edit.text
     if scope is not None:
         return _append_to_scope(p, scope, code, placements)
     item = siblings[k]
@@ -711,6 +732,20 @@ def _insert_new(
             name=item.name,
         )
     return _append_to_file(p, path, code, placements)
+
+
+def _nearest(
+    p: Parsed, s: _Snippet, siblings: list[Item], order: range, scope: Item | None
+) -> tuple[int, Item] | None:
+    """The first of `siblings` (in `order`) the file has, with the file's definition."""
+    for j in order:
+        try:
+            near = namesake(p, s, siblings[j], scope)
+        except PlacementError:
+            near = None
+        if near is not None:
+            return j, near
+    return None
 
 
 def _append_to_scope(p: Parsed, scope: Item, code: str, placements: list[Placement]) -> str:
