@@ -10,11 +10,14 @@ alone (`regional_clean`), and parses whole files only when that proof does not h
    new top-level statement, with one such statement of margin on each side, so a decorator
    or an `else:` just outside the edit is inside the window.
 2. A window must start where the file is at top level: outside every string, comment and
-   bracket. That is read from the text before it (`Lexis.neutral`), with one regular
+   bracket. That is read from the text before it (`lexis.Lexis.neutral`), with one regular
    expression per language that removes strings and comments, then brackets matched in
    pairs; anything it cannot read for sure (a quote left open, a JavaScript `/` that may
-   start a regular expression, a template with nested code) is a doubt.
-3. The old and new windows are parsed alone. When both parse without an error, and each
+   start a regular expression, a template with nested code) is a doubt. The line starts
+   so proven are kept per text (`lexis.TopLevel`): the next plan against the same text
+   reads only from the nearest one below its edit, not from the top.
+3. The old and new windows are parsed alone (the new one re-parsed from the old one's
+   tree: they differ only where the edit is). When both parse without an error, and each
    changed region starts and ends between two top-level nodes of both parses, the text
    around the windows is the same and parses the same, so the whole files have the same
    errors: the edit broke nothing.
@@ -29,131 +32,24 @@ path re-parses incrementally from them and is used directly (see `new_errors`).
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
-import re
 from typing import Any, NamedTuple
 
 from lsp_server.linediff import common_prefix, common_suffix, local_opcodes
 from lsp_server.model import PlacementError
 from lsp_server.resolve import syntax
 from lsp_server.resolve.cache import TextCache
+from lsp_server.resolve.lexis import Lexis, lexis_for, top_level
 
 # A changed span longer than this many characters is split into the lines that really
 # differ, so that blocks spread over a file give one small window each.
 _SPLIT_CHARS = 4096
 # More changed regions than this and the whole-file parse is as cheap.
 _MAX_REGIONS = 64
-
-# Bracket pairs are removed innermost first until none is left (see `Lexis.neutral`).
-_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
-# Appended to the text `Lexis.skip` reads: a string or comment left open swallows it.
-_END = "\x00"
-
-
-class Lexis(NamedTuple):
-    """What a language's text looks like to a reader that knows only where strings,
-    comments and brackets are.
-
-    `skip` matches every complete string and comment (an unterminated one does not
-    match, so its quote stays behind, or runs to the end of the text); `unsure` lists
-    the characters that, left after `skip` removed what it matched, mean the state cannot
-    be read lexically; `start`
-    matches a line that begins a top-level statement (`continues` excepted: `else:` and
-    the like go on the statement before them).
-    """
-
-    skip: re.Pattern[str]
-    unsure: str
-    start: re.Pattern[str]
-    continues: re.Pattern[str] | None = None
-
-    def neutral(self, text: str, start: int, end: int) -> bool:
-        """Whether `text[start:end]`, read from top level, ends at top level: every string
-        and comment closed, every bracket matched, no line continuation at its end."""
-        if end <= start:
-            return True
-        if text[end - 2 : end] == "\\\n":
-            return False
-        code = self.skip.sub("", text[start:end] + _END)
-        if not code.endswith(_END) or any(c in code for c in self.unsure):
-            return False
-        # bytes.translate deletes in C; every byte of a non-ASCII character goes too
-        brackets = code.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
-        while brackets:
-            fewer = brackets.replace(b"()", b"").replace(b"[]", b"").replace(b"{}", b"")
-            if len(fewer) == len(brackets):
-                return False  # an unmatched or crossed bracket
-            brackets = fewer
-        return True
-
-    def is_start(self, line: str, previous: str | None) -> bool:
-        """Whether `line` reads as a new top-level statement after the line `previous`."""
-        if not self.start.match(line):
-            return False
-        if self.continues is not None and self.continues.match(line):
-            return False
-        return previous is None or not previous.startswith("@")
-
-
-_DQ = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
-_SQ = r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
-# a block comment left open runs to the end of the text, taking the end marker with it
-_C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?\*/|/\*[\s\S]*"
-# A template literal is read only when its `${...}` hold no braces, quotes or templates.
-_TEMPLATE = r"`[^`\\$]*(?:(?:\\[\s\S]|\$(?!\{)|\$\{[^{}`'\"]*\})[^`\\$]*)*`"
-_JS_SKIP = rf"{_C_COMMENTS}|{_DQ}|{_SQ}|{_TEMPLATE}"
-
-# Each language's lexical model as pattern sources: (strings and comments, characters that
-# leave a doubt, a top-level statement's first line, a line that goes on the statement
-# before it). Compiled when a language is first checked (`_lexis_for`), as every pattern
-# of the resolver: a run checks the languages of the files it changed, if any.
-_LEXES: dict[str, tuple[str, str, str, str | None]] = {
-    "python": (
-        r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'
-        r"|'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"
-        # three quotes always open a long string: one left open runs to the end of the
-        # text, taking the end marker with it (see `Lexis.neutral`)
-        r'|"""[\s\S]*'
-        r"|'''[\s\S]*"
-        rf"|{_DQ}|{_SQ}|#[^\n]*",
-        "\"'",
-        r"[A-Za-z_@]",
-        r"(?:else|elif|except|finally)\b",
-    ),
-    "typescript": (
-        _JS_SKIP,
-        # a `/` left over may open a regular expression, whose text is not code
-        "\"'`/",
-        r"[A-Za-z_$@]",
-        r"(?:else|catch|finally)\b",
-    ),
-    # JavaScript files may hold JSX, whose text between tags is not code either.
-    "javascript": (
-        _JS_SKIP,
-        "\"'`/<",
-        r"[A-Za-z_$@]",
-        r"(?:else|catch|finally)\b",
-    ),
-    # raw strings (backquotes) have no escapes
-    "go": (rf"{_C_COMMENTS}|{_DQ}|{_SQ}|`[^`]*`", "\"'`", r"[A-Za-z_]", None),
-}
-
-
-@functools.cache
-def _lexis_for(language: str) -> Lexis | None:
-    """The lexical model of `language`, None when there is none."""
-    found = _LEXES.get(language)
-    if found is None:
-        return None
-    skip, unsure, start, continues = found
-    return Lexis(
-        re.compile(skip),
-        unsure,
-        re.compile(start),
-        None if continues is None else re.compile(continues),
-    )
+# `_start_before` looks for candidate lines in this many characters first, then twice as
+# many, and so on: the statement before an edit is usually a few lines up.
+_BACK = 512
 
 
 def new_errors(old: str, new: str, key: str, language: str) -> list[dict[str, Any]] | None:
@@ -200,11 +96,12 @@ def regional_clean(old: str, new: str, language: str) -> bool:
         return True
     if language == "json":
         return _strict_json(new)
-    lexis = _lexis_for(language)
+    lexis = lexis_for(language)
     if lexis is None:
         return False
+    normalized = None
     if "\r" in old or "\r" in new:
-        old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+        normalized = old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
     changes = _changes(old, new)
     if changes is None:
         return False
@@ -212,13 +109,30 @@ def regional_clean(old: str, new: str, language: str) -> bool:
         grammar = syntax.grammar(language)
     except PlacementError:
         return False
+    # A window starts at top level when the old text up to it reads so from its start
+    # (`index`: read once per text, see lexis.py), or from the end of the window before
+    # it, which parsed alone without an error and so ended at top level.
+    index = top_level(old, lexis, language)
+    windows = _windows(old, new, changes, lexis)
     checked = 0  # the old text is known to be at top level here
-    for w in _windows(old, new, changes, lexis):
-        if w is None or not lexis.neutral(old, checked, w.start):
+    for w in windows:
+        if w is None:
             return False
+        if index is None or not index.proves(old, w.start):
+            if not checked:
+                return False  # the chain would read the same text again
+            index = None  # the chain alone from here: no text is read twice
+            if not lexis.neutral(old, checked, w.start):
+                return False
         if not _window_clean(grammar, old, new, w):
             return False
         checked = w.end
+    if normalized is None and windows:  # the texts the caller holds: the next plan's
+        first, last = windows[0], windows[-1]
+        assert first is not None and last is not None
+        top_level(old, lexis, language).carry(
+            old, new, first.start, last.end, last.end + last.new_shift
+        )
     return True
 
 
@@ -324,58 +238,72 @@ def _next_line(text: str, at: int) -> int:
     return len(text) if nl < 0 else nl + 1
 
 
-def _line_from(text: str, at: int) -> str:
-    nl = text.find("\n", at)
-    return text[at:] if nl < 0 else text[at:nl]
-
-
 def _start_before(text: str, at: int, lexis: Lexis) -> int:
     """The start of the last top-level-looking line at or before offset `at` (a line
-    start), or 0."""
-    while at > 0:
-        if lexis.is_start(_line_from(text, at), _previous_line(text, at)):
-            return at
-        at = _line_start(text, at - 1)
+    start), or 0. The candidates (`Lexis.heads`) are found in stretches that double."""
+    assert lexis.heads is not None
+    hi, back = at + 1, _BACK  # line starts in [lo, hi) are asked, the last first
+    while hi > 1:
+        lo = max(0, hi - back)
+        heads = [m.start() for m in lexis.heads.finditer(text, lo, hi)]
+        for head in reversed(heads):
+            if head > 0 and lexis.starts_at(text, head):
+                return head
+        hi, back = lo, 2 * back
     return 0
 
 
 def _start_after(text: str, at: int, lexis: Lexis) -> int:
     """The start of the first top-level-looking line at or after offset `at` (a line
     start), or the text's length."""
+    assert lexis.heads is not None
     while at < len(text):
-        if lexis.is_start(_line_from(text, at), _previous_line(text, at)):
-            return at
-        at = _next_line(text, at)
+        head = lexis.heads.search(text, at)
+        if head is None:
+            break
+        if lexis.starts_at(text, head.start()):
+            return head.start()
+        at = _next_line(text, head.start())
     return len(text)
-
-
-def _previous_line(text: str, at: int) -> str | None:
-    """The last non-blank line before the line starting at `at`, or None."""
-    end = at - 1
-    while end > 0:
-        begin = text.rfind("\n", 0, end) + 1
-        line = text[begin:end]
-        if line.strip():
-            return line
-        end = begin - 1
-    return None
 
 
 def _window_clean(grammar: syntax.Grammar, old: str, new: str, w: _Window) -> bool:
     """Whether both texts of window `w` parse without an error, and split between
     top-level nodes where the changes begin and end."""
-    old_text = old[w.start : w.end]
-    new_text = new[w.start + w.shift : w.end + w.new_shift]
+    old_src = syntax.encode(old[w.start : w.end])
+    new_src = syntax.encode(new[w.start + w.shift : w.end + w.new_shift])
     old_cuts = (w.first - w.start, w.last - w.start)
     new_cuts = (w.first - w.start, w.last + w.new_shift - w.start - w.shift)
-    return _parses_clean(grammar, old_text, old_cuts) and _parses_clean(
-        grammar, new_text, new_cuts
+    tree = grammar.parser.parse(old_src)
+    if not _splits_clean(tree.root_node, old[w.start : w.end], old_cuts):
+        return False
+    # The new window is the old one with the edit made: tree-sitter re-parses only what
+    # the edit touched, and gives the tree a fresh parse would.
+    _edit(tree, old_src, new_src)
+    tree = grammar.parser.parse(new_src, tree)
+    return _splits_clean(tree.root_node, new[w.start + w.shift : w.end + w.new_shift], new_cuts)
+
+
+def _edit(tree: Any, a: bytes, b: bytes) -> None:
+    """Tell `tree`, parsed from `a`, that its text is now `b` (one changed span)."""
+    start = common_prefix(a, b)
+    tail = common_suffix(a, b, min(len(a), len(b)) - start)
+    tree.edit(
+        start_byte=start,
+        old_end_byte=len(a) - tail,
+        new_end_byte=len(b) - tail,
+        start_point=_point(a, start),
+        old_end_point=_point(a, len(a) - tail),
+        new_end_point=_point(b, len(b) - tail),
     )
 
 
-def _parses_clean(grammar: syntax.Grammar, text: str, cuts: tuple[int, int]) -> bool:
-    src = syntax.encode(text)
-    root = grammar.parser.parse(src).root_node
+def _point(src: bytes, at: int) -> tuple[int, int]:
+    """Row and byte column of byte offset `at`, as tree-sitter counts them."""
+    return src.count(b"\n", 0, at), at - (src.rfind(b"\n", 0, at) + 1)
+
+
+def _splits_clean(root: Any, text: str, cuts: tuple[int, int]) -> bool:
     if root.has_error:
         return False
     at = [len(syntax.encode(text[:c])) for c in cuts]

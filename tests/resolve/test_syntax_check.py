@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from lsp_server.model import EditBlock as Block
 from lsp_server.model import Format, Hunk, ParsedReply, Snapshot, WarningType
 from lsp_server.plan import plan_reply
-from lsp_server.resolve import syntax, syntax_check
+from lsp_server.resolve import cache as resolve_cache
+from lsp_server.resolve import lexis, syntax, syntax_check
 
 # --------------------------------------------------------------------------- the oracle
 
@@ -169,6 +170,34 @@ def test_edits_spread_over_a_file_agree_too(language: str, data: st.DataObject) 
     with mock.patch.object(syntax_check, "_SPLIT_CHARS", 0):
         if syntax_check.regional_clean(old, new, language):
             assert not _oracle(old, new, language)
+
+
+@pytest.mark.parametrize("language", ["python", "typescript", "go"])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_text_seen_before_gets_the_answer_of_a_first_sight(
+    language: str, data: st.DataObject
+) -> None:
+    """The line starts proven at top level are kept per old text (lexis.TopLevel): after
+    other edits of the same text were checked, an edit gets the answer it gets on a first
+    sight, which is the whole-file verdict's when it clears. Small steps, so that every
+    text keeps several."""
+    old, new = data.draw(_cases(language))
+    lines = old.split("\n")
+    others = []
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(lines)))
+        put = data.draw(st.lists(st.sampled_from(_SNIPPETS[language]), max_size=2))
+        others.append("\n".join(lines[:i] + put + lines[i + 1 :]))
+    with mock.patch.object(lexis, "STEP", data.draw(st.integers(1, 200))):
+        resolve_cache.clear_all()
+        first_sight = syntax_check.regional_clean(old, new, language)
+        resolve_cache.clear_all()
+        for other in others:
+            syntax_check.regional_clean(old, other, language)
+        assert syntax_check.regional_clean(old, new, language) == first_sight
+    if first_sight:
+        assert not _oracle(old, new, language)
 
 
 @pytest.mark.parametrize("language", ["python", "typescript", "go"])
