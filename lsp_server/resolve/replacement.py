@@ -251,6 +251,8 @@ def _build_span(
             depth = width(ref[1]) + reply - ref[0]
         else:
             depth = depths.depth(reply)
+        if depths.shift and not depths.relative:
+            _refuse_off_grid(index, depths.shift, depth, reply, j)
         if depth < 0:
             raise PlacementError.of(
                 ErrorCode.MALFORMED_BLOCK,
@@ -263,6 +265,27 @@ def _build_span(
         out.append(written + body)
         above = (reply, written)
     return out
+
+
+def _refuse_off_grid(index: ContentIndex, shift: int, depth: int, reply: int, j: int) -> None:
+    """A quote a few columns off the file's lines (not whole indent levels) may be a slip
+    of the quote, the new lines meant at their own depth; or the reply moves them by those
+    columns. When only the second reading puts a new line off the file's indentation
+    grid, the two give different files: refused, not guessed."""
+    unit = index.unit
+    size = TAB_WIDTH if unit == "\t" else len(unit)
+    if size < 2 or not shift % size or not depth % size or reply % size:
+        return
+    raise PlacementError.of(
+        ErrorCode.TEXT_AMBIGUOUS,
+        f"the block quotes the file's lines {abs(shift)} column(s) "
+        f"{'deeper' if shift < 0 else 'shallower'} than they are, which is no whole indent "
+        f"level: line {j + 1} of the new text goes either at column {reply}, as written, or "
+        f"at column {depth}, moved as the quote is; quote the lines with the file's "
+        "indentation",
+        line=j + 1,
+        columns=[reply, depth],
+    )
 
 
 def _partners(rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]) -> dict[int, int]:

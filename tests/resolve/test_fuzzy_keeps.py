@@ -253,3 +253,20 @@ def test_a_quote_that_only_reads_typographic_marks_as_ascii_goes_to_that_line():
         assert placed.files["m.py"].startswith('\nsay("it\'s total - 10...")\n')
     else:
         assert placed.outcomes[0].failure.details.get("line") == 6
+
+
+def test_a_quote_a_column_off_the_file_is_refused_where_the_readings_differ():
+    # the quote sits one column deeper than the file's line; the reply writes its lines at
+    # the file's depth. Moved as the quote is, they would land at column 3, which a
+    # 4-space file never uses; as written, at column 4: two readings, refused
+    text = "def f():\n    if x:\n        pass\n    total = compute(total, 0)\n\nend()\n"
+    reply = sr(
+        "m.py",
+        "     total = compute(total, 3)\n",
+        "    added_0(0)\n    total = compute(total, 3)\n",
+    )
+    placed = place(reply, {"m.py": text})
+    assert not placed.plan.ok
+    failure = placed.outcomes[0].failure
+    assert failure.code is ErrorCode.TEXT_AMBIGUOUS
+    assert failure.details["columns"] == [4, 3]
