@@ -77,6 +77,9 @@ class _Target:
     old_text: Text | None = None  # the old bytes (a symlink's target) as the journal names them
     meta: Metadata | None = None
     linked: bool = False  # the old file is also under its saved name already
+    # a new file's mode before the umask: executable where the text it continues was (a
+    # git copy of a script, as git makes it)
+    create_mode: int = 0o666
 
     @property
     def key(self) -> tuple[str, str]:
@@ -274,6 +277,7 @@ class _Transaction:
         # replacing the link would leave the file it names untouched and turn it into a copy
         where = self._where(change.path, True)
         existing = change.action is FileAction.MODIFY
+        executable = change.mode is not None and change.mode & 0o111
         return [
             _Target(
                 *where,
@@ -282,6 +286,7 @@ class _Transaction:
                 existing,
                 change.digest,
                 meta_from=where if existing else None,
+                create_mode=0o777 if executable else 0o666,
             )
         ]
 
@@ -403,7 +408,7 @@ class _Transaction:
         folder = self.folders.fd(t.folder, create=True)
         # a replacement starts private and takes the old file's mode at the end; a new file
         # gets what any new file in that folder gets (umask, default ACL, set-group-ID folder)
-        mode = 0o600 if t.meta is not None else 0o666
+        mode = 0o600 if t.meta is not None else t.create_mode
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(temp, flags, mode, dir_fd=folder)
         with os.fdopen(fd, "wb") as fh:
