@@ -35,6 +35,7 @@ from lsp_server.model import (
     WarningType,
 )
 from lsp_server.plan_state import FileState, PlanState, missing
+from lsp_server.workspace import protected_reason
 
 
 def _copy(f: FileState) -> FileState:
@@ -214,6 +215,18 @@ def copy_file(
             path=key,
         )
     state.refuse_link(block.path or key, "copy")
+    _, rel, _ = state.look(block.path or key)
+    for name in dict.fromkeys((rel, key)):
+        # a protected file's text is not carried out of it into one that is not (a token in
+        # `.git/config`, a key under a `--protect`ed folder)
+        reason = protected_reason(name, state.protected)
+        if reason is not None:
+            raise PlacementError.of(
+                ErrorCode.PROTECTED_PATH,
+                f"refusing to copy {name} to {dest}: {name} is protected, and its text is not "
+                f"copied out of it ({reason.message})",
+                path=name,
+            )
     source = sources[0]
     modify = dataclasses.replace(block, action=Action.MODIFY, move_to=None, patch=None)
     if source.text is None:

@@ -280,3 +280,22 @@ def rename_plain(src: str, dst: str) -> str:
     return (
         f"diff --git a/{src} b/{dst}\nsimilarity index 100%\nrename from {src}\nrename to {dst}\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "protect"),
+    [
+        (".git/config", "leak.txt", ()),  # a token in a remote's URL, carried out
+        (".GIT\u200c/config", "leak.txt", ()),  # a spelling a macOS disk reads as .git
+        ("Secrets/key.pem", "leak.txt", ("secrets/*",)),  # another case of a protected glob
+        ("a.py", ".git/hooks/pre-commit", ()),  # a hook that runs on the next commit
+        ("a.py", "SECRETS/new.pem", ("secrets/*",)),
+    ],
+)
+def test_a_copy_neither_reads_nor_writes_a_protected_path(tmp_path: Path, src, dst, protect):
+    put(tmp_path, {"a.py": "A = 1\n", ".git/config": "[remote]\n", "secrets/key.pem": "k\n"})
+    before = tree(tmp_path)
+    plan = apply_on_disk(copy_plain(src, dst), tmp_path, protected=protect)
+    assert not plan.ok
+    assert plan.outcomes[0].failure.code is ErrorCode.PROTECTED_PATH
+    assert tree(tmp_path) == before
