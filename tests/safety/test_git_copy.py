@@ -20,9 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lsp_server.edits import EditCapabilities, build_workspace_edit
 from lsp_server.model import Action, ErrorCode, Status, WarningType
 from lsp_server.reply import parse_reply
-from tests.safety.plan_support import apply_on_disk, put, tree
+from tests.safety.plan_support import apply_on_disk, apply_workspace_edit, put, tree, uri_for
 
 GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
@@ -148,6 +149,12 @@ def test_a_git_copy_applies_as_git_applies_it(tmp_path_factory, case: tuple[str,
     if accepted:
         assert plan.ok or not simple, [o.failure for o in plan.outcomes]
         assert tree(ours) == (tree(theirs) if plan.ok else before)
+    if plan.ok:
+        # and an editor, applying the server's edit, ends with what the disk holds
+        built = build_workspace_edit(plan, EditCapabilities(), uri_for)
+        assert not built.unsupported
+        by_editor = apply_workspace_edit(dict(FILES), built.edit)
+        assert by_editor == {k: v.decode() for k, v in tree(ours).items()}
     elif plan.ok:
         # git refuses it, llm-patch reads it one way: every old text is still somewhere
         # unless a block deletes, edits or moves that file, or a warning says it is replaced
