@@ -676,9 +676,11 @@ def finish(journal: Journal, folders: Folders) -> Undone:
             if proven and _remove_proven(fd, e.backup, saved):
                 removed += 1
             elif saved.kind != ABSENT:
+                # a program that opened the old file before the apply writes there, not
+                # into the new one: what it wrote (or writes) is kept, and named
                 kept.append(
-                    f"{_where(e, e.backup)}, the saved old text of {e.path}, changed "
-                    "after the apply; kept"
+                    f"{_where(e, e.backup)}, the old file of {e.path}, changed after the apply "
+                    "(or a program still holds it open for writing); kept"
                 )
         if e.temp is not None:
             removed += _drop_temp(e, fd, COMMITTED, current, kept)

@@ -102,10 +102,14 @@ def _stale(path: str, when: str) -> _Abort:
     )
 
 
-def write_plan(plan: Plan, ws: DiskWorkspace) -> None:
-    """Write every file change or none. Raises WriteError naming the failure."""
+def write_plan(plan: Plan, ws: DiskWorkspace) -> tuple[str, ...]:
+    """Write every file change or none. Raises WriteError naming the failure.
+
+    Returns what was left as it was beside the tree, each a sentence naming where (usually
+    nothing): a saved old file a program wrote into through a descriptor it held open
+    across the apply (kept, not removed), an interrupted apply's file changed since."""
     if not plan.files:
-        return
+        return ()
     with workspace_lock(ws.root):
         try:
             folders = Folders(ws.root)
@@ -115,8 +119,8 @@ def write_plan(plan: Plan, ws: DiskWorkspace) -> None:
             # an apply died here before: finish it first (and drop a journal it was still
             # writing); the checks below then refuse whatever this plan read from its
             # half-written tree
-            journal.recover_open(folders)
-            _Transaction(plan, ws, folders).run()
+            recovered = journal.recover_open(folders)
+            return recovered.kept + _Transaction(plan, ws, folders).run()
         finally:
             folders.close()
 
@@ -130,7 +134,7 @@ class _Transaction:
         # file's inode number is then no sign of its identity, and its bytes are compared
         self.stable_inodes = True
 
-    def run(self) -> None:
+    def run(self) -> tuple[str, ...]:
         try:
             targets = self._targets()
             for t in targets:
@@ -179,10 +183,11 @@ class _Transaction:
                 journal.discard(self.folders)
             raise
         try:
-            journal.finish(record, self.folders)
+            done = journal.finish(record, self.folders)
             journal.discard(self.folders)
         except OSError:
-            pass  # committed: the leftovers are removed by the next run (the journal says so)
+            return ()  # committed: the leftovers are removed by the next run (the journal says so)
+        return done.kept
 
     def _save(self, record: Journal, path: str) -> None:
         try:

@@ -294,3 +294,31 @@ def test_recovery_never_loses_a_write_made_while_it_works(crash_site, site, at, 
             assert any(w in " ".join(done.kept) for w in where), (where, done.kept)
     assert not (root / JOURNAL_NAME).exists()
     assert not [n for n in now if ".llm-patch" in n and n.endswith(".new")], now
+
+
+def test_an_apply_names_the_old_file_a_program_holds_open_for_writing(tmp_path: Path):
+    """A program opened a.py for writing before the apply and writes after it: its write
+    goes to the old file, which the apply no longer removes (the kernel says a writer holds
+    it) — kept beside the tree, and `write_plan` names where, as `llm-patch apply` says."""
+    if not leases_work(tmp_path):
+        pytest.skip("no file leases on this system: the open writer cannot be seen")
+    root = tmp_path / "root"
+    two_files(root)
+    plan, ws = plan_for(root, TWO)
+    editor = open(root / "a.py", "r+")  # noqa: SIM115 - held open across the apply
+    try:
+        notes = write_plan(plan, ws)
+        editor.seek(0, os.SEEK_END)
+        editor.write("# written after the apply\n")
+    finally:
+        editor.close()
+    assert (root / "a.py").read_text() == "a = 2\n"
+    assert (root / "b.py").read_text() == "b = 2\n"
+    [note] = notes
+    kept = note.split(",")[0]
+    assert note.endswith(
+        "the old file of a.py, changed after the apply (or a program still holds it open "
+        "for writing); kept"
+    )
+    assert (root / kept).read_text() == "a = 1\n# written after the apply\n"
+    assert not (root / JOURNAL_NAME).exists()
