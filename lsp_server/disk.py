@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import hashlib
 import os
 import signal
 import stat
@@ -205,6 +206,27 @@ def read_quiet(dir_fd: int, name: str, limit: int) -> tuple[bytes, os.stat_resul
 
 
 _LEASES = hasattr(fcntl, "F_SETLEASE") and hasattr(fcntl, "F_SETSIG")  # Linux
+
+
+def remove_proven(dir_fd: int, name: str, sha256: str, size: int) -> bool:
+    """Remove `name` only if it still holds exactly these bytes (a symlink: this target)
+    and, where the system can tell (`read_quiet`), no one holds it open for writing: a
+    write made since the bytes were judged — in place, or through a descriptor opened
+    before — keeps the file. True when removed."""
+    st = lstat(dir_fd, name)
+    if st is None:
+        return False
+    try:
+        if stat.S_ISLNK(st.st_mode):  # a symlink is never written in place
+            data, busy = os.fsencode(os.readlink(name, dir_fd=dir_fd)), False
+        else:
+            data, _, busy = read_quiet(dir_fd, name, max(size, 0))
+    except (OSError, NotRegular):
+        return False
+    if busy or len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
+        return False
+    os.unlink(name, dir_fd=dir_fd)
+    return True
 
 
 def place(dir_fd: int, src: str, dst: str) -> bool:

@@ -48,8 +48,8 @@ from lsp_server.disk import (
     io_failure,
     lstat,
     place,
-    read_quiet,
     read_regular,
+    remove_proven,
     reserved_name,
     workspace_lock,
 )
@@ -539,7 +539,7 @@ def _undo_entry(e: Entry, fd: int, state: str, kept: list[str], when: str) -> in
         if aside is not None and place(fd, aside, e.name):
             kept.append(f"{e.path} changed after {when}; kept (it did not exist before)")
         elif aside is not None:
-            kept.append(_both_kept(fd, e, aside, when, None))
+            kept.append(_both_kept(e, aside, when, None))
     elif e.backup is None and started and current.kind == OTHER:
         kept.append(f"{e.path} was written after {when}; kept (it did not exist before)")
     if e.temp is not None:
@@ -560,7 +560,7 @@ def _put_back(fd: int, e: Entry, current: Found, saved: Found, kept: list[str], 
             if place(fd, aside, e.name):
                 kept.append(_kept_message(e, Found(OTHER), _where(e, e.backup), when))
             else:
-                kept.append(_both_kept(fd, e, aside, when, e.backup))
+                kept.append(_both_kept(e, aside, when, e.backup))
             return Found(OTHER)
     if place(fd, e.backup, e.name):
         return saved
@@ -596,7 +596,7 @@ def _clear(fd: int, e: Entry, current: Found) -> str | None:
     return aside
 
 
-def _both_kept(fd: int, e: Entry, aside: str, when: str, backup: str | None) -> str:
+def _both_kept(e: Entry, aside: str, when: str, backup: str | None) -> str:
     old = f", its old text at {_where(e, backup)}" if backup is not None else ""
     return (
         f"{e.path} changed after {when}, and a new file took its name meanwhile; both "
@@ -605,26 +605,8 @@ def _both_kept(fd: int, e: Entry, aside: str, when: str, backup: str | None) -> 
 
 
 def _remove_proven(fd: int, name: str, held: Found) -> bool:
-    """Remove `name` only if it still holds exactly the bytes judged (`held`) and, where the
-    system can tell, no one holds it open for writing: a write made since it was judged —
-    in place, or through a descriptor opened before — keeps it. True when removed."""
-    if held.sha256 is None:
-        return False
-    st = lstat(fd, name)
-    if st is None:
-        return False
-    try:
-        if stat.S_ISLNK(st.st_mode):  # a symlink is never written in place
-            got, busy = text_of(os.fsencode(os.readlink(name, dir_fd=fd)), link=True), False
-        else:
-            data, _, busy = read_quiet(fd, name, max(held.size, 0))
-            got = text_of(data)
-    except (OSError, NotRegular):
-        return False
-    if busy or got.sha256 != held.sha256 or got.size != held.size:
-        return False
-    os.unlink(name, dir_fd=fd)
-    return True
+    """`disk.remove_proven` of the bytes judged: a write made since keeps the file."""
+    return held.sha256 is not None and remove_proven(fd, name, held.sha256, held.size)
 
 
 def _kept_message(e: Entry, current: Found, old_at: str, when: str) -> str:
