@@ -214,8 +214,14 @@ def _kind(text: str, path: str, content: str, language: str | None) -> str:
         return "whole"
     if not begins:
         return "fragment"  # a whole file begins at its top, a part at a definition
-    if fragment and shape.restates_some(text, path, content, language):
-        return "fragment"  # a rewrite would restate them all
+    if (
+        fragment
+        and shape.restates_some(text, path, content, language)
+        and shape.parses(text, path, language)
+    ):
+        # a rewrite would restate them all; a file that does not parse has no outline to
+        # tell "some" from "all" by
+        return "fragment"
     return "either"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from lsp_server.model import PlacementError
 from lsp_server.resolve import outline, spans, syntax
+from lsp_server.resolve.merge import verify
 from lsp_server.resolve.merge.imports import normalise
 from lsp_server.resolve.merge.snippet import (
     CODE_KINDS,
@@ -157,6 +158,16 @@ def holds_every_definition(text: str, path: str, content: str, language: str | N
         return False
     mine = {(family(i.kind), i.name) for i in s.top}
     return all((family(i.kind), i.name) in mine for i in outline.top(p))
+
+
+@syntax.locked
+def parses(text: str, path: str, language: str | None = None) -> bool:
+    """Does the file parse (with Python's parser too, for Python)? Its outline is evidence
+    of where its definitions end only then."""
+    grammar = _readable(path, language)
+    if grammar is None:
+        return True
+    return not verify.error_rows(syntax.parse(text, grammar, path))
 
 
 @syntax.locked

@@ -51,8 +51,8 @@ from lsp_server.model import (
 from lsp_server.resolve import languages as L
 from lsp_server.resolve import literals, outline, spans, structure, syntax
 from lsp_server.resolve.hunks import apply_hunks
-from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of
-from lsp_server.resolve.merge import elision, readings, tails
+from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of, width
+from lsp_server.resolve.merge import elision, readings, tails, verify
 from lsp_server.resolve.merge import lazy as lazy_merge
 from lsp_server.resolve.merge.imports import add_imports, is_import, normalise
 from lsp_server.resolve.outcome import refused
@@ -483,6 +483,7 @@ def _place(
             return _merge(text, path, grammar, s, item, twin, placements)
     code = _text_of(s, item)
     lay = spans.layers(p, twin.node)
+    _check_extent(p, path, item, lay.outer_row, lay.end_row)
     old = "\n".join(dedent(p.line_list()[lay.outer_row : lay.end_row + 1])) + "\n"
     if elides(s, item):  # a body with `# ... existing code ...`: merge around them
         code = lazy_merge.merge(old, code, path).text
@@ -491,6 +492,36 @@ def _place(
     edit = structure.replace_item(p, twin, code)
     placements.append(_as_snippet(edit.placement))
     return edit.text
+
+
+def _check_extent(p: Parsed, path: str, item: Item, first: int, last: int) -> None:
+    """A definition is replaced over the rows the parser gives it. In a file broken at
+    those rows, or on the next line of code when that line is indented into the
+    definition, where it really ends is unknown (an orphaned indented line after a
+    function is its body to the writer, top-level code to the parser): the snippet is
+    refused rather than leave a tail twice."""
+    broken = verify.error_rows(p)
+    if not broken:
+        return
+    lines = p.line_list()
+    after = next((r for r in range(last + 1, len(lines)) if lines[r].strip()), last)
+    if width(indent_of(lines[after])) <= width(indent_of(lines[first])):
+        after = last  # the next line of code is not indented into the definition
+    hit = next((r for r in broken if r[0] <= after and r[1] >= first), None)
+    if hit is None:
+        return
+    raise refused(
+        ErrorCode.PARSER_FAILED,
+        f"{path} has a syntax error at line {hit[0] + 1}, in or just after the file's "
+        f"{item.kind} `{item.name}` (lines {first + 1}-{last + 1}), so where that "
+        f"{item.kind} ends cannot be told and replacing it could leave part of it behind; "
+        "nothing was written. Quote the lines to change (SEARCH/REPLACE), or fix the "
+        "syntax error first",
+        path=path,
+        name=item.name,
+        lines=[first + 1, last + 1],
+        error_line=hit[0] + 1,
+    )
 
 
 def _cut_short(

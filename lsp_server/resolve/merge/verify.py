@@ -10,6 +10,7 @@ allows. Pure.
 from __future__ import annotations
 
 import ast
+import functools
 import warnings
 from typing import Any
 
@@ -33,6 +34,36 @@ def python_rejects(old: str, new: str) -> str | None:
             ast.parse(new)
         except SyntaxError as err:
             return f"line {err.lineno}: {err.msg}"
+        except (ValueError, RecursionError, MemoryError):
+            return None
+    return None
+
+
+def error_rows(p: syntax.Parsed) -> list[tuple[int, int]]:
+    """The 0-based row ranges where the parsed file is broken: tree-sitter's error nodes,
+    and, for Python, where Python's own parser stops (an orphaned indented line that
+    tree-sitter's grammar reads as top-level code is an error to Python only)."""
+    rows = [(n.start_point.row, n.end_point.row) for n in syntax.error_nodes(p)]
+    if p.grammar.name == "python":
+        stop = _python_stop(p.text)
+        if stop is not None:
+            rows.append(stop)
+    return rows
+
+
+@functools.lru_cache(maxsize=4)
+def _python_stop(text: str) -> tuple[int, int] | None:
+    """Rows of the first syntax error Python's parser reports in `text`, if any (cached:
+    every definition a snippet places asks about the same text)."""
+    if len(text) > _PYTHON_MAX_CHARS:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ast.parse(text)
+        except SyntaxError as err:
+            first = max((err.lineno or 1) - 1, 0)
+            return first, max((err.end_lineno or err.lineno or 1) - 1, first)
         except (ValueError, RecursionError, MemoryError):
             return None
     return None
