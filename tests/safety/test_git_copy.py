@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from lsp_server.edits import EditCapabilities, build_workspace_edit
 from lsp_server.model import Action, ErrorCode, Status, WarningType
 from lsp_server.reply import parse_reply
+from lsp_server.report import report_json
 from tests.safety.plan_support import apply_on_disk, apply_workspace_edit, put, tree, uri_for
 
 GIT = shutil.which("git")
@@ -206,6 +207,8 @@ def test_git_diff_c_output_applies_and_again_is_already_applied(tmp_path: Path):
     assert git_apply(patch, theirs)
     plan = apply_on_disk(patch, tmp_path)
     assert plan.ok, [o.failure for o in plan.outcomes]
+    entry = report_json(plan, applied=True)["blocks"][1]
+    assert (entry["path"], entry["copy_to"], "move_to" in entry) == ("a.py", "b.py", False)
     want = {"a.py": b"A = 2\nx()\ny()\n", "b.py": b"A = 1\nx()\nz()\n"}
     assert {k: v for k, v in tree(tmp_path).items() if "/" not in k} == want
     assert {k: v for k, v in tree(theirs).items()} == want
