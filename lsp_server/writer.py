@@ -48,6 +48,7 @@ from lsp_server.disk import (
     lstat,
     open_regular,
     read_regular,
+    remove_proven,
     rename2,
     reserved_name,
     split_rel,
@@ -498,7 +499,12 @@ class _Transaction:
             self._same(t, folder, temp, by_number=True)
         except _Abort:
             rename2(folder, temp, t.name, RENAME_EXCHANGE)  # give the name back to theirs
-            os.unlink(backup, dir_fd=folder)  # the old file is no longer what it should hold
+            # the old file is no longer what the name should hold: its saved name goes —
+            # unless a program wrote into it, or holds it open to, since it was checked
+            # (then it stays, and the rollback names it)
+            old = t.old_text
+            if old is not None:
+                remove_proven(folder, backup, old.sha256, old.size)
             raise
         os.unlink(temp, dir_fd=folder)  # a second name of the old file: the saved one stays
 

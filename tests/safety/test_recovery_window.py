@@ -322,3 +322,46 @@ def test_an_apply_names_the_old_file_a_program_holds_open_for_writing(tmp_path: 
     )
     assert (root / kept).read_text() == "a = 1\n# written after the apply\n"
     assert not (root / JOURNAL_NAME).exists()
+
+
+def test_an_old_file_held_open_is_kept_when_an_atomic_save_stops_the_apply(
+    tmp_path: Path, monkeypatch
+):
+    """An editor saves a.py atomically (a new file renamed over it) right before the apply's
+    exchange, while another program holds the old a.py open for writing: the apply gives
+    the name back to the save and rolls back; the old file, still open for writing, is not
+    removed — what that program writes into it afterwards is kept, and named."""
+    if not leases_work(tmp_path):
+        pytest.skip("no file leases on this system: the open writer cannot be seen")
+    from lsp_server import writer
+
+    root = tmp_path / "root"
+    two_files(root)
+    plan, ws = plan_for(root, TWO)
+    holder = open(root / "a.py", "r+")  # noqa: SIM115 - the old file, held open
+    real = writer.rename2
+    saved: list[int] = []
+
+    def rename2(folder, src, dst, flags):
+        if dst == "a.py" and flags == writer.RENAME_EXCHANGE and not saved:
+            saved.append(1)
+            (root / "a.swp").write_text("a = 'saved by the editor'\n")
+            os.replace(root / "a.swp", root / "a.py")
+        return real(folder, src, dst, flags)
+
+    monkeypatch.setattr(writer, "rename2", rename2)
+    try:
+        with pytest.raises(WriteError) as err:
+            write_plan(plan, ws)
+        holder.seek(0, os.SEEK_END)
+        holder.write("# the other program\n")
+    finally:
+        holder.close()
+    monkeypatch.undo()
+    assert saved and err.value.failure.code is ErrorCode.STALE_VERSION
+    assert (root / "a.py").read_text() == "a = 'saved by the editor'\n"
+    assert (root / "b.py").read_text() == "b = 1\n"
+    kept = [k for k in err.value.failure.details.get("kept", []) if k.startswith("a.py")]
+    assert kept, err.value.failure.message
+    old_at = kept[0].rpartition(" ")[2]
+    assert (root / old_at).read_text() == "a = 1\n# the other program\n"
