@@ -30,13 +30,19 @@ GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
 
 FILES = {
-    f"f{i}.py": f"F{i} = 1\nbody_{i}()\nmiddle_{i}()\ntail_{i}()\nend_{i}()\n" for i in range(3)
+    f"f{i}.py": f"F{i} = 1\nbody_{i}()\nmiddle_{i}()\ntail_{i}()\nend_{i}()\n" for i in range(2)
 }
+FILES["f2.py"] = "F2 = 1\r\nbody_2()\r\nmiddle_2()\r\ntail_2()\r\nend_2()\r\n"  # CRLF
 PATHS = [*FILES, "f3.py", "new/f4.py"]  # the last two do not exist before the patch
 
 
 def lines_of(src: str) -> list[str]:
-    return FILES[src].splitlines()
+    """The file's lines as a diff of it shows them (a CRLF file's keep their CR)."""
+    return FILES[src].split("\n")[:-1]
+
+
+def noted(line: str, note: str) -> str:
+    return line[:-1] + note + "\r" if line.endswith("\r") else line + note
 
 
 def copy(src: str, dst: str, edit: bool) -> str:
@@ -46,7 +52,7 @@ def copy(src: str, dst: str, edit: bool) -> str:
     line = lines_of(src)[3]
     return (
         head + f"similarity index 80%\ncopy from {src}\ncopy to {dst}\n"
-        f"--- a/{src}\n+++ b/{dst}\n@@ -4 +4 @@\n-{line}\n+{line}  # copied\n"
+        f"--- a/{src}\n+++ b/{dst}\n@@ -4 +4 @@\n-{line}\n+{noted(line, '  # copied')}\n"
     )
 
 
@@ -57,7 +63,7 @@ def rename(src: str, dst: str, edit: bool) -> str:
     line = lines_of(src)[0]
     return (
         head + f"similarity index 80%\nrename from {src}\nrename to {dst}\n"
-        f"--- a/{src}\n+++ b/{dst}\n@@ -1 +1 @@\n-{line}\n+{line}  # moved\n"
+        f"--- a/{src}\n+++ b/{dst}\n@@ -1 +1 @@\n-{line}\n+{noted(line, '  # moved')}\n"
     )
 
 
@@ -65,7 +71,14 @@ def modify(src: str) -> str:
     line = lines_of(src)[1]
     return (
         f"diff --git a/{src} b/{src}\n--- a/{src}\n+++ b/{src}\n"
-        f"@@ -2 +2 @@\n-{line}\n+{line}  # changed\n"
+        f"@@ -2 +2 @@\n-{line}\n+{noted(line, '  # changed')}\n"
+    )
+
+
+def create(dst: str) -> str:
+    return (
+        f"diff --git a/{dst} b/{dst}\nnew file mode 100644\n"
+        f"--- /dev/null\n+++ b/{dst}\n@@ -0,0 +1 @@\n+made = 1\n"
     )
 
 
@@ -90,7 +103,7 @@ def patches(draw) -> tuple[str, bool, bool]:
     writes: list[str] = []
     removed: list[str] = []  # the sources of renames and deletes
     copies_onto_new = True
-    kinds = ["copy", "copy-edit", "rename", "rename-edit", "modify", "delete"]
+    kinds = ["copy", "copy-edit", "rename", "rename-edit", "modify", "delete", "create"]
     n = draw(st.integers(1, 4))
     first_copy = draw(st.integers(0, n - 1))
     for k in range(n):
@@ -102,6 +115,11 @@ def patches(draw) -> tuple[str, bool, bool]:
             out.append(copy(src, dst, kind == "copy-edit"))
             writes.append(dst)
             copies_onto_new = copies_onto_new and dst not in FILES
+            continue
+        if kind == "create":
+            dst = draw(st.sampled_from(PATHS))
+            out.append(create(dst))
+            writes.append(dst)
             continue
         reads.append(src)
         if kind.startswith("rename") or kind == "delete":
