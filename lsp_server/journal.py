@@ -54,6 +54,7 @@ from lsp_server.disk import (
     workspace_lock,
 )
 from lsp_server.model import ErrorCode, Failure
+from lsp_server.workspace import protected_reason
 
 PREPARE = "prepare"
 COMMIT = "commit"
@@ -393,6 +394,9 @@ def _plain_name(name: object) -> bool:
         and "/" not in name
         and "\0" not in name
         and name.casefold().rstrip(". ") not in _VCS
+        # every other spelling a disk may resolve to a version-control folder (`.git\u200d`
+        # on HFS+, `GIT~1` on NTFS): the plan never writes there, so no journal names one
+        and protected_reason(name) is None
     )
 
 
