@@ -14,6 +14,11 @@ before the patch has only one reading: what the earlier section left there. Wher
 would refuse the patch too — a path one section writes and another patches in place, or
 two sections that write one path — the later section is refused, saying why: content is
 never lost.
+
+A copy (`copy from`/`copy to`) reads its source the same way, as it was before the patch,
+and is a create of its destination: its text is the source's with the section's hunks
+applied (placed by the plan's own resolver on a scratch copy of the source, which stays
+as it is). A destination holding another text is refused, as any create is.
 """
 
 from __future__ import annotations
@@ -151,6 +156,8 @@ class PatchReads:
         now = first if first is not None and first.text is not None else state.files[key]
         out = [now]
         done = self.undone.get(key, [])
+        if any(not h.new for b in done for h in b.hunks):
+            return out  # a removal's way back has no anchor: no second reading
         if done and now.text is not None:
             back = [
                 dataclasses.replace(
