@@ -365,3 +365,31 @@ def test_an_old_file_held_open_is_kept_when_an_atomic_save_stops_the_apply(
     assert kept, err.value.failure.message
     old_at = kept[0].rpartition(" ")[2]
     assert (root / old_at).read_text() == "a = 1\n# the other program\n"
+
+
+def test_two_processes_a_file_an_editor_holds_open_survives_recover(tmp_path: Path, monkeypatch):
+    """The editor (this process) holds a.py open for writing while `llm-patch recover` runs
+    in another process, and writes once it is done: the write lands in a.py."""
+    import subprocess
+    import sys
+
+    if not leases_work(tmp_path):
+        pytest.skip("no file leases on this system: the open writer cannot be seen")
+    root = crashed(tmp_path, monkeypatch)
+    monkeypatch.undo()
+    editor = open(root / "a.py", "r+")  # noqa: SIM115 - held open across the recovery
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "lsp_server.cli", "recover", "--root", str(root)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        editor.seek(0, os.SEEK_END)
+        editor.write("# written after recover\n")
+    finally:
+        editor.close()
+    assert done.returncode == 0, done.stderr
+    assert (root / "a.py").read_text() == "a = 2\n# written after recover\n"
+    assert (root / "b.py").read_text() == "b = 1\n"
+    assert "a.py changed after the interrupted apply; kept" in done.stdout, done.stdout
