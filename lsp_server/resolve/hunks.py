@@ -130,6 +130,10 @@ def _region(
 
 def rebuild(old: str, new_lf: str) -> str:
     """A whole new "\\n" text laid over an old one: unchanged lines keep their own endings."""
+    if "\r" not in old and "\r" not in new_lf:
+        # every ending is "\n" on both sides, which is what the lines below would say: no
+        # need to split a whole file (a lazy merge's result may be 10 MB) to learn it
+        return new_lf
     ft = FileText.of(old)
     final_newline = new_lf.endswith("\n") if new_lf else None
     region = _region(ft, 0, ft.size, text_lines(new_lf), final_newline)

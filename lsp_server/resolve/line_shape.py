@@ -8,6 +8,7 @@ are enough to tell `return this;` inside a new method from the one inside an old
 from __future__ import annotations
 
 import difflib
+from array import array
 from collections.abc import Sequence
 
 from lsp_server.patterns import compiled_on_use
@@ -100,6 +101,127 @@ def parents(lines: Sequence[str], skip: Sequence[bool] | None = None) -> list[in
             out[i] = stack[-1][1] if stack else None
         stack.append((d, i))
     return out
+
+
+_UNKNOWN, _NONE, _BLANK = -2, -1, -3  # `Parents`' marks: not worked out yet, no parent, blank
+
+
+class Parents:
+    """`parents(lines, skip)[i]`, worked out only for the lines asked about (and the lines
+    between them and their parents).
+
+    A merge asks about the few lines it pairs; a file may have half a million. `parents`'
+    stack reads as: a line's parent is the nearest line above it, blank and skipped lines
+    aside, with less indentation (at most as much, for a closer). So the walk up from a
+    line stops at the first line that qualifies, and may jump from a line that does not
+    to that line's own parent when it is known: every line in between is indented at least
+    as deep as that line (deeper, for a closer), so none qualifies either. The lines the
+    walk visited then get their parents from the same stack run over them alone (a jumped
+    stretch never holds the parent of a visited line, by the same argument), so every
+    line is walked at most once however the questions come.
+    """
+
+    __slots__ = ("_known", "_lines", "_skip")
+
+    def __init__(self, lines: Sequence[str], skip: Sequence[bool] | None = None) -> None:
+        self._lines = lines
+        self._skip = skip
+        self._known = array("i", [_UNKNOWN]) * len(lines)
+
+    def _shape(self, i: int) -> tuple[int, bool] | None:
+        """Line `i`'s indentation and whether it is a closer; None for a line `parents`
+        passes over (blank or skipped)."""
+        line = self._lines[i]
+        body = line.lstrip()
+        if not body or (self._skip is not None and self._skip[i]):
+            return None
+        return width(line[: len(line) - len(body)]), _closes(body.rstrip())
+
+    def __getitem__(self, i: int) -> int | None:
+        if i < 0:
+            i += len(self._lines)
+        known = self._known
+        if known[i] == _UNKNOWN:
+            self._work_out(i)
+        return known[i] if known[i] >= 0 else None
+
+    def _work_out(self, i: int) -> None:
+        known = self._known
+        shape = self._shape(i)
+        if shape is None:
+            known[i] = _BLANK
+            return
+        d, closer = shape
+        if d == 0 and not closer:  # nothing is indented less than nothing
+            known[i] = _NONE
+            return
+        # the lines visited on the way up, nearest first: index, indentation, closer
+        seen, depths, closers = array("i", [i]), array("i", [d]), bytearray([closer])
+        found = _NONE
+        j = i - 1
+        while j >= 0:
+            if known[j] == _BLANK:
+                j -= 1
+                continue
+            above = self._shape(j)
+            if above is None:
+                known[j] = _BLANK
+                j -= 1
+                continue
+            if above[0] < d or (closer and above[0] == d):
+                found = j
+                break
+            seen.append(j)
+            depths.append(above[0])
+            closers.append(above[1])
+            if known[j] >= 0:
+                j = known[j]
+            elif known[j] == _NONE:
+                break
+            else:
+                j -= 1
+        # `parents`' stack over the found line and the visited ones, top down
+        stack: list[tuple[int, int]] = []
+        if found != _NONE:
+            shape = self._shape(found)
+            assert shape is not None
+            stack.append((shape[0], found))
+        for k in range(len(seen) - 1, -1, -1):
+            at, depth, is_closer = seen[k], depths[k], closers[k]
+            while stack and stack[-1][0] > depth:
+                stack.pop()
+            if is_closer and known[at] == _UNKNOWN:
+                known[at] = stack[-1][1] if stack else _NONE
+            if stack and stack[-1][0] == depth:
+                stack.pop()
+            if not is_closer and known[at] == _UNKNOWN:
+                known[at] = stack[-1][1] if stack else _NONE
+            stack.append((depth, at))
+
+
+def block_end(lines: Sequence[str], header: int) -> int:
+    """The last line of the block `lines[header]` opens: everything indented deeper, plus a
+    closer at the header's indentation (continuing past `} else {` / `):`)."""
+    d = indent_width(lines[header])
+    last = header
+    j = header + 1
+    while j < len(lines):
+        line = lines[j]
+        if is_blank(line):
+            j += 1
+            continue
+        di = indent_width(line)
+        if di > d:
+            last = j
+            j += 1
+            continue
+        if di == d and is_closer(line):
+            last = j
+            if line.rstrip().endswith(("{", ":", "(", "[")):
+                j += 1
+                continue
+        break
+    return last
 
 
 _CONTROL = frozenset(

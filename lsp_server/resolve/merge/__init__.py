@@ -32,7 +32,8 @@ Modules, in data-flow order: `files` (which file a pathless snippet is for), `re
 (the choices and the refusal naming them), `place` (the one entry: decides the reading,
 runs it, verifies it), `shape` (what a block is, the questions `place` asks), `elision`
 (which lines say code is left out), `snippet` (definitions placed by kind, name and
-scope), `lazy` (the line alignment around placeholders), `imports`, `tails` (a definition
-cut short), `bytes` (restated lines keep the file's bytes), `verify`. Nothing here is
-imported until a reply needs it: tree-sitter loads with it.
+scope), `lazy` (the line alignment around placeholders, in `lazy_alignment`,
+`blank_joins`, `restatement`, `offset_lines`), `imports`, `tails` (a definition cut short),
+`bytes` (restated lines keep the file's bytes), `verify`. Nothing here is imported until a
+reply needs it: tree-sitter loads with it.
 """

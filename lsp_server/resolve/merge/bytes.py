@@ -19,12 +19,17 @@ def keep_bytes(old: str, new: str) -> str:
     them."""
     if old == new or not old:
         return new
-    a, b = old.split("\n"), new.split("\n")
-    pre = common_prefix(a, b)
-    suf = common_suffix(a, b, min(len(a), len(b)) - pre)
-    mid_a, mid_b = a[pre : len(a) - suf], b[pre : len(b) - suf]
-    if not mid_a or not mid_b or len(mid_a) + len(mid_b) > _MAX_LINES:
+    # The lines both texts begin and end with are found on the characters: a merge of a big
+    # file changes a few lines, and splitting both texts into lines would cost several
+    # times their size. Only the changed middle is split.
+    n_a, n_b = old.count("\n") + 1, new.count("\n") + 1  # lines, as `split("\n")` cuts
+    pre, lo = _prefix_lines(old, new)
+    suf, a_hi, b_hi = _suffix_lines(old, new)
+    if pre + suf >= min(n_a, n_b):  # the two runs meet in the shorter text: no middle there
         return new
+    if (n_a - pre - suf) + (n_b - pre - suf) > _MAX_LINES:
+        return new
+    mid_a, mid_b = old[lo:a_hi].split("\n"), new[lo:b_hi].split("\n")
     ka, kb = [x.rstrip() for x in mid_a], [x.rstrip() for x in mid_b]
     out = list(mid_b)
     changed = False
@@ -35,7 +40,32 @@ def keep_bytes(old: str, new: str) -> str:
             changed = True
     if not changed:
         return new
-    return "\n".join(b[:pre] + out + b[len(b) - suf :])
+    return new[:lo] + "\n".join(out) + new[b_hi:]
+
+
+def _prefix_lines(a: str, b: str) -> tuple[int, int]:
+    """How many of the first lines of `a` and `b` (split at "\\n") are equal, and where the
+    next line starts (the same in both)."""
+    p = common_prefix(a, b)
+    lines = a.count("\n", 0, p)
+    # the line the common characters end in is equal when it ends there in both texts
+    if (p == len(a) or a[p] == "\n") and (p == len(b) or b[p] == "\n"):
+        return lines + 1, p + 1
+    return lines, a.rfind("\n", 0, p) + 1
+
+
+def _suffix_lines(a: str, b: str) -> tuple[int, int, int]:
+    """How many of the last lines of `a` and `b` (split at "\\n") are equal, and where the
+    "\\n" before them is in each (the text's length when there are none)."""
+    s = common_suffix(a, b, min(len(a), len(b)))
+    ra, rb = len(a) - s, len(b) - s
+    lines = a.count("\n", ra)
+    # the line the common characters begin in is equal when it begins there in both texts
+    if (ra == 0 or a[ra - 1] == "\n") and (rb == 0 or b[rb - 1] == "\n"):
+        return lines + 1, ra - 1, rb - 1
+    if not lines:
+        return 0, len(a), len(b)
+    return lines, a.index("\n", ra), b.index("\n", rb)
 
 
 def _equal_rows(ka: list[str], kb: list[str]) -> dict[int, int]:

@@ -136,7 +136,7 @@ def read_snippet(
     markers = grammar.spec.comment_markers
     holes = [elision.says_elided(line, markers, key) for line in raw]
     if file_text is not None:
-        holes = elision.file_comments(raw, holes, file_text.split("\n"))
+        holes = elision.file_comments_in(raw, holes, file_text)
     python = grammar.spec.name == "python"
     # every elision is written the one way the lazy merge reads (`// ... existing code ...`
     # behind the language's comment marker); `...` is code in Python and stays
