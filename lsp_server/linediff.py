@@ -38,6 +38,22 @@ def line_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return _changed(list(a), list(b), 0, 0)
 
 
+def all_opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+    """`line_opcodes` with the stretches between them as "equal" opcodes: the whole
+    alignment, as difflib's `get_opcodes` gives it."""
+    out: list[tuple[str, int, int, int, int]] = []
+    pi = pj = 0
+    for op in line_opcodes(a, b):
+        _, i1, i2, j1, j2 = op
+        if i1 > pi:
+            out.append(("equal", pi, i1, pj, j1))
+        out.append(op)
+        pi, pj = i2, j2
+    if pi < len(a):
+        out.append(("equal", pi, len(a), pj, len(b)))
+    return out
+
+
 def equal_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
     """(i, j) for every line `a[i]` the diff keeps as `b[j]`, in order: what lies between
     the changed regions of `line_opcodes`. Bounded like it (difflib's matcher, asked for
@@ -447,9 +463,7 @@ def _trim(old: str, new: str, base: int) -> OffsetEdit | None:
     return OffsetEdit(base + p, base + len(old) - s, new[p : len(new) - s])
 
 
-def diff_offsets(
-    old: str, new: str, old_lines: Sequence[str] | None = None
-) -> list[OffsetEdit]:
+def diff_offsets(old: str, new: str, old_lines: Sequence[str] | None = None) -> list[OffsetEdit]:
     """Minimal, sorted, non-touching edits that turn `old` into `new`.
 
     `old_lines` is `split_lsp_lines(old)` when the caller already has it.

@@ -312,3 +312,23 @@ def test_common_prefix_and_suffix_match_a_character_walk(
         while tail < limit and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
             tail += 1
         assert linediff.common_suffix(a, b, limit) == tail
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    a=st.lists(st.sampled_from(["x", "y", "z", "", "w"]), max_size=30),
+    b=st.lists(st.sampled_from(["x", "y", "z", "", "v"]), max_size=30),
+)
+def test_all_opcodes_tile_both_sides_and_equal_means_equal(a, b):
+    """The whole alignment (what the merge room pairs lines by) covers both lists end to
+    end, in order, its "equal" stretches hold equal lines, and its changes are
+    `line_opcodes`'."""
+    ops = linediff.all_opcodes(a, b)
+    i = j = 0
+    for tag, i1, i2, j1, j2 in ops:
+        assert (i1, j1) == (i, j)
+        if tag == "equal":
+            assert a[i1:i2] == b[j1:j2] and i2 > i1
+        i, j = i2, j2
+    assert (i, j) == (len(a), len(b))
+    assert [op for op in ops if op[0] != "equal"] == line_opcodes(a, b)

@@ -29,7 +29,7 @@
 ;; Emacs adds when it saves.  Eglot 1.9 (Emacs 28) cannot create, delete or move files
 ;; through a server's edit; replies that do are refused, and `llm-patch apply' on the
 ;; command line does them.  When the server refuses to delete or move a buffer's unsaved
-;; work, the recipe asks whether to save it first and apply again.
+;; work without having asked, the recipe asks whether to save it first and apply again.
 
 ;;; Code:
 
@@ -268,11 +268,14 @@ The server then sees the edit land, and a check right after it says
 ;;;; Unsaved work a delete or move would take
 
 (defun llm-patch--unsaved-refusal (report)
-  "The files REPORT refused to delete or move because of unsaved changes."
+  "The files REPORT refused to delete or move because of unsaved changes.
+A file the server already asked about (the user said no) is left out: the user
+is asked once."
   (let (out)
     (dolist (block (append (plist-get report :blocks) nil))
       (let ((details (plist-get (plist-get block :error) :details)))
-        (when (and details (eq (plist-get details :unsaved) t))
+        (when (and details (eq (plist-get details :unsaved) t)
+                   (not (eq (plist-get details :asked) t)))
           (cl-pushnew (plist-get details :path) out :test #'equal))))
     (nreverse out)))
 

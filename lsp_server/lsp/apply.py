@@ -274,12 +274,15 @@ async def _ask_first(
     """Ask the user about what only they can allow (unsaved work deleted or moved away, a
     file with other hard links edited); the refusal's report when they do not say yes.
     A yes holds for the same text (and the same links) when the plan is made again."""
-    risky = [] if options.confirm_unsaved else guards.at_risk(ls, analysis, built.files)
+    # the editor asks as it applies the edit (said for this run, or once for the session):
+    # asking here too would ask the user twice
+    editor_asks = options.confirm_unsaved or confirm.client_confirms_unsaved(ls)
+    risky = [] if editor_asks else guards.at_risk(ls, analysis, built.files)
     lost = await ls.run_work(guards.unsaved, analysis.root, risky) if risky else []
     lost = [d for d in lost if (d.path, d.text) not in agreed]
     if lost:
         if not await confirm.ask(ls, guards.unsaved_question(lost), "Go ahead"):
-            return await _refuse_unsaved(ls, analysis, lost)
+            return await _refuse_unsaved(ls, analysis, lost, asked=confirm.can_ask(ls))
         agreed.update((d.path, d.text) for d in lost)
     held = sharing.held_elsewhere(ls, ls.uri_for(analysis), built.files)
     hidden = await ls.run_work(sharing.unsaved, analysis.root, held) if held else []
@@ -327,9 +330,11 @@ async def _refuse_linked(
 
 
 async def _refuse_unsaved(
-    ls: LlmPatchServer, analysis: Analysis, lost: list[guards.AtRisk]
+    ls: LlmPatchServer, analysis: Analysis, lost: list[guards.AtRisk], asked: bool
 ) -> dict[str, Any]:
-    """The edit would delete or move away a document's unsaved work: send nothing."""
+    """The edit would delete or move away a document's unsaved work: send nothing. `asked`:
+    the user was asked and did not say yes (a client's own follow-up question, such as
+    "save first?", is then not asked: the user has answered once)."""
     message = guards.unsaved_refusal(lost)
     ls.tell(types.MessageType.Error, f"LLM patch not applied: {message}")
     failures: dict[str, Failure] = {}
@@ -337,10 +342,11 @@ async def _refuse_unsaved(
         failures[doc.path] = Failure(
             ErrorCode.STALE_VERSION,
             guards.unsaved_refusal([doc]),
-            {"path": doc.path, "unsaved": True, "operation": doc.what},
+            {"path": doc.path, "unsaved": True, "operation": doc.what, "asked": asked},
         )
     paths = list(dict.fromkeys(d.path for d in lost))
-    error = Failure(ErrorCode.STALE_VERSION, message, {"paths": paths, "unsaved": True})
+    details = {"paths": paths, "unsaved": True, "asked": asked}
+    error = Failure(ErrorCode.STALE_VERSION, message, details)
     return await report(ls, analysis.plan, applied=False, failures=failures, error=error)
 
 

@@ -5,6 +5,12 @@ unsaved work (the editor acts on the file on disk, past the buffer and its undo)
 file that has other hard links (an editor saving in place changes every name). The server
 asks with `window/showMessageRequest`, a question with buttons every editor shows; an
 editor that cannot ask, or a question dismissed, is a no: the edit is refused, saying why.
+
+A client that asks the user itself, as it applies the edit, says so once, in its
+capabilities (`experimental.llmPatch.confirmUnsaved: true`; VS Code's extension does): the
+server then sends an edit that deletes or moves a document with unsaved work without asking,
+so the user is asked once, by the editor. (A command's `confirmUnsaved` option says the same
+for one run.) Other questions (hard links) are still asked here: no client asks them.
 """
 
 from __future__ import annotations
@@ -23,6 +29,14 @@ CANCEL = "Cancel"
 # Clients that answer `window/showMessageRequest` without saying so in their capabilities
 # (eglot handles it, and advertises no `window.showMessage`), by `clientInfo.name`.
 ASK_WITHOUT_CAPABILITY = ("emacs", "eglot")
+
+
+def client_confirms_unsaved(ls: LlmPatchServer) -> bool:
+    """Has the client declared that it asks the user before applying an edit that deletes or
+    moves a document with unsaved changes (`experimental.llmPatch.confirmUnsaved`)?"""
+    experimental = ls.client_capability("experimental")
+    own = experimental.get("llmPatch") if isinstance(experimental, dict) else None
+    return isinstance(own, dict) and own.get("confirmUnsaved") is True
 
 
 def can_ask(ls: LlmPatchServer) -> bool:

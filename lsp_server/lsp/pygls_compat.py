@@ -36,13 +36,22 @@ tests/lsp/test_pygls_compat.py (one test per change):
    read through `BoundedInput`: a header line is cut at `MAX_HEADER_LINE` bytes, and a
    body over `MAX_MESSAGE_BYTES` is skipped in small chunks (the stream stays framed) and
    answered with an InvalidRequest error whose id is null (the id is in the body never
-   read). stdio only: pygls's TCP transport reads through asyncio's own stream.
+   read). The same holds over TCP (`start_tcp`: pygls's own waited for all of a declared
+   trillion bytes, buffering what came, and a header line over asyncio's limit ended the
+   connection): each connection is read through `BoundedStreamInput`. (The server offers
+   no websocket transport.)
+10. A cancel for a request that was answered already is not a fault: a client cancels what
+   it no longer needs (Kate cancels its last outline request on every keystroke), and the
+   answer may have crossed the cancel on the way. pygls logged each as a warning (on
+   stderr, which editors show among errors); it is remembered (6) and logged at debug.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +65,7 @@ from pygls.exceptions import (
     JsonRpcInvalidRequest,
     JsonRpcServerNotInitialized,
 )
+from pygls.io_ import run_async
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
@@ -73,6 +83,12 @@ MAX_HEADER_LINE = 8192  # bytes of one header line (9); real headers are a few d
 SKIP_CHUNK = 1024 * 1024  # an oversized body is read and dropped this much at a time
 # The method of the stand-in message `BoundedInput` hands pygls for a body it skipped (9).
 OVERSIZED = "$/llmPatch/oversizedMessage"
+
+
+def _stand_in(length: int) -> bytes:
+    """The message read in place of a body of `length` bytes that is skipped (9)."""
+    stand_in = {"jsonrpc": "2.0", "method": OVERSIZED, "params": {"length": length}}
+    return json.dumps(stand_in).encode()
 
 
 class BoundedInput:
@@ -101,8 +117,71 @@ class BoundedInput:
         if n <= self.limit:
             return self.stream.read(n)
         self.skip = n
-        stand_in = {"jsonrpc": "2.0", "method": OVERSIZED, "params": {"length": n}}
-        return json.dumps(stand_in).encode()
+        return _stand_in(n)
+
+
+class BoundedStreamInput:
+    """`BoundedInput` for an asyncio stream (a TCP connection, 9): pygls's reader awaits
+    `readline()` for headers and `readexactly(n)` for a body. The stream is made with
+    `MAX_HEADER_LINE` as its limit, so a longer header line comes in pieces of that size."""
+
+    def __init__(self, stream: asyncio.StreamReader, limit: int | None = None):
+        self.stream = stream
+        self.limit = MAX_MESSAGE_BYTES if limit is None else limit
+        self.skip = 0
+
+    async def readline(self) -> bytes:
+        while self.skip:
+            chunk = await self.stream.read(min(SKIP_CHUNK, self.skip))
+            if not chunk:
+                self.skip = 0
+                return b""
+            self.skip -= len(chunk)
+        try:
+            return await self.stream.readuntil(b"\n")
+        except asyncio.IncompleteReadError as err:
+            return err.partial  # the client closed the connection; b"" ends the loop
+        except asyncio.LimitOverrunError as err:
+            return await self.stream.read(max(1, min(err.consumed, MAX_HEADER_LINE)))
+
+    async def readexactly(self, n: int) -> bytes:
+        if n > self.limit:
+            self.skip = n
+            return _stand_in(n)
+        try:
+            return await self.stream.readexactly(n)
+        except asyncio.IncompleteReadError:
+            return b""  # closed in the middle of a body: pygls ends the loop
+
+
+def start_tcp(server: Any, host: str, port: int) -> None:
+    """pygls's `start_tcp` with each connection read through `BoundedStreamInput` (9).
+
+    pygls offers no way to wrap the stream its TCP server reads, so its few lines are
+    repeated here around its public `run_async` loop; `shutdown` (the connection ended)
+    reads the stop event and the listening server from where pygls keeps them."""
+    server._stop_event = stop_event = threading.Event()
+
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        server.protocol.set_writer(writer)
+        await run_async(
+            stop_event=stop_event,
+            reader=BoundedStreamInput(reader),
+            protocol=server.protocol,
+            logger=logger,
+            error_handler=server.report_server_error,
+        )
+        server.shutdown()
+
+    async def listen() -> None:
+        server._server = await asyncio.start_server(connection, host, port, limit=MAX_HEADER_LINE)
+        async with server._server:
+            await server._server.serve_forever()
+
+    try:
+        asyncio.run(listen())
+    except asyncio.CancelledError:
+        logger.debug("the TCP server was cancelled")
 
 
 @dataclass
@@ -196,6 +275,9 @@ class Protocol(LanguageServerProtocol):
             self._cancelled[message.params.id] = None  # (6)
             while len(self._cancelled) > REMEMBERED_CANCELS:
                 self._cancelled.popitem(last=False)
+            if message.params.id not in self._request_futures:  # answered already (10)
+                logger.debug("cancel for request %r, answered already", message.params.id)
+                return None
         elif method is not None and getattr(message, "id", None) is not None:
             # a new request: a cancel remembered for its id was for an earlier one (6)
             self._cancelled.pop(message.id, None)

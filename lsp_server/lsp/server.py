@@ -1,7 +1,7 @@
 """The one place the server's features are registered, and how it is served.
 
 Each feature is a module of its own (`diagnostics`, `code_actions`, `hover`, `lenses`,
-`commands`, `lifecycle`); its handlers are plain functions taking the session
+`symbols`, `commands`, `lifecycle`); its handlers are plain functions taking the session
 (`session.LlmPatchServer`) and the request's params. `create_server` wires them to a fresh
 session; `serve` runs one on stdio or TCP (`llm-patch serve`, `python -m lsp_server`).
 """
@@ -16,8 +16,16 @@ from typing import Any
 from lsprotocol import types
 
 from lsp_server import boot
-from lsp_server.lsp import code_actions, commands, diagnostics, hover, lenses, lifecycle
-from lsp_server.lsp.pygls_compat import BoundedInput
+from lsp_server.lsp import (
+    code_actions,
+    commands,
+    diagnostics,
+    hover,
+    lenses,
+    lifecycle,
+    symbols,
+)
+from lsp_server.lsp.pygls_compat import BoundedInput, start_tcp
 from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.lsp.settings import LOG_LEVELS
 
@@ -34,6 +42,7 @@ FEATURES: tuple[tuple[str, Callable[..., Any], Any], ...] = (
     (types.CODE_ACTION_RESOLVE, code_actions.code_action_resolve, None),
     (types.TEXT_DOCUMENT_CODE_LENS, lenses.code_lens, lenses.OPTIONS),
     (types.TEXT_DOCUMENT_HOVER, hover.hover, None),
+    (types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, symbols.document_symbol, symbols.OPTIONS),
 )
 
 
@@ -69,7 +78,7 @@ def serve(
     server = create_server()
     boot.finish()
     if tcp is not None:
-        server.start_tcp(*tcp)
+        start_tcp(server, *tcp)  # pygls's, its reads bounded as on stdio
     else:
         server.start_io(stdin=BoundedInput(sys.stdin.buffer))
     boot.save()  # hooks generated after start (code actions, applyEdit) help the next one

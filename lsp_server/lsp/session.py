@@ -30,7 +30,13 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcContentModified,
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcMethodNotFound,
+    JsonRpcRequestCancelled,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 from pygls.uris import from_fs_path, to_fs_path, uri_scheme
@@ -56,6 +62,10 @@ QUIET: ContextVar[bool] = ContextVar("llm_patch_quiet", default=False)
 # Worker threads for plans, reads and diffs. Plans hold the GIL most of the time, so more
 # threads than this would only queue; a few keep one slow plan from delaying the others.
 WORKERS = 4
+
+# Errors that are the protocol's own answer to a request, not a fault of the server: pygls
+# reports them as server errors, which would show the user an "internal error".
+PROTOCOL_ANSWERS = (JsonRpcMethodNotFound, JsonRpcRequestCancelled, JsonRpcContentModified)
 
 
 class RequestFailed(JsonRpcException):
@@ -169,6 +179,11 @@ class LlmPatchServer(LanguageServer):
             self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
     def report_server_error(self, error: Exception, source: Any) -> None:
+        if isinstance(error, PROTOCOL_ANSWERS):
+            # the client got the protocol's answer (a method this server does not have, a
+            # request it cancelled, one overtaken by an edit): nothing went wrong here
+            logger.info("answered with %s: %s", type(error).__name__, error)
+            return
         logger.error("internal error (%s): %s", getattr(source, "__name__", source), error)
         super().report_server_error(error, source)
 

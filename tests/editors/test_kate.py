@@ -217,6 +217,18 @@ class Kate:
             if "method" not in m["message"] and m["message"].get("id") in ids
         ]
 
+    def outline(self, name: str) -> list[dict] | None:
+        """The server's latest answer to Kate's `documentSymbol` request for `name`."""
+        asked = {
+            m["id"]: m["params"]["textDocument"]["uri"].rsplit("/", 1)[-1]
+            for m in self.sent("textDocument/documentSymbol")
+        }
+        found = None
+        for answer in self.answers(set(asked)):
+            if asked[answer["id"]] == name and answer.get("result"):
+                found = answer["result"]
+        return found
+
     def title(self) -> str:
         return self.xdotool("getwindowname", self.main).strip()
 
@@ -304,6 +316,16 @@ def test_readme_kate_configuration_shares_every_document_and_applies_on_unsaved_
             lambda: (kate.project / "app.py").read_text(encoding="utf-8").startswith(TYPED),
         )
         assert (kate.project / "app.py").read_text(encoding="utf-8") == WANT
+
+        # Kate's symbol outline asks every document's symbols, advertised or not: each is
+        # answered (it was "method not found", retried four times a change), the reply's
+        # with its block
+        kate.focus("reply.llm.md")
+        outline = kate.wait("the reply's outline", lambda: kate.outline("reply.llm.md"), 30)
+        assert [s["name"] for s in outline] == ["✓ app.py (already applied)"], outline
+        asked = {m["id"] for m in kate.sent("textDocument/documentSymbol")}
+        errors = [a for a in kate.answers(asked) if "error" in a]
+        assert asked and not errors, errors
     finally:
         kate.stop()
 

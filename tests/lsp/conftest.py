@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any, Union
 
+import attrs
 import pytest
 import pytest_lsp
 from lsprotocol import types
@@ -503,9 +504,11 @@ async def start_session(
     init_options=None,
     name: str | None = None,
     line_breaks: str = "normalises",
+    experimental: Any = None,
 ) -> None:
-    """Start a session with the capabilities of `spec`, as the client called `name` (its
-    `clientInfo`), storing newText's line breaks as `line_breaks` says."""
+    """Start a session with the capabilities of `spec` (and `experimental` ones), as the
+    client called `name` (its `clientInfo`), storing newText's line breaks as `line_breaks`
+    says."""
     client.spec = spec
     client.line_breaks = line_breaks
     client.root = root
@@ -517,6 +520,8 @@ async def start_session(
             workspace=types.WorkspaceClientCapabilities(apply_edit=True, configuration=True)
         )
     )
+    if experimental is not None:
+        caps = attrs.evolve(caps, experimental=experimental)
     result = await client.initialize_session(
         types.InitializeParams(
             capabilities=caps,

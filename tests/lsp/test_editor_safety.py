@@ -20,6 +20,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+import pytest_lsp
 from pygls.exceptions import JsonRpcException
 
 from lsp_server.lsp import apply
@@ -27,7 +28,7 @@ from lsp_server.lsp.analysis import ReplySource
 from lsp_server.lsp.server import create_server
 from lsp_server.lsp.session import LlmPatchServer
 
-from .conftest import EditorClient, Wire, only_text_edits, sr
+from .conftest import CONFIG, EditorClient, Wire, only_text_edits, sr, start_session
 
 DOC_CHANGES = {"workspace": {"workspaceEdit": {"documentChanges": True}, "applyEdit": True}}
 
@@ -379,6 +380,72 @@ async def test_unsaved_work_deleted_or_moved_away_is_asked_about(
     assert report["ok"] is True, report["summary"]
     assert len(client.questions) == 2
     await client.wait_for(lambda: not (ws / "a.py").exists(), what="the operation")
+
+
+# The declaration of a client that asks about unsaved work itself (VS Code's extension does, as
+# it applies the edit): the server must not ask too.
+ASKS_ITSELF = {"llmPatch": {"confirmUnsaved": True}}
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def asking_client(lsp_client: EditorClient, tmp_path: Path):
+    """VS Code's capabilities with the extension's declaration that it asks itself."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    await start_session(lsp_client, "visual-studio-code", root.resolve(), experimental=ASKS_ITSELF)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.parametrize("op", ["delete", "move"])
+async def test_a_client_that_asks_itself_is_not_asked_again(asking_client: EditorClient, op: str):
+    """VS Code asked twice (the server's question, then the extension's modal): a client that
+    declares `experimental.llmPatch.confirmUnsaved` gets the edit and no question, once per
+    session, for code actions and lenses too (whose arguments the server wrote)."""
+    client = asking_client
+    ws = client.root
+    client.write("a.py", "x = 1\n")
+    uri = client.open("a.py")
+    client.replace_all(uri, "x = 1\nunsaved = True\n")
+    client.answers = ["Go ahead"]  # would be taken if the server asked
+    report = await client.command(
+        "llmPatch.apply", {"text": DELETE_A if op == "delete" else MOVE_A}
+    )
+    assert report["ok"] is True, report["summary"]
+    assert client.questions == []
+    (params,) = client.received
+    kinds = [getattr(c, "kind", None) for c in params.edit.document_changes or []]
+    assert ("delete" if op == "delete" else "rename") in kinds
+    await client.wait_for(lambda: not (ws / "a.py").exists(), what="the operation")
+
+
+async def test_a_client_that_asks_itself_is_still_asked_about_hard_links(
+    asking_client: EditorClient, tmp_path: Path
+):
+    """The declaration covers unsaved work only: no editor asks about hard links."""
+    client = asking_client
+    outside = tmp_path / "outside.conf"
+    outside.write_text("secret = 1\n")
+    (client.root / "a.conf").hardlink_to(outside)
+    report = await client.command(
+        "llmPatch.apply", {"text": sr("a.conf", "secret = 1\n", "s = 2\n")}
+    )
+    assert report["ok"] is False and client.received == []
+    (question,) = client.questions
+    assert "other hard links" in question.message
+
+
+async def test_a_declined_question_is_marked_asked(client: EditorClient, ws: Path):
+    """A client without the declaration is asked once; the refusal says the user was asked,
+    so a client's own follow-up ("save first?", Emacs) is not asked on top."""
+    client.write("a.py", "x = 1\n")
+    uri = client.open("a.py")
+    client.replace_all(uri, "x = 1\nunsaved = True\n")
+    client.answers = ["Cancel"]
+    report = await client.command("llmPatch.apply", {"text": DELETE_A})
+    assert len(client.questions) == 1
+    assert report["error"]["details"]["asked"] is True
+    assert report["blocks"][0]["error"]["details"]["asked"] is True
 
 
 # --- hard links -------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import sys
 from concurrent.futures import Future
 from pathlib import Path
@@ -426,3 +427,125 @@ async def _read_framed(reader: asyncio.StreamReader) -> dict:
         if line.lower().startswith(b"content-length:"):
             length = int(line.split(b":")[1])
     return json.loads(await reader.readexactly(length))
+
+
+async def test_9_over_tcp_a_stream_reader_is_bounded_and_stays_framed():
+    """The TCP transport's reader (an asyncio stream), with a small limit: an oversized body
+    is skipped and the next message read whole; a header line longer than the stream's limit
+    comes in bounded pieces instead of ending the connection."""
+    from lsp_server.lsp.pygls_compat import MAX_HEADER_LINE, BoundedStreamInput
+
+    big = _framed({"jsonrpc": "2.0", "id": 7, "method": "shutdown", "params": "x" * 500})
+    small = _framed({"jsonrpc": "2.0", "id": 8, "method": "shutdown"})
+    raw = asyncio.StreamReader(limit=MAX_HEADER_LINE)
+    raw.feed_data(b"X" * (3 * MAX_HEADER_LINE) + b"\r\n" + big + small)
+    raw.feed_eof()
+    stream = BoundedStreamInput(raw, limit=200)
+    line = await stream.readline()
+    pieces = [line]
+    while not line.endswith(b"\n"):
+        line = await stream.readline()
+        pieces.append(line)
+    assert all(len(p) <= MAX_HEADER_LINE for p in pieces) and len(pieces) > 1
+    seen = []
+    for _ in range(2):
+        header = await stream.readline()
+        length = int(header.split(b":")[1])
+        assert await stream.readline() == b"\r\n"
+        body = await stream.readexactly(length)
+        assert len(body) < 300
+        seen.append(json.loads(body))
+    assert seen[0]["method"] == "$/llmPatch/oversizedMessage"
+    assert seen[1]["id"] == 8
+    assert await stream.readline() == b""  # the end of the stream ends the loop
+
+
+async def test_9_a_real_server_over_tcp_answers_a_trillion_byte_content_length():
+    """Over TCP, pygls waited for all of a declared 10^12 bytes (buffering what came) and a
+    header line over asyncio's 64 KiB limit ended the connection: now the long line is
+    read past, and the oversized message is answered at once with a null id."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "lsp_server",
+        "--tcp",
+        f"127.0.0.1:{port}",
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    try:
+        for _ in range(300):
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the server never listened")
+        params = {"processId": None, "rootUri": None, "capabilities": {}}
+        writer.write(_framed({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
+        writer.write(b"X-Padding: " + b"x" * 200_000 + b"\r\n")
+        writer.write(_framed({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        await writer.drain()
+        answers: list[dict] = []
+        while not any(m.get("id") == 2 for m in answers):
+            answers.append(await asyncio.wait_for(_read_framed(reader), 30))
+        writer.write(b"Content-Length: 1000000000000\r\n\r\n{")
+        await writer.drain()
+        while not any("error" in m for m in answers):
+            answers.append(await asyncio.wait_for(_read_framed(reader), 30))
+        error = next(m for m in answers if "error" in m)
+        assert error["id"] is None and error["error"]["code"] == -32600
+        assert "over the server's limit" in error["error"]["message"]
+        assert proc.returncode is None  # still serving
+        writer.close()
+        await asyncio.wait_for(proc.wait(), 30)  # the connection ended: the server ends
+        assert b"MemoryError" not in await proc.stderr.read()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+async def test_10_a_cancel_for_an_answered_request_is_no_warning(caplog):
+    """Kate cancels its outline request whenever the text changes, often after the answer
+    left: pygls logged each as a warning (on stderr). Nothing above debug now, nothing sent,
+    and the cancel is remembered (6)."""
+    ls, wire = connected()
+    request(ls, 5, "textDocument/hover", _hover_params())
+    await answered(wire, 5)
+    sent = len(wire.sent)
+    with caplog.at_level(logging.DEBUG):
+        notify(ls, "$/cancelRequest", {"id": 5})
+        await asyncio.sleep(0.05)
+    loud = [r for r in caplog.records if r.levelno >= logging.INFO]
+    assert not loud, [r.getMessage() for r in loud]
+    assert len(wire.sent) == sent
+    assert ls.protocol.was_cancelled(5)
+
+
+async def test_10_the_protocols_own_answers_are_not_internal_errors(caplog):
+    """A request for a method the server does not have is answered MethodNotFound, as the
+    protocol says; that is the client's question, not a fault: no error logged (the client
+    showed "internal error (FeatureRequestError)" in its log)."""
+    ls, wire = connected()
+    with caplog.at_level(logging.DEBUG):
+        request(ls, 6, "textDocument/foldingRange", {"textDocument": {"uri": "file:///x.py"}})
+        answer = await answered(wire, 6)
+    assert answer["error"]["code"] == -32601
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, [r.getMessage() for r in errors]
+    assert not any(
+        m.get("method") == "window/logMessage" and m["params"]["type"] == 1 for m in wire.sent
+    )
+
+
+def _hover_params() -> dict:
+    at = {"line": 0, "character": 0}
+    return {"textDocument": {"uri": "file:///nowhere/x.md"}, "position": at}

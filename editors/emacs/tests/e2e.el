@@ -244,7 +244,10 @@
               (e2e-check "delete of an unsaved buffer: the user is told or asked, naming the file"
                          (or (cl-some (lambda (p) (string-match-p "src/old.py" p)) e2e-prompts)
                              (string-match-p "src/old.py" (e2e-messages)))
-                         (list e2e-prompts (e2e-messages))))
+                         (list e2e-prompts (e2e-messages)))
+              (e2e-check "delete of an unsaved buffer: asked at most once"
+                         (<= (cl-count-if (lambda (p) (string-match-p "src/old.py" p)) e2e-prompts) 1)
+                         e2e-prompts))
 
             (ignore-errors (eglot-shutdown server))))
       (error (e2e-check "no error" nil err)))

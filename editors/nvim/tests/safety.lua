@@ -172,6 +172,26 @@ check('a question from the server: asked with its words', (T.questions[asked_bef
 T.answers = { 2 }
 eq('a question from the server: Cancel answers no action', vim.NIL, ask and ask(nil, { type = 3, message = 'LLM patch: lose it?', actions = { { title = 'Go ahead' } } }, { client_id = client.id }))
 
+-- an empty outline (a file that is not a reply) says nothing: the language's own server
+-- answers for it; a reply's outline reaches Neovim's list handler
+local outline = client.handlers['textDocument/documentSymbol']
+local said = {}
+local notify = vim.notify
+vim.notify = function(msg, ...)
+  said[#said + 1] = msg
+end
+local listed = nil
+outline(nil, {}, { client_id = client.id, bufnr = 0, method = 'textDocument/documentSymbol', params = { textDocument = { uri = vim.uri_from_bufnr(0) } } }, { on_list = function(l)
+  listed = l
+end })
+vim.notify = notify
+eq('an empty outline: no "No document symbols found"', {}, said)
+local symbol = { name = '✓ a.py:2 (exact)', kind = 1, range = { start = { line = 0, character = 0 }, ['end'] = { line = 3, character = 0 } }, selectionRange = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 4 } } }
+outline(nil, { symbol }, { client_id = client.id, bufnr = 0, method = 'textDocument/documentSymbol', params = { textDocument = { uri = vim.uri_from_bufnr(0) } } }, { on_list = function(l)
+  listed = l
+end })
+eq('a reply outline: listed', '✓ a.py:2 (exact)', listed and listed.items[1] and listed.items[1].text:match('✓ a.py:2 %(exact%)'))
+
 -- ---- a new file in a new directory --------------------------------------------------------
 
 vim.fn.setreg('+', '*** Begin Patch\n*** Add File: pkg/sub/new.py\n+VALUE = 1\n*** End Patch\n')

@@ -45,6 +45,7 @@ import {
   type ReportMeta,
 } from "./report";
 import { commandArguments, serverSettings, SYNCED_SCHEMES, type ApplyOptions, type ReplySource } from "./settings";
+import { declareOwnDiscardQuestion } from "./workspace_edit";
 
 export const CLIENT_ID = "llmPatch";
 export const CLIENT_NAME = "LLM Patch";
@@ -425,6 +426,14 @@ export class LlmPatchExtension {
       },
     };
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    // The middleware asks before an edit discards unsaved work: the server is told, so that
+    // it does not ask the same question first.
+    client.registerFeature({
+      fillClientCapabilities: declareOwnDiscardQuestion,
+      initialize: () => undefined,
+      getState: () => ({ kind: "static" }),
+      clear: () => undefined,
+    });
     client.onNotification("window/showMessage", (params: { type: number; message: string }) => this.serverMessage(params));
     client.onNotification("window/logMessage", (params: { type: number; message: string }) => this.serverLog(params));
     return client;

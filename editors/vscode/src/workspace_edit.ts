@@ -148,6 +148,19 @@ export function discardedWork(
   return out;
 }
 
+/**
+ * Declares, in the client capabilities sent with `initialize`, that the extension asks the
+ * user before an edit discards unsaved work (the middleware's question, from `discardedWork`):
+ * the server then sends such an edit without asking too, so the question comes once. A client
+ * without the declaration (Neovim, Emacs, Kate, ...) is asked by the server.
+ */
+export function declareOwnDiscardQuestion(capabilities: { experimental?: unknown }): void {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const experimental = isObject(capabilities.experimental) ? capabilities.experimental : {};
+  const own = isObject(experimental.llmPatch) ? experimental.llmPatch : {};
+  capabilities.experimental = { ...experimental, llmPatch: { ...own, confirmUnsaved: true } };
+}
+
 const VERBS: Record<Discard["what"], string> = { delete: "deletes", move: "moves", overwrite: "overwrites" };
 
 /** The confirmation question, naming every file whose unsaved changes would be lost. */

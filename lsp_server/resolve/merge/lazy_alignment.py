@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from lsp_server.linediff import longest_increasing
+from lsp_server.linediff import all_opcodes, longest_increasing
 from lsp_server.model import ErrorCode, PlacementError
 from lsp_server.resolve.line_shape import (
     Parents,
@@ -221,8 +221,7 @@ class Merger:
         if s_lo >= s_hi or o_lo >= o_hi:
             return
         o_keys = [line.rstrip() for line in self.o[o_lo:o_hi]]
-        matcher = difflib.SequenceMatcher(None, self.s_key[s_lo:s_hi], o_keys, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for tag, i1, i2, j1, j2 in all_opcodes(self.s_key[s_lo:s_hi], o_keys):
             if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
                 for k in range(i2 - i1):
                     s, o = s_lo + i1 + k, o_lo + j1 + k

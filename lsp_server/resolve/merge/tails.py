@@ -26,6 +26,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from lsp_server.linediff import all_opcodes
+
 _CLOSER = re.compile(r"^[\s})\];,]*(?:end|fi|done|esac)?[\s})\];,]*$")
 _DOCSTRING = re.compile(r"^[rRbBuU]{0,2}(\"\"\"|'''|\"|')")
 
@@ -98,10 +100,9 @@ def cut(file_def: Sequence[str], snippet_def: Sequence[str], python: bool) -> Cu
         # the file line the snippet's last line stands for: the same line, or the one it
         # rewrites (lines of a rewritten stretch pair up in order; blank lines aside)
         fc, sc = [fk[i] for i in f_rows], [sk[j] for j in s_rows]
-        matcher = difflib.SequenceMatcher(None, fc, sc, autojunk=False)
         partner = None
         last = len(sc) - 1
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for tag, i1, i2, j1, j2 in all_opcodes(fc, sc):
             if j1 <= last < j2 and tag in ("equal", "replace"):
                 partner = f_rows[min(i1 + (last - j1), i2 - 1)]
         if partner is not None and not _variant(sk[after], fk[partner]):

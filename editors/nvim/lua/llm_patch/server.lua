@@ -265,6 +265,16 @@ function M.adopt(client)
     local answer = vim.fn.confirm(message, table.concat(choices, '\n'), #choices, 'Question')
     return actions[answer] or vim.NIL
   end
+  -- The server outlines reply documents (one symbol per block) and has no symbols for any
+  -- other file, where the language's own server answers: Neovim's list handler would say
+  -- "No document symbols found" for this client's empty answer beside the other's list.
+  local symbols = client.handlers['textDocument/documentSymbol'] or vim.lsp.handlers['textDocument/documentSymbol']
+  client.handlers['textDocument/documentSymbol'] = function(err, result, ctx, config)
+    if err == nil and (result == nil or result == vim.NIL or (type(result) == 'table' and next(result) == nil)) then
+      return
+    end
+    return symbols(err, result, ctx, config)
+  end
   local show = client.handlers['window/showMessage'] or vim.lsp.handlers['window/showMessage']
   client.handlers['window/showMessage'] = function(err, params, ctx, config)
     if M.quiet > 0 then

@@ -342,6 +342,13 @@ export class VSCode {
     await sleep(200);
   }
 
+  /** The text of VS Code's modal dialog ("" when none is open). */
+  async dialogText() {
+    return this.page
+      .$$eval(".monaco-dialog-box", (els) => els.map((e) => e.innerText.replace(/\s+/g, " ").trim()).join(" "))
+      .catch(() => "");
+  }
+
   /** Clicks the button matching `re` on VS Code's modal dialog. */
   async dialogButton(re, ms = 5000) {
     const button = this.page.locator(".monaco-dialog-box .dialog-buttons .monaco-button", { hasText: re }).first();

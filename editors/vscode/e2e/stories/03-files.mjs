@@ -45,6 +45,26 @@ export const stories = [
     },
   },
   {
+    name: "a delete of a file with unsaved work: asked once",
+    // The server asked (a notification with Go ahead / Cancel) and then the extension asked
+    // again (a modal): the extension declares that it asks, and the server no longer does.
+    files: { "shop/legacy.py": LEGACY },
+    async run(vs) {
+      await vs.open("shop/legacy.py");
+      await vs.press("Control+End");
+      await vs.type("# unsaved note\n");
+      await vs.setClipboard("```\n*** Begin Patch\n*** Delete File: shop/legacy.py\n*** End Patch\n```\n");
+      await vs.command("LLM Patch: Apply from Clipboard");
+      await vs.waitFor("the extension's question (a modal dialog)", async () => (await vs.dialogText()).includes("unsaved changes"), 30000);
+      const asked = (await vs.toasts()).filter((t) => /Go ahead|unsaved changes/.test(t));
+      assert.deepEqual(asked, [], "the server asked too");
+      await vs.dialogButton(/Apply and Discard/);
+      await vs.toast(/LLM Patch: .*applied/);
+      await vs.waitFor("legacy.py deleted", () => vs.disk("shop/legacy.py") === null);
+      assert.deepEqual((await vs.toasts()).filter((t) => /Go ahead/.test(t)), [], "no second question after the first");
+    },
+  },
+  {
     name: "a move, Undo Last Patch, the same move again",
     // VS Code 1.96 keeps a document open for the moved file's new path after the move back
     // (seen with no extension opening it); the server must not take it for the file.

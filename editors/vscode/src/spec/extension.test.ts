@@ -148,6 +148,9 @@ describe("activation", () => {
       },
     });
     assert.equal(c.state, languageclient.State.Running);
+    // the applyEdit middleware asks before unsaved work is discarded: the server is told
+    // (a client capability), so it does not ask the same question first
+    assert.deepEqual(c.clientCapabilities().experimental, { llmPatch: { confirmUnsaved: true } });
     assert.equal(statusItem().text, "$(check) LLM Patch");
     assert.equal(statusItem().visible, true);
     assert.ok(state.outputs[0].lines.some((l) => l.includes("Starting the server: /usr/bin/llm-patch serve")));

@@ -28,7 +28,7 @@ import {
 import { discoverServer } from "../discovery";
 import { nodeProbes } from "../probes";
 import { notification, parseReport } from "../report";
-import { discardedWork, touchedFiles, unsyncedEdits } from "../workspace_edit";
+import { declareOwnDiscardQuestion, discardedWork, touchedFiles, unsyncedEdits } from "../workspace_edit";
 import { tempDir } from "./tmp";
 
 const repoRoot = path.resolve(__dirname, "..", "..", "..", "..");
@@ -108,15 +108,22 @@ interface Session {
   child: ChildProcessWithoutNullStreams;
   edits: ApplyWorkspaceEditParams[];
   messages: string[];
+  /** The server's questions (window/showMessageRequest), each answered with Esc. */
+  questions: string[];
   stderr: string[];
 }
 
-async function startSession(command: string[], root: string, settings: Record<string, unknown>): Promise<Session> {
+async function startSession(
+  command: string[],
+  root: string,
+  settings: Record<string, unknown>,
+  caps: Record<string, unknown> = capabilities,
+): Promise<Session> {
   const child = spawn(command[0], command.slice(1), { cwd: root, env: { ...process.env, PYTHONUNBUFFERED: "1" } });
   const stderr: string[] = [];
   child.stderr.on("data", (d: Buffer) => stderr.push(d.toString()));
   const conn = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-  const session: Session = { conn, child, edits: [], messages: [], stderr };
+  const session: Session = { conn, child, edits: [], messages: [], questions: [], stderr };
   const versions = new Map<string, number>();
   const texts = new Map<string, string>();
   conn.onRequest("workspace/configuration", (params: { items: unknown[] }) => params.items.map(() => settings));
@@ -124,6 +131,10 @@ async function startSession(command: string[], root: string, settings: Record<st
   conn.onRequest("window/workDoneProgress/create", () => null);
   conn.onNotification("window/showMessage", (p: { message: string }) => {
     session.messages.push(p.message);
+  });
+  conn.onRequest("window/showMessageRequest", (p: { message: string }) => {
+    session.questions.push(p.message);
+    return null;
   });
   conn.onNotification("window/logMessage", () => undefined);
   conn.onNotification("textDocument/publishDiagnostics", () => undefined);
@@ -159,7 +170,7 @@ async function startSession(command: string[], root: string, settings: Record<st
     processId: process.pid,
     rootUri,
     workspaceFolders: [{ uri: rootUri, name: "ws" }],
-    capabilities,
+    capabilities: caps,
     initializationOptions: { llmPatch: settings },
     clientInfo: { name: "Visual Studio Code", version: "1.91.0" },
   });
@@ -390,6 +401,57 @@ describe("the real server's resource operations, as the extension reads them", a
       [["old.py", "delete"], ["m.py", "move"]],
     );
     assert.deepEqual(unsyncedEdits(touches, dirty).map(rel), ["m.py", "src/app.py"]);
+  });
+});
+
+describe("unsaved work a delete would take: one question, real server", async () => {
+  const command = await serverCommand();
+  const skip = command ? false : "no llm-patch server (set LLM_PATCH_SERVER or create .venv)";
+  const remove = ["*** Begin Patch", "*** Delete File: old.py", "*** End Patch", ""].join("\n");
+
+  async function deleteUnsaved(declared: boolean): Promise<{ session: Session; root: string }> {
+    const root = workspace();
+    writeFileSync(path.join(root, "old.py"), "gone = True\n");
+    const caps: Record<string, unknown> = { ...structuredClone(capabilities), window: { showMessage: {} } };
+    if (declared) {
+      declareOwnDiscardQuestion(caps); // what the extension's registered feature fills in
+    }
+    const session = await startSession(command!, root, {}, caps);
+    const uri = pathToFileURL(path.join(root, "old.py")).toString();
+    // open in VS Code with unsaved work
+    await session.conn.sendNotification("textDocument/didOpen", {
+      textDocument: { uri, languageId: "python", version: 1, text: "gone = True\nkept = False\n" },
+    });
+    await session.conn.sendRequest("workspace/executeCommand", { command: "llmPatch.apply", arguments: [{ text: remove }] });
+    return { session, root };
+  }
+
+  it("declared (the extension): the server sends the delete unasked; the middleware asks once", { skip }, async () => {
+    const { session, root } = await deleteUnsaved(true);
+    try {
+      assert.deepEqual(session.questions, [], "the server asked too");
+      assert.equal(session.edits.length, 1, session.stderr.join(""));
+      const uri = pathToFileURL(path.join(root, "old.py")).toString();
+      const discards = discardedWork(touchedFiles(session.edits[0].edit), (u) => ({ dirty: u === uri }));
+      assert.deepEqual(
+        discards.map((d) => d.what),
+        ["delete"],
+        "the middleware's one question",
+      );
+    } finally {
+      await stopSession(session);
+    }
+  });
+
+  it("not declared (another client): the server asks, once, and sends nothing on Esc", { skip }, async () => {
+    const { session } = await deleteUnsaved(false);
+    try {
+      assert.equal(session.questions.length, 1);
+      assert.match(session.questions[0], /old\.py has unsaved changes/);
+      assert.equal(session.edits.length, 0);
+    } finally {
+      await stopSession(session);
+    }
   });
 });
 

@@ -48,6 +48,8 @@ export class LanguageClient {
   state: State = State.Stopped;
   requests: { method: string; params: any }[] = [];
   disposed = false;
+  /** Features the extension registered (`registerFeature`), e.g. capabilities it declares. */
+  features: { fillClientCapabilities(capabilities: any): void }[] = [];
   /** Handlers the extension put in place of the client's own (window/showMessage). */
   notificationHandlers = new Map<string, (params: any) => void>();
   private stateListeners: ((e: { oldState: State; newState: State }) => void)[] = [];
@@ -64,6 +66,19 @@ export class LanguageClient {
   onNotification(method: string, handler: (params: any) => void): { dispose(): void } {
     this.notificationHandlers.set(method, handler);
     return { dispose: () => this.notificationHandlers.delete(method) };
+  }
+
+  registerFeature(feature: { fillClientCapabilities(capabilities: any): void }): void {
+    this.features.push(feature);
+  }
+
+  /** The client capabilities as the real client fills them before `initialize`. */
+  clientCapabilities(): any {
+    const capabilities: any = { window: { showMessage: {} } };
+    for (const f of this.features) {
+      f.fillClientCapabilities(capabilities);
+    }
+    return capabilities;
   }
 
   onDidChangeState(listener: (e: { oldState: State; newState: State }) => void): { dispose(): void } {
