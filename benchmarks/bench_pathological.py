@@ -15,9 +15,12 @@ Each case is an edit given to each tool in its own format, on the same files:
   file with one character changed (some place approximately, most do not: the reply is
   refused, which is right);
 * **exact blocks**: one-line blocks that each match one place;
+* **lazy merge**: `bench_lazy`'s 10 MB case, a whole-file block of one restated function
+  between `# ... existing code ...` lines (the peers get the added line as a hunk);
 * **reply shapes at 1 MB** (llm-patch only: no peer reads them): a megabyte of block-marker
-  lines, of diff headers, of JSON openers, of fences, one prose line of backticked names
-  before a snippet. Parsed and planned.
+  lines, of diff headers, of V4A headers and sections, of JSON openers and unclosed tool
+  calls, of path + fence lines (55,556 whole-file blocks for one file), one prose line of
+  backticked names before a snippet. Parsed and planned.
 
 llm-patch is timed in process (`parse_reply` + `plan_reply`, as shipped, caches emptied)
 and as a process (`llm-patch apply`); the peers as processes, found or installed as
@@ -42,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_large import ADDED, lazy_case
 from benchmarks.compare_peers import codex_binary, exponent
 from benchmarks.report import fill_section, num
 from benchmarks.timing import load_average, summary
@@ -160,6 +164,28 @@ def exact_blocks(n: int) -> Inputs:
     return Inputs({"a.py": _text(lines)}, reply, v4a, diff, {"a.py": _text(new)})
 
 
+def lazy_merge(n: int) -> Inputs:
+    """`bench_lazy`'s case (`bench_large.lazy_case`): a Python file of `n` lines and a
+    whole-file block that restates one function with a line added between two
+    `# ... existing code ...` lines (420,000 lines are 9.6 MB); the peers get the added line
+    with three lines of context."""
+    with tempfile.TemporaryDirectory(prefix="llm-patch-lazy-") as tmp:
+        root = Path(tmp) / "root"
+        root.mkdir()
+        reply = lazy_case(root, n).read_text(encoding="utf-8")
+        text = (root / "big.py").read_text(encoding="utf-8")
+    lines = text.split("\n")
+    # where lazy_case adds its line: after the first `def` from the middle on
+    k = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].startswith("def "))
+    context = lines[k + 1 : k + 4]
+    diff = f"--- a/big.py\n+++ b/big.py\n@@ -{k + 1},4 +{k + 1},5 @@\n {lines[k]}\n+{ADDED}\n"
+    diff += "".join(f" {x}\n" for x in context)
+    v4a = f"*** Begin Patch\n*** Update File: big.py\n@@\n {lines[k]}\n+{ADDED}\n"
+    v4a += "".join(f" {x}\n" for x in context) + "*** End Patch\n"
+    expected = "\n".join([*lines[: k + 1], ADDED, *lines[k + 1 :]])
+    return Inputs({"big.py": text}, reply, v4a, diff, {"big.py": expected})
+
+
 def _filled(unit: str, size: int) -> str:
     return unit * (size // len(unit))
 
@@ -169,7 +195,13 @@ REPLY_SHAPES: dict[str, Callable[[int], str]] = {
     "`<<<<<<< SEARCH` lines": lambda s: _filled("a.py\n<<<<<<< SEARCH\n", s),
     "diff headers": lambda s: _filled("--- a/x\n+++ b/x\n@@\n-a\n", s),
     "V4A `*** Begin Patch` lines": lambda s: _filled("*** Begin Patch\n", s),
+    "V4A `*** Update File:` sections": lambda s: (
+        "*** Begin Patch\n" + _filled("*** Update File: a.py\n@@\n-x\n+y\n", s - 16)
+    ),
     "JSON openers": lambda s: _filled("{\n", s),
+    "JSON tool-call openers, unclosed": lambda s: _filled(
+        '{"name": "edit_file", "arguments": {"path": "a.py",\n', s
+    ),
     "path + fence lines": lambda s: _filled("a.py\n```\n", s),
     "backticked names, one line": lambda s: (
         "See "
@@ -192,6 +224,7 @@ CASES = [
     Case("one diff hunk, one misquoted line", "lines", (2_000, 4_000), hunk_misquoted),
     Case("near-miss blocks (5,000-line file)", "blocks", (1_200, 12_000), near_miss_blocks),
     Case("exact one-line blocks", "blocks", (200, 2_000), exact_blocks),
+    Case("lazy merge, `# ... existing code ...`", "lines", (210_000, 420_000), lazy_merge),
     *(
         Case(f"reply of {name}", "bytes", (100_000, 1_000_000), reply_shape(name), peers=False)
         for name in REPLY_SHAPES
@@ -206,6 +239,13 @@ CASES = [
 class Result:
     ms: float
     verdict: str  # right / refused / wrong
+    cpu_ms: float | None = None  # the process's CPU time, in process only (see CPU below)
+
+
+# The in-process cell is also given as CPU time (`time.process_time`): on a machine shared
+# with other work the wall clock counts the time other processes had the cores, the CPU time
+# (nearly) only what the plan itself did.
+CPU = "llm-patch plan (CPU time)"
 
 
 def _verdict(ok_exit: bool, folder: Path, inputs: Inputs) -> str:
@@ -237,9 +277,10 @@ def in_process(folder: Path, inputs: Inputs) -> Result:
 
     cache.clear_all()
     ws = DiskWorkspace(folder)
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     plan = plan_reply(parse_reply(inputs.reply), ws)
     ms = (time.perf_counter() - t0) * 1000.0
+    cpu_ms = (time.process_time() - c0) * 1000.0
     got = {c.path: c.new_text for c in plan.files}
     if inputs.expected is None:
         verdict = "refused" if not plan.ok else "wrong"
@@ -247,7 +288,7 @@ def in_process(folder: Path, inputs: Inputs) -> Result:
         verdict = "right"
     else:
         verdict = "refused" if not plan.ok else "wrong"
-    return Result(ms, verdict)
+    return Result(ms, verdict, cpu_ms)
 
 
 def _process(cmd: Callable[[Inputs], list[str] | None]) -> Callable[[Path, Inputs], Result | None]:
@@ -335,6 +376,12 @@ def run(rounds: int, install: bool, cases: list[Case], log=print) -> dict[str, A
                         **summary([r.ms for r in results]),
                         "verdict": "/".join(verdicts),
                     }
+                    cpu = [r.cpu_ms for r in results if r.cpu_ms is not None]
+                    if cpu:
+                        row.cells.setdefault(CPU, {})[str(size)] = {
+                            **summary(cpu),
+                            "verdict": "/".join(verdicts),
+                        }
             for by_size in row.cells.values():
                 if len(by_size) == 2:
                     medians = [by_size[str(s)]["median_ms"] for s in case.sizes]
@@ -360,10 +407,12 @@ def markdown(results: dict[str, Any]) -> str:
         f"{results['rounds']} rounds, Python {results['python']}, load average "
         f"{load['before']} before and {load['after']} after. Each cell: median ms at the "
         "smaller / larger size, then b (t ∝ N^b; 1 = linear, 10× input → 10× time) and the "
-        "verdict (right, refused, wrong). — : the tool cannot take the input (Codex takes "
-        "its patch as one argument, which the system caps; no peer reads the reply shapes)."
+        "verdict (right, refused, wrong). The in-process plan is also given in CPU time, "
+        "which the other work on the machine inflates far less than the wall clock. "
+        "— : the tool cannot take the input (Codex takes its patch as one argument, which "
+        "the system caps; no peer reads the reply shapes)."
         + (
-            f" Rerun since, load average {results['rerun_load']['before']}: "
+            f" Rerun since (load average {results['rerun_load']['before']} at the last): "
             + ", ".join(results["rerun"])
             + "."
             if results.get("rerun")
@@ -416,10 +465,12 @@ def main(argv: list[str] | None = None) -> int:
         order = [row["case"] for row in old["rows"]]
         rows = [fresh.get(row["case"], row) for row in old["rows"]]
         rows += [row for name, row in fresh.items() if name not in order]
+        place = {c.name: k for k, c in enumerate(CASES)}  # a new case takes its place
+        rows.sort(key=lambda row: place.get(row["case"], len(place)))
         results = {
             **old,
             "rows": rows,
-            "rerun": sorted(fresh),
+            "rerun": sorted(set(old.get("rerun", [])) | set(fresh)),
             "rerun_load": results["load_average"],
         }
     out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from lsp_server import plan as plan_module
 from lsp_server.model import (
+    Action,
     EditBlock,
     ErrorCode,
     Format,
@@ -89,3 +90,24 @@ def test_a_reply_with_a_few_failures_is_tried_in_full() -> None:
     plan = plan_reply(ParsedReply(tuple(blocks)), _Files({"m.py": text}), PlanOptions(atomic=False))
     assert [o.status for o in plan.outcomes] == [Status.FAILED, Status.VALIDATED]
     assert plan.files and "def f_5(z):" in (plan.files[0].new_text or "")
+
+
+def test_loose_blocks_on_small_files_count_their_own_cost() -> None:
+    """Thousands of whole-file blocks for a one-line file, each already applied once the
+    first has placed: every block costs a grammar parse of itself whatever its file's size,
+    so a megabyte of them took 20 s and more. Each counts `LOOSE_BLOCK_LINES` at least."""
+    blocks = [
+        EditBlock(Format.WHOLE_FILE, "a.py", (i, i), Action.LAZY, content="a = 2\n", index=i)
+        for i in range(3_000)
+    ]
+    plan = plan_reply(
+        ParsedReply(tuple(blocks)), _Files({"a.py": "a = 1\n"}), PlanOptions(atomic=False)
+    )
+    tried = [o for o in plan.outcomes if not o.failure or not o.failure.details.get("not_tried")]
+    assert tried[0].placed and not tried[0].already_applied
+    assert all(o.already_applied for o in tried[1:])
+    limit = plan_module.LOOSE_WORK_LINES // plan_module.LOOSE_BLOCK_LINES
+    assert len(tried) == 1 + limit + 1
+    untried = plan.outcomes[len(tried) :]
+    assert untried and all(o.failure and o.failure.details["not_tried"] for o in untried)
+    assert plan.files and plan.files[0].new_text == "a = 2\n"

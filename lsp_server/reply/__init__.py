@@ -30,7 +30,6 @@ How a finder is listed in `FINDERS`, and what it may rely on:
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import importlib
 import re
@@ -45,6 +44,7 @@ from lsp_server.reply.common import (
     dedent_indented_fences,
     edit_marker,
     indent_spaces,
+    numbered,
     prefix_spaces,
     read_web_spaces,
 )
@@ -239,9 +239,7 @@ def parse_reply(text: str) -> ParsedReply:
 
         found.extend(whole_file.stray_markers(lines, found))
     found.sort(key=lambda b: b.reply_lines)
-    blocks = tuple(
-        b if b.index == i else dataclasses.replace(b, index=i) for i, b in enumerate(found)
-    )
+    blocks = tuple(numbered(b, i) for i, b in enumerate(found))
     if not blocks:
         if any(f.info.split()[:1] in (["diff"], ["patch"]) for f in lines.fences):
             from lsp_server.reply.unified_diff import unreadable_diff_fence

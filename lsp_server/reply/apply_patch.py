@@ -38,10 +38,12 @@ from lsp_server.model import (
     OnExists,
 )
 from lsp_server.reply.common import (
+    MAX_MALFORMED,
     Fence,
     dedent_indented_fences,
     find_fences,
     normalise_newlines,
+    unread_failure,
 )
 
 BEGIN = "*** Begin Patch"
@@ -58,6 +60,7 @@ _HEREDOC = re.compile(
     r"""|(?:apply_patch|applypatch)\s+<<-?\s*(?P<q2>['"]?)(?P<d2>[A-Za-z_]\w*)(?P=q2))\s*$"""
 )
 # `@@ -3,7 +3,8 @@ def f():` written by a model used to unified diffs: the numbers go
+_SOME_FILE = re.compile(r"\*\*\* [A-Z][a-z]+ File:")  # `*** Rename File:`: a header we do not know
 _UNIFIED_RANGE = re.compile(r"^-\d+(?:,\d+)?\s+\+\d+(?:,\d+)?\s*@@\s?")
 
 
@@ -85,6 +88,9 @@ class _Patch:
     first: int  # first line of the whole patch (heredoc line or Begin)
     closer: int | None  # index of the heredoc delimiter line, when there is one
     last_structural: int  # last body line that is a header, `@@` or marker
+    # where reading stopped, the malformed operations having reached MAX_MALFORMED (the
+    # patch ends before it; the rest of the reply is unread)
+    cut: int | None = None
 
     @property
     def scanned(self) -> int:
@@ -103,20 +109,36 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     starts: list[int] = []
     i = 0
     n = len(lines)
+    malformed = 0  # past MAX_MALFORMED, the rest of the reply is one block, unread
     while i < n:
         if lines[i].strip() != BEGIN:
             i += 1
             continue
+        if malformed >= MAX_MALFORMED:
+            blocks.append(_unread(lines, i, malformed))
+            break
         patch = _extent(lines, i)
-        ops = _parse_ops(lines, patch)
+        ops = _parse_ops(lines, patch, MAX_MALFORMED - malformed)
         if fences is None:
             fences = find_fences(lines)
             starts = [f.start for f in fences]
         # fences do not nest: the only one that can hold the patch is the last opened before it
         k = bisect.bisect_left(starts, patch.first) - 1
-        blocks.extend(_to_blocks(lines, patch, ops, fences[k] if k >= 0 else None))
+        read = _to_blocks(lines, patch, ops, fences[k] if k >= 0 else None)
+        blocks.extend(read)
+        malformed += sum(b.error is not None for b in read)
+        if patch.cut is not None:  # the limit was reached inside this patch
+            blocks.append(_unread(lines, patch.cut, malformed))
+            break
         i = patch.scanned + 1
     return blocks
+
+
+def _unread(lines: list[str], at: int, malformed: int) -> EditBlock:
+    """The block that stands for `lines[at:]` once `malformed` blocks were malformed."""
+    span = (at + 1, max(at + 1, len(lines)))
+    failure = unread_failure(f"reply line {at + 1}", malformed)
+    return EditBlock(Format.APPLY_PATCH, None, span, error=failure)
 
 
 def _opens_patch(head: list[str]) -> bool:
@@ -178,6 +200,8 @@ def _is_marker(line: str) -> bool:
 def _header(line: str) -> tuple[str, str] | None:
     """(kind, rest) for a file-operation header (padding allowed), else None."""
     s = line.strip()
+    if not s.startswith("***"):
+        return None  # every header below, known or not, starts so: most lines end here
     for prefix in (_ADD, _DELETE, _UPDATE, _MOVE):
         if s.startswith(prefix):
             return prefix, s[len(prefix) :].strip()
@@ -187,7 +211,7 @@ def _header(line: str) -> tuple[str, str] | None:
         return None  # a markdown rule, not a header
     if line.startswith("***") or (s.startswith("*** ") and s.endswith(":")):
         return "unknown", s
-    if re.match(r"^\*\*\* [A-Z][a-z]+ File:", s):
+    if _SOME_FILE.match(s):
         return "unknown", s
     return None
 
@@ -201,10 +225,15 @@ def _malformed(message: str, line: int) -> Failure:
     return Failure(ErrorCode.MALFORMED_BLOCK, message, {"line": line})
 
 
-def _parse_ops(lines: list[str], patch: _Patch) -> list[_Op]:
+def _parse_ops(lines: list[str], patch: _Patch, room: int = MAX_MALFORMED) -> list[_Op]:
+    """The patch's operations; once `room` of them are malformed, the patch is cut before
+    the next line (`patch.cut`), unread."""
     ops: list[_Op] = []
     k = patch.begin + 1
     while k < patch.stop:
+        if room <= 0:
+            patch.cut, patch.stop, patch.end_marker, patch.closer = k, k, None, None
+            break
         line = lines[k]
         if not line.strip():
             k += 1
@@ -232,6 +261,7 @@ def _parse_ops(lines: list[str], patch: _Patch) -> list[_Op]:
             )
             k = _skip_to_boundary(lines, k + 1, patch, op)
             ops.append(op)
+            room -= 1
             continue
         kind, rest = h
         if kind == "unknown":
@@ -256,6 +286,7 @@ def _parse_ops(lines: list[str], patch: _Patch) -> list[_Op]:
         if op.error is None and not op.path:
             op.error = _malformed(f"line {op.first + 1}: the header names no file", op.first + 1)
         ops.append(op)
+        room -= op.error is not None
     return ops
 
 
@@ -526,14 +557,31 @@ def _to_blocks(
     for n, op in enumerate(ops):
         lo = first if n == 0 else op.first
         hi = last if n == len(ops) - 1 else op.last
-        block = EditBlock(Format.APPLY_PATCH, op.path, (lo + 1, hi + 1), op.action)
+        span = (lo + 1, hi + 1)
+        # one constructor call a block: a patch may hold tens of thousands of operations
         if op.error is not None:
-            block = dataclasses.replace(block, error=op.error)
+            block = EditBlock(Format.APPLY_PATCH, op.path, span, op.action, error=op.error)
         elif op.action is Action.CREATE:
             content = "".join(line + "\n" for line in op.content)
-            block = dataclasses.replace(block, content=content, on_exists=OnExists.OVERWRITE)
+            block = EditBlock(
+                Format.APPLY_PATCH,
+                op.path,
+                span,
+                op.action,
+                content=content,
+                on_exists=OnExists.OVERWRITE,
+            )
         elif op.action is Action.MODIFY:
-            block = dataclasses.replace(block, hunks=tuple(op.hunks), move_to=op.move_to)
+            block = EditBlock(
+                Format.APPLY_PATCH,
+                op.path,
+                span,
+                op.action,
+                hunks=tuple(op.hunks),
+                move_to=op.move_to,
+            )
+        else:
+            block = EditBlock(Format.APPLY_PATCH, op.path, span, op.action)
         blocks.append(block)
     return blocks
 

@@ -43,6 +43,7 @@ from typing import NamedTuple
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk, OnExists
 from lsp_server.patterns import compiled_on_use
 from lsp_server.reply.common import (
+    MAX_MALFORMED,
     SECTION,
     MarkerLine,
     edit_marker,
@@ -52,6 +53,7 @@ from lsp_server.reply.common import (
     normalise_newlines,
     normalise_text,
     path_above,
+    unread_failure,
 )
 
 SEARCH, DIVIDER, REPLACE = "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"
@@ -228,13 +230,6 @@ def _patterns(syntax: Syntax) -> tuple[re.Pattern[str], ...]:
     return (syntax.start, syntax.divider, syntax.end)
 
 
-# Past this many malformed blocks a reply is not an edit gone slightly wrong but marker lines
-# (a log, a reply of conflict markers, an attack): the rest of it is one block, refused
-# unread. Each block costs a few objects and a message; a megabyte of one-line blocks would
-# cost seconds, and a report of 100,000 failures helps nobody.
-MAX_MALFORMED = 1_000
-
-
 def unread_rest(lines: list[str], at: int, syntax: Syntax, malformed: int) -> RawBlock:
     """The block that stands for `lines[at:]` once `malformed` blocks were malformed."""
     end = max(at, len(lines) - 1)
@@ -280,13 +275,7 @@ def failure(raw: RawBlock, origin: int | None = 0) -> Failure | None:
     not the reply's, as in a JSON string)."""
     where = f"block starting at {_where(raw.marker, origin)[0]}"
     if raw.unread:
-        return Failure(
-            ErrorCode.MALFORMED_BLOCK,
-            f"not read from {_where(raw.marker, origin)[0]} on: the {raw.unread:,} blocks "
-            f"before it are malformed (past {MAX_MALFORMED:,}, the rest of a reply is not "
-            "read); fix those blocks first",
-            {"unread": True, "malformed_blocks": raw.unread},
-        )
+        return unread_failure(_where(raw.marker, origin)[0], raw.unread)
     if raw.expected is not None:
         details: dict[str, object] = {"expected": raw.expected}
         if raw.incomplete:

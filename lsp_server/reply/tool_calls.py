@@ -58,6 +58,7 @@ from lsp_server.reply.agent_tools import (
 from lsp_server.reply.common import (
     Fence,
     find_fences,
+    line_starts,
     path_from_info,
     path_from_line,
     split_levels,
@@ -118,6 +119,12 @@ _CALL_TAG = re.compile(
     r"(?:<(?:tool_call|tool_calls|function_call|functioncall|tool_use)>|\[TOOL_CALLS\]"
     r"|<\|python_tag\|>)[ \t]*(?=[{\[])"
 )
+# A line that may open a bare value: blanks (`str.lstrip`'s: `\s` but the line end), a chat
+# template's tag perhaps, then `[`, or `{` and JSON whitespace and a key or `}` (after
+# anything else no object starts, so no call does). Searched as `line_starts` does: one
+# search finds the few lines worth decoding, where a reply of a million `{` lines would
+# otherwise cost a decode attempt each.
+_BARE_OPENER = re.compile(r"\n[^\S\n]*(?:" + _CALL_TAG.pattern + r")?(?=\[|\{[ \t\n\r]*+[\"}])")
 _DATA_FILES = (".json", ".jsonc", ".json5", ".jsonl", ".ndjson", ".geojson")
 _MAX_JSON = 2_000_000
 
@@ -204,31 +211,30 @@ def _bare(lines: list[str], fenced: list[bool]) -> list[EditBlock]:
     text = "\n".join(lines)
     decoder = json.JSONDecoder(strict=False)
     budget = 10 * len(text) + 100_000  # characters scanned by failed attempts, in all
-    k = 0
-    while k < len(lines) and budget > 0:
-        stripped = lines[k].lstrip()
+    k = 0  # the first line not yet read as part of a value
+    # only the lines that may open a value are visited: one search, not a loop over lines
+    for c in line_starts(_BARE_OPENER, lines):
+        if budget <= 0:
+            break
+        if c < k or fenced[c]:
+            continue
+        stripped = lines[c].lstrip()
         tag = _CALL_TAG.match(stripped)
         if tag is not None:
             stripped = stripped[tag.end() :]
-        if fenced[k] or not stripped.startswith(("{", "[")):
-            k += 1
-            continue
-        pos = starts[k] + len(lines[k]) - len(stripped)
+        pos = starts[c] + len(lines[c]) - len(stripped)
         try:
             value, end = _decode_at(decoder, text, pos)
         except json.JSONDecodeError as err:
             budget -= max(err.pos, 1)
-            k += 1
             continue
         except (RecursionError, ValueError):
             budget -= 10_000
-            k += 1
             continue
-        last = max(k, _line_of(starts, end - 1))
-        if any(fenced[k : last + 1]):
-            k += 1
+        last = max(c, _line_of(starts, end - 1))
+        if any(fenced[c : last + 1]):
             continue
-        out.extend(_blocks(value, (k + 1, last + 1)))
+        out.extend(_blocks(value, (c + 1, last + 1)))
         k = last + 1
     return out
 

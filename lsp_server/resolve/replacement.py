@@ -27,7 +27,9 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from lsp_server.linediff import equal_pairs
+from rapidfuzz.distance import Indel
+
+from lsp_server.linediff import all_opcodes, equal_pairs
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
 from lsp_server.resolve.content_index import ContentIndex
 from lsp_server.resolve.indent import TAB_WIDTH, indent_of, infer_shift, width
@@ -336,10 +338,30 @@ _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 
 
 def _changes(a: list[str], b: list[str]) -> list[tuple[int, int, str]]:
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return [
-        (i1, i2, "".join(b[j1:j2])) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"
-    ]
+    """`a` → `b` as token changes, each deletion and insertion slid as far left as the
+    tokens around it allow: in a run of equal tokens (`==` to `=`) which one went is
+    arbitrary, and the file's and the reply's removal of the same token must be seen as
+    one change, not two (or both sides' `=` would go)."""
+    out: list[tuple[int, int, str]] = []
+    floor = 0  # never slid into the change before
+    for tag, i1, i2, j1, j2 in all_opcodes(a, b):
+        if tag == "equal":
+            continue
+        if tag == "delete":
+            while i1 > floor and a[i1 - 1] == a[i2 - 1]:
+                i1, i2 = i1 - 1, i2 - 1
+            out.append((i1, i2, ""))
+        elif tag == "insert":
+            put = list(b[j1:j2])
+            while i1 > floor and a[i1 - 1] == put[-1]:
+                put = [a[i1 - 1], *put[:-1]]
+                i1 -= 1
+                i2 = i1
+            out.append((i1, i1, "".join(put)))
+        else:
+            out.append((i1, i2, "".join(b[j1:j2])))
+        floor = i2
+    return out
 
 
 def merge3(base_text: str, mine: str, theirs: str) -> str | None:
@@ -357,6 +379,8 @@ def merge3(base_text: str, mine: str, theirs: str) -> str | None:
             continue  # the same change on both sides
         hit = [t for t in reply if _touch(m, t)]
         if not hit:
+            if _leans_toward(base, m, theirs):
+                return None  # the reply may have made it already, elsewhere: two readings
             kept.append(m)
         elif not any(t[0] <= m[0] and m[1] <= t[1] and t[0] < t[1] for t in hit):
             return None
@@ -370,6 +394,17 @@ def merge3(base_text: str, mine: str, theirs: str) -> str | None:
         at = i2
     out.extend(base[at:])
     return "".join(out)
+
+
+def _leans_toward(base: list[str], m: tuple[int, int, str], theirs: str) -> bool:
+    """Is the reply's line nearer the quote with the file's change `m` made than without
+    it? Then the reply may have made that change itself, placed where the token diff
+    does not line it up with the file's (`(` added before or after another `(`), and
+    keeping it as well could make it twice."""
+    i1, i2, put = m
+    with_m = [*base[:i1], *_TOKEN.findall(put), *base[i2:]]
+    toks = _TOKEN.findall(theirs)
+    return Indel.distance(with_m, toks) < Indel.distance(base, toks)
 
 
 def _touch(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:

@@ -189,3 +189,54 @@ def test_a_fuzzy_placement_writes_only_what_the_reply_changes(case):
         assert placed.plan.files == ()
         return
     assert placed.files["TODO.md"] == (want if changed else text)
+
+
+def test_a_mark_the_quote_doubled_and_the_reply_fixed_is_written_once():
+    # the quote has `old_2 == 2` for the file's `old_2 = 2`, the reply writes
+    # `new_2 = 2`: both removed the same `=`; it goes once, not twice (`new_2  2`)
+    body = "".join(f"old_{k} = {k}\n\n" for k in range(6))
+    quote = body.replace("old_2 = 2", "old_2 == 2")
+    new = body.replace("old_", "new_")
+    placed = place(sr("a.py", quote, new), {"a.py": body})
+    assert placed.plan.ok
+    assert placed.files["a.py"] == new
+
+
+tokens = st.sampled_from(["=", "==", " ", "x", "1", "(", ")", "a_b", ","])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    base=st.lists(tokens, min_size=1, max_size=12),
+    data=st.data(),
+)
+def test_a_change_both_sides_made_is_made_once(base, data):
+    """Oracle: the file made change A to the quoted line; the reply made A too, and B
+    elsewhere (apart from A). Whatever tokens repeat, the merge is the reply's line."""
+    from lsp_server.resolve.replacement import merge3
+
+    n = len(base)
+    a1 = data.draw(st.integers(0, n - 1))
+    a2 = data.draw(st.integers(a1, min(n, a1 + 2)))
+    a_new = data.draw(st.lists(tokens, max_size=2))
+    if a1 == a2 and not a_new:
+        return
+    b1 = data.draw(st.integers(0, n))
+    b2 = data.draw(st.integers(b1, min(n, b1 + 2)))
+    b_new = data.draw(st.lists(tokens, max_size=2))
+    if not (b2 + 1 < a1 or a2 + 1 < b1):
+        return  # the reply's own change must lie apart from the shared one
+    if b1 == b2 and not b_new:
+        return
+
+    def apply(edits):
+        out, at = [], 0
+        for i1, i2, put in sorted(edits):
+            out += base[at:i1] + put
+            at = i2
+        return "".join(out + base[at:])
+
+    mine = apply([(a1, a2, a_new)])
+    theirs = apply([(a1, a2, a_new), (b1, b2, b_new)])
+    merged = merge3("".join(base), mine, theirs)
+    assert merged in (None, theirs)

@@ -123,10 +123,18 @@ def normalise(text: str) -> str:
 
 
 def add_imports(
-    text: str, path: str, grammar: Grammar, imports: list[str], placements: list[Placement]
+    text: str,
+    path: str,
+    grammar: Grammar,
+    imports: list[str],
+    placements: list[Placement],
+    restated: list[tuple[str, str]] | None = None,
 ) -> str:
     """The file with the `imports` it lacks added (each placement appended to
-    `placements`)."""
+    `placements`). An import the file has, restated under a comment of the block's, is
+    never added a second time: (the import, the block's lines) is appended to `restated`
+    for the caller to place as an edit of the file's import (the comment is a change the
+    reply shows)."""
     p = syntax.parse(text, grammar, path)
     root = p.tree.root_node
     have = [c for c in root.named_children if is_import(p, c)]
@@ -136,8 +144,10 @@ def add_imports(
     theirs = [(c, read_import(p.bytes_of(c))) for c in have]
     add: list[str] = []
     swaps: list[tuple[int, int, list[str]]] = []  # file rows [a, b] -> the block's lines
+    markers = tuple(grammar.spec.comment_markers)
     for imp in imports:
-        mine = read_import(imp)
+        code = _uncommented(imp, markers)
+        mine = read_import(code)
         same = [(c, t) for c, t in theirs if t.key == mine.key]
         if not same:
             add.extend(imp.split("\n"))
@@ -146,6 +156,8 @@ def add_imports(
         have_names = {n for _c, t in same for n in t.names}
         new_names = tuple(n for n in mine.names if n not in have_names)
         if not new_names or mine.write is None:
+            if code != imp and restated is not None:
+                restated.append((code, imp))
             continue  # every name it brings is there already
         node, t = same[-1]
         if node is not None and set(t.names) <= set(mine.names) and len(same) == 1:
@@ -176,6 +188,15 @@ def add_imports(
             add = ["", *add]
     placements.append(Placement(row, row, MatchKind.SNIPPET, 1.0, row + len(add)))
     return "\n".join(lines[:row] + add + lines[row:])
+
+
+def _uncommented(imp: str, markers: tuple[str, ...]) -> str:
+    """The import statement without the comment lines a snippet put above it."""
+    lines = imp.split("\n")
+    k = 0
+    while k < len(lines) - 1 and (not lines[k].strip() or lines[k].lstrip().startswith(markers)):
+        k += 1
+    return "\n".join(lines[k:])
 
 
 def _go_specs(text: str) -> list[str]:

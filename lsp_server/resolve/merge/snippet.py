@@ -431,10 +431,25 @@ def place_snippet(
             limit=MAX_DEFINITIONS,
         )
     placements: list[Placement] = []
+    restated: list[tuple[str, str]] = []  # imports the file has, under a new comment
     if s.imports:
-        text = add_imports(text, path, grammar, s.imports, placements)
+        text = add_imports(text, path, grammar, s.imports, placements, restated)
     for k in range(len(s.top)):
         text = _place(text, path, grammar, s, s.top, k, None, placements)
+    for code, commented in restated:
+        try:
+            done = apply_hunks(text, [Hunk(code, commented)], fuzzy_threshold=fuzzy_threshold)
+        except PlacementError as err:
+            raise refused(
+                err.failure.code,
+                f"the snippet restates {path}'s `{code.strip()[:80]}` under a comment the "
+                f"file does not have, and that import cannot be told in the file: "
+                f"{err.failure.message}",
+                statement=commented,
+                **{k: v for k, v in err.failure.details.items() if k != "state"},
+            ) from None
+        text = done.text
+        placements.extend(_as_snippet(pl) for pl in done.placements)
     for statement in s.statements:
         try:
             done = apply_hunks(text, [Hunk(statement, statement)], fuzzy_threshold=fuzzy_threshold)
