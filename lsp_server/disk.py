@@ -18,7 +18,9 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import hashlib
 import os
+import signal
 import stat
 import threading
 import time
@@ -161,6 +163,93 @@ def read_regular(dir_fd: int, name: str, limit: int) -> tuple[bytes, os.stat_res
         return b"".join(chunks), st
     finally:
         os.close(fd)
+
+
+def read_quiet(dir_fd: int, name: str, limit: int) -> tuple[bytes, os.stat_result, bool]:
+    """`read_regular`, and whether another descriptor holds the file open for writing
+    (`busy`): a writer that opened it before, and may still write, after this read.
+
+    Asked of the kernel with a read lease (Linux): one is granted only while no descriptor
+    has the file open for writing, and it is held for the read, so the bytes read are the
+    file's for as long as that lasts. Where no lease is granted for another reason (another
+    system, a network file system, a file someone else owns, leases turned off) it cannot
+    tell, and answers not busy: the bytes read are all there is to go on."""
+    fd = open_regular(dir_fd, name)
+    leased = busy = False
+    try:
+        if _LEASES:
+            try:
+                # a lease broken by an opener is told by a signal (SIGIO, which would end
+                # this process): SIGURG instead, which is ignored unless someone handles it
+                fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
+                fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+                leased = True
+            except OSError as err:
+                busy = err.errno in (errno.EAGAIN, errno.EWOULDBLOCK)
+        st = os.fstat(fd)
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks), st, busy
+    finally:
+        if leased:
+            try:
+                fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+            except OSError:
+                pass
+        os.close(fd)
+
+
+_LEASES = hasattr(fcntl, "F_SETLEASE") and hasattr(fcntl, "F_SETSIG")  # Linux
+
+
+def remove_proven(dir_fd: int, name: str, sha256: str, size: int) -> bool:
+    """Remove `name` only if it still holds exactly these bytes (a symlink: this target)
+    and, where the system can tell (`read_quiet`), no one holds it open for writing: a
+    write made since the bytes were judged — in place, or through a descriptor opened
+    before — keeps the file. True when removed."""
+    st = lstat(dir_fd, name)
+    if st is None:
+        return False
+    try:
+        if stat.S_ISLNK(st.st_mode):  # a symlink is never written in place
+            data, busy = os.fsencode(os.readlink(name, dir_fd=dir_fd)), False
+        else:
+            data, _, busy = read_quiet(dir_fd, name, max(size, 0))
+    except (OSError, NotRegular):
+        return False
+    if busy or len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
+        return False
+    os.unlink(name, dir_fd=dir_fd)
+    return True
+
+
+def place(dir_fd: int, src: str, dst: str) -> bool:
+    """Rename `src` to `dst` in one folder only where `dst` is nothing: False (and nothing
+    done) when a file took that name meanwhile — never replaced. A hard link then the
+    removal of `src` (a crash between leaves two names of one file, both whole); else
+    renameat2's no-replace; else, where neither exists, a rename right after a look."""
+    try:
+        os.link(src, dst, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+    except FileExistsError:
+        return False
+    except OSError:
+        try:
+            if rename2(dir_fd, src, dst, RENAME_NOREPLACE):
+                return True
+        except FileExistsError:
+            return False
+        if lstat(dir_fd, dst) is not None:
+            return False
+        os.replace(src, dst, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        return True
+    os.unlink(src, dir_fd=dir_fd)
+    return True
 
 
 def open_regular(dir_fd: int, name: str) -> int:

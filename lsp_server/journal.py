@@ -47,11 +47,14 @@ from lsp_server.disk import (
     fsync_folder,
     io_failure,
     lstat,
+    place,
     read_regular,
+    remove_proven,
     reserved_name,
     workspace_lock,
 )
 from lsp_server.model import ErrorCode, Failure
+from lsp_server.workspace import protected_reason
 
 PREPARE = "prepare"
 COMMIT = "commit"
@@ -391,6 +394,9 @@ def _plain_name(name: object) -> bool:
         and "/" not in name
         and "\0" not in name
         and name.casefold().rstrip(". ") not in _VCS
+        # every other spelling a disk may resolve to a version-control folder (`.git\u200d`
+        # on HFS+, `GIT~1` on NTFS): the plan never writes there, so no journal names one
+        and protected_reason(name) is None
     )
 
 
@@ -519,21 +525,92 @@ def _undo_entry(e: Entry, fd: int, state: str, kept: list[str], when: str) -> in
             # the name holds nothing or exactly our text: the saved file goes back — the old
             # text, or the old file with a write its owner made through another of its
             # names (a file someone else put under the saved name stays where it is)
-            os.replace(e.backup, e.name, src_dir_fd=fd, dst_dir_fd=fd)
-            current = saved
-        elif current.sha256 is not None and saved.sha256 == current.sha256:
+            current = _put_back(fd, e, current, saved, kept, when)
+        elif (
+            current.sha256 is not None
+            and saved.sha256 == current.sha256
+            and _remove_proven(fd, e.backup, saved)
+        ):
             # the same bytes are at its name already (the old text, or a second name of a
             # file written since): removing this name loses nothing
-            os.unlink(e.backup, dir_fd=fd)
             removed += 1
         else:
             kept.append(_kept_message(e, current, _where(e, e.backup), when))
     elif e.backup is None and started and current.kind == NEW:
-        os.unlink(e.name, dir_fd=fd)  # the file this apply created, exactly as it wrote it
-        current = Found(ABSENT)
+        # the file this apply created, exactly as it wrote it
+        aside = _clear(fd, e, current)
+        current = Found(ABSENT) if aside is None else Found(OTHER)
+        if aside is not None and place(fd, aside, e.name):
+            kept.append(f"{e.path} changed after {when}; kept (it did not exist before)")
+        elif aside is not None:
+            kept.append(_both_kept(e, aside, when, None))
+    elif e.backup is None and started and current.kind == OTHER:
+        kept.append(f"{e.path} was written after {when}; kept (it did not exist before)")
     if e.temp is not None:
         removed += _drop_temp(e, fd, state, current, kept, when)
     return removed
+
+
+def _put_back(fd: int, e: Entry, current: Found, saved: Found, kept: list[str], when: str) -> Found:
+    """The saved old file back under its name, which held nothing or exactly the new text
+    when looked at. Never over anything written since: the new text is first moved aside and
+    proven (see `_clear`), and the saved file then goes where nothing is (`disk.place`).
+    What the name holds after."""
+    assert e.backup is not None
+    if current.kind == NEW:
+        aside = _clear(fd, e, current)
+        if aside is not None:
+            # written meanwhile: theirs goes back to its name, the old text stays saved
+            if place(fd, aside, e.name):
+                kept.append(_kept_message(e, Found(OTHER), _where(e, e.backup), when))
+            else:
+                kept.append(_both_kept(e, aside, when, e.backup))
+            return Found(OTHER)
+    if place(fd, e.backup, e.name):
+        return saved
+    kept.append(
+        f"{e.path} was written again after {when}; kept; its old text is at {_where(e, e.backup)}"
+    )
+    return Found(OTHER)
+
+
+def _clear(fd: int, e: Entry, current: Found) -> str | None:
+    """Take the new text this apply wrote away from its name, where the bytes prove it is
+    still that text; else the name it was moved aside to (its bytes are someone's now).
+
+    Judging the bytes at the name and then renaming over it would lose an editor's save in
+    place between the two. So the file is first renamed aside (to the apply's temporary
+    name, which the journal knows, when free): an editor that opens the name from then on
+    finds nothing there, and one that opened it before writes into the aside file — whose
+    bytes are judged after, and while no one holds it open for writing where the system can
+    tell (`disk.read_quiet`). Only then is it removed."""
+    free = e.temp is not None and lstat(fd, e.temp) is None
+    aside = e.temp if free and e.temp is not None else reserved_name(BACKUP_SUFFIX)
+    try:
+        os.replace(e.name, aside, src_dir_fd=fd, dst_dir_fd=fd)
+    except FileNotFoundError:
+        return None  # gone meanwhile: nothing is there to keep
+    if _remove_proven(fd, aside, current):
+        return None
+    if aside == e.temp:
+        # out of reach of the temporary names' clean-up (and of `recover`'s sweep)
+        keep = reserved_name(BACKUP_SUFFIX)
+        os.replace(aside, keep, src_dir_fd=fd, dst_dir_fd=fd)
+        aside = keep
+    return aside
+
+
+def _both_kept(e: Entry, aside: str, when: str, backup: str | None) -> str:
+    old = f", its old text at {_where(e, backup)}" if backup is not None else ""
+    return (
+        f"{e.path} changed after {when}, and a new file took its name meanwhile; both "
+        f"kept: the changed one is at {_where(e, aside)}{old}"
+    )
+
+
+def _remove_proven(fd: int, name: str, held: Found) -> bool:
+    """`disk.remove_proven` of the bytes judged: a write made since keeps the file."""
+    return held.sha256 is not None and remove_proven(fd, name, held.sha256, held.size)
 
 
 def _kept_message(e: Entry, current: Found, old_at: str, when: str) -> str:
@@ -553,8 +630,8 @@ def _drop_temp(
         return 0
     cut_short = state == PREPARE and temp.regular and temp.links == 1 and temp.size < e.new.size
     if temp.kind in (NEW, OLD) or cut_short or _same_bytes(fd, e.temp, stays):
-        os.unlink(e.temp, dir_fd=fd)
-        return 1
+        if _remove_proven(fd, e.temp, temp):
+            return 1
     keep = reserved_name(BACKUP_SUFFIX)  # out of reach of `recover`'s sweep of `.new` names
     os.rename(e.temp, keep, src_dir_fd=fd, dst_dir_fd=fd)
     kept.append(f"{_where(e, keep)} holds a text of {e.path} that changed after {when}; kept")
@@ -579,13 +656,17 @@ def finish(journal: Journal, folders: Folders) -> Undone:
         current = identify(fd, e.name, e)
         if e.backup is not None:
             saved = identify(fd, e.backup, e)
-            if saved.kind == OLD or (saved.kind != ABSENT and _same_bytes(fd, e.backup, current)):
-                os.unlink(e.backup, dir_fd=fd)
+            proven = saved.kind == OLD or (
+                saved.kind != ABSENT and _same_bytes(fd, e.backup, current)
+            )
+            if proven and _remove_proven(fd, e.backup, saved):
                 removed += 1
             elif saved.kind != ABSENT:
+                # a program that opened the old file before the apply writes there, not
+                # into the new one: what it wrote (or writes) is kept, and named
                 kept.append(
-                    f"{_where(e, e.backup)}, the saved old text of {e.path}, changed "
-                    "after the apply; kept"
+                    f"{_where(e, e.backup)}, the old file of {e.path}, changed after the apply "
+                    "(or a program still holds it open for writing); kept"
                 )
         if e.temp is not None:
             removed += _drop_temp(e, fd, COMMITTED, current, kept)

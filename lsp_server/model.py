@@ -84,6 +84,9 @@ class Action(StrEnum):
     MODIFY = "modify"  # apply `hunks` in order, each to the text the previous produced
     CREATE = "create"  # write `content` to a new file (see `on_exists`)
     DELETE = "delete"
+    # git `copy from`/`copy to`: `move_to` is created with `path`'s text (and `hunks`);
+    # `path` stays as it is
+    COPY = "copy"
     OVERWRITE = "overwrite"  # replace the whole file with `content` (creating it if missing)
     LAZY = "lazy"  # whole-file snippet: create if missing, else merge around placeholders
     STRUCTURAL = "structural"  # replace the syntax node / data path named by `target`

@@ -39,6 +39,7 @@ class FileState:
     cr: bool = False  # the text is a CR-only file's: its "\n" go back to "\r" when written
     blocks: list[int] = field(default_factory=list)
     replaced: bool = False  # an existing file's content was replaced by a move or Add File
+    copied: bool = False  # a git copy of `origin`'s file: a new file, never its rename
 
 
 def opened(key: str, snap: Snapshot) -> FileState:
@@ -160,6 +161,8 @@ def net_changes(state: PlanState) -> list[FileChange]:
         f = state.files[key]
         origin = f.origin
         if f.text is None or origin is None or origin == key or f.snap.text is not None:
+            continue
+        if f.copied:
             continue
         if state.files[origin].text is None and origin not in renamed:
             renamed[origin] = key

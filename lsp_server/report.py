@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lsp_server.linediff import unified_text_diff
-from lsp_server.model import Failure, FileAction, FileChange, MatchKind, Plan, Status
+from lsp_server.model import Action, Failure, FileAction, FileChange, MatchKind, Plan, Status
 
 
 def file_diff(change: FileChange) -> str:
@@ -74,8 +74,9 @@ def report_json(
             "match": str(o.match) if o.match else None,
             "reply_lines": list(o.block.reply_lines),
         }
-        if o.block.move_to:
-            entry["move_to"] = o.block.move_to
+        if o.block.move_to:  # a git copy leaves its source: not a move
+            copy = o.block.action is Action.COPY
+            entry["copy_to" if copy else "move_to"] = o.block.move_to
         if o.already_applied or o.block.index in unchanged:
             entry["already_applied"] = True
         if o.score is not None:

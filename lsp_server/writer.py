@@ -48,6 +48,7 @@ from lsp_server.disk import (
     lstat,
     open_regular,
     read_regular,
+    remove_proven,
     rename2,
     reserved_name,
     split_rel,
@@ -77,6 +78,9 @@ class _Target:
     old_text: Text | None = None  # the old bytes (a symlink's target) as the journal names them
     meta: Metadata | None = None
     linked: bool = False  # the old file is also under its saved name already
+    # a new file's mode before the umask: executable where the text it continues was (a
+    # git copy of a script, as git makes it)
+    create_mode: int = 0o666
 
     @property
     def key(self) -> tuple[str, str]:
@@ -99,10 +103,14 @@ def _stale(path: str, when: str) -> _Abort:
     )
 
 
-def write_plan(plan: Plan, ws: DiskWorkspace) -> None:
-    """Write every file change or none. Raises WriteError naming the failure."""
+def write_plan(plan: Plan, ws: DiskWorkspace) -> tuple[str, ...]:
+    """Write every file change or none. Raises WriteError naming the failure.
+
+    Returns what was left as it was beside the tree, each a sentence naming where (usually
+    nothing): a saved old file a program wrote into through a descriptor it held open
+    across the apply (kept, not removed), an interrupted apply's file changed since."""
     if not plan.files:
-        return
+        return ()
     with workspace_lock(ws.root):
         try:
             folders = Folders(ws.root)
@@ -112,8 +120,8 @@ def write_plan(plan: Plan, ws: DiskWorkspace) -> None:
             # an apply died here before: finish it first (and drop a journal it was still
             # writing); the checks below then refuse whatever this plan read from its
             # half-written tree
-            journal.recover_open(folders)
-            _Transaction(plan, ws, folders).run()
+            recovered = journal.recover_open(folders)
+            return recovered.kept + _Transaction(plan, ws, folders).run()
         finally:
             folders.close()
 
@@ -127,7 +135,7 @@ class _Transaction:
         # file's inode number is then no sign of its identity, and its bytes are compared
         self.stable_inodes = True
 
-    def run(self) -> None:
+    def run(self) -> tuple[str, ...]:
         try:
             targets = self._targets()
             for t in targets:
@@ -176,10 +184,11 @@ class _Transaction:
                 journal.discard(self.folders)
             raise
         try:
-            journal.finish(record, self.folders)
+            done = journal.finish(record, self.folders)
             journal.discard(self.folders)
         except OSError:
-            pass  # committed: the leftovers are removed by the next run (the journal says so)
+            return ()  # committed: the leftovers are removed by the next run (the journal says so)
+        return done.kept
 
     def _save(self, record: Journal, path: str) -> None:
         try:
@@ -274,6 +283,7 @@ class _Transaction:
         # replacing the link would leave the file it names untouched and turn it into a copy
         where = self._where(change.path, True)
         existing = change.action is FileAction.MODIFY
+        executable = change.mode is not None and change.mode & 0o111
         return [
             _Target(
                 *where,
@@ -282,6 +292,7 @@ class _Transaction:
                 existing,
                 change.digest,
                 meta_from=where if existing else None,
+                create_mode=0o777 if executable else 0o666,
             )
         ]
 
@@ -403,7 +414,7 @@ class _Transaction:
         folder = self.folders.fd(t.folder, create=True)
         # a replacement starts private and takes the old file's mode at the end; a new file
         # gets what any new file in that folder gets (umask, default ACL, set-group-ID folder)
-        mode = 0o600 if t.meta is not None else 0o666
+        mode = 0o600 if t.meta is not None else t.create_mode
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(temp, flags, mode, dir_fd=folder)
         with os.fdopen(fd, "wb") as fh:
@@ -488,7 +499,12 @@ class _Transaction:
             self._same(t, folder, temp, by_number=True)
         except _Abort:
             rename2(folder, temp, t.name, RENAME_EXCHANGE)  # give the name back to theirs
-            os.unlink(backup, dir_fd=folder)  # the old file is no longer what it should hold
+            # the old file is no longer what the name should hold: its saved name goes —
+            # unless a program wrote into it, or holds it open to, since it was checked
+            # (then it stays, and the rollback names it)
+            old = t.old_text
+            if old is not None:
+                remove_proven(folder, backup, old.sha256, old.size)
             raise
         os.unlink(temp, dir_fd=folder)  # a second name of the old file: the saved one stays
 

@@ -137,7 +137,8 @@ def place(args: Args) -> int:
 
                 record = undo_record.prepare(writing, ws)
                 try:
-                    write_plan(writing, ws)
+                    for note in write_plan(writing, ws):  # kept beside the tree: say where
+                        print(f"llm-patch: written; {note}", file=sys.stderr)
                     applied = True
                 except WriteError as err:
                     write_failure = err.failure

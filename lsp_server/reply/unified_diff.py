@@ -332,9 +332,12 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
         old_p, new_p = git_paths
     else:  # unreachable: a section starts at `diff --git` or at a ---/+++ pair
         return None, i
+    # `copy from`/`copy to`: the new path gets the old one's text (and the hunks); the old
+    # path stays as it is. Planned as a create (plan_patch.py): refused where a file is.
+    copying = git is not None and ("copy from" in git or "copy to" in git)
     if git is not None:
-        old_p = git.get("rename from") or git.get("rename old") or old_p
-        new_p = git.get("rename to") or git.get("rename new") or new_p
+        old_p = git.get("rename from") or git.get("rename old") or git.get("copy from") or old_p
+        new_p = git.get("rename to") or git.get("rename new") or git.get("copy to") or new_p
     creating = old_p == DEV_NULL or (git is not None and "new file mode" in git)
     deleting = new_p == DEV_NULL or (git is not None and "deleted file mode" in git)
     name = new_p if new_p != DEV_NULL else old_p
@@ -354,11 +357,23 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
             _malformed(f"line {start + 1}: {name} is a binary diff, which cannot be applied"),
             name,
         )
-    if git is not None and ("copy from" in git or "copy to" in git):
+    if copying and (
+        creating
+        or deleting
+        or old_p == new_p
+        or "copy from" not in git
+        or "copy to" not in git
+        or "rename from" in git
+        or "rename to" in git
+    ):
         return fail(
-            _malformed(f"line {start + 1}: git copy diffs (copy from/copy to) are not supported"),
+            _malformed(
+                f"line {start + 1}: a git copy names two different files, in 'copy from' and "
+                "'copy to', and neither creates, deletes nor renames"
+            ),
             name,
         )
+    action = Action.COPY if copying else Action.MODIFY
 
     # ---- hunks
     for raw in raws:
@@ -386,7 +401,7 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
         if deleting:
             return EditBlock(Format.UNIFIED_DIFF, old_p, span, Action.DELETE), i
         if old_p != new_p:
-            return EditBlock(Format.UNIFIED_DIFF, old_p, span, move_to=new_p), i
+            return EditBlock(Format.UNIFIED_DIFF, old_p, span, action, move_to=new_p), i
         if _at_end(lines, i):
             return fail(
                 _incomplete(f"the diff for {name} ends after its git header (reply cut off?)"),
@@ -455,7 +470,13 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
         return block, i
     move_to = new_p if new_p != old_p else None  # git / a-b prefixes: a rename
     block = EditBlock(
-        Format.UNIFIED_DIFF, old_p, span, hunks=tuple(hunks), move_to=move_to, skipped=skipped
+        Format.UNIFIED_DIFF,
+        old_p,
+        span,
+        action,
+        hunks=tuple(hunks),
+        move_to=move_to,
+        skipped=skipped,
     )
     return block, i
 

@@ -191,6 +191,8 @@ def test_binary_and_copy_are_malformed():
     )
     assert b.error.code is ErrorCode.MALFORMED_BLOCK and "binary" in b.error.message
     b = one("diff --git a/a b/c\ncopy from a\ncopy to c\n--- a/a\n+++ b/c\n@@\n-x\n+y\n")
+    assert (b.error, b.action, b.path, b.move_to) == (None, Action.COPY, "a", "c")
+    b = one("diff --git a/a b/c\ncopy from a\n--- a/a\n+++ b/c\n@@\n-x\n+y\n")
     assert b.error.code is ErrorCode.MALFORMED_BLOCK and "copy" in b.error.message
 
 

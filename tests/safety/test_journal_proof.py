@@ -148,6 +148,44 @@ def test_a_journal_not_certainly_this_users_is_refused(tmp_path: Path, plant):
     assert tree(root) == before
 
 
+@pytest.mark.parametrize("folder", [".git\u200d/hooks", "GIT~1/hooks", ".git./hooks"])
+def test_a_signed_journal_naming_another_spelling_of_git_is_refused(tmp_path: Path, folder):
+    """Defence in depth: even a journal with this user's signature (which only an apply
+    writes, and the plan never writes there) is refused when it names a folder a disk may
+    resolve to `.git` (HFS+ ignorable code points, an NTFS short name, a trailing dot)."""
+    root = tmp_path / "root"
+    hook = root / folder / "pre-commit"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("#!/bin/sh\n")
+    import hashlib
+
+    data = hook.read_bytes()
+    fields = {
+        "version": 2,
+        "state": "commit",
+        "pid": 1,
+        "dirs": [],
+        "entries": [
+            {
+                "folder": folder,
+                "name": "pre-commit",
+                "path": f"{folder}/pre-commit",
+                "temp": ".llm-patch-0123456789abcdef.new",
+                "backup": None,
+                "new": [len(data), hashlib.sha256(data).hexdigest(), False],
+                "old": None,
+            }
+        ],
+    }
+    (root / JOURNAL_NAME).write_text(json.dumps({**fields, "mac": signature(fields)}))
+    os.chmod(root / JOURNAL_NAME, 0o600)
+    before = tree(root)
+    with pytest.raises(WriteError) as err:
+        recover(root)
+    assert "refusing the journal" in err.value.failure.message
+    assert tree(root) == before
+
+
 @pytest.mark.parametrize("version", [1, 2])
 def test_a_journal_shipped_in_a_repository_is_refused(tmp_path: Path, version):
     """Checked out, it is the user's own file (mode 0644), and its hashes are exact — the
