@@ -197,3 +197,27 @@ def test_a_block_applied_with_a_reading_is_already_applied_the_next_time(tmp_pat
     after = written(p, "loader.py")
     again = plan(tmp_path, {"loader.py": after}, DEBUG)
     assert again.ok and not again.files and again.outcomes[0].already_applied
+
+
+# --- a text file's first block restated, the file going on after it ------------------------
+
+NOTES = "Intro\n  first point\nMore\n  second point\n"
+
+
+def test_a_text_block_restating_where_the_file_begins_is_whole_or_part(tmp_path):
+    # no grammar, no placeholders: the block restates the file's first block (`Intro`
+    # and what is indented under it) and stops; the file goes on. As the whole file it
+    # drops `More`, as a part it keeps it: two files, so the user chooses
+    reply = "notes.txt\n```\nIntro\n  first point\n  a new point\n```\n"
+    refused_with(plan(tmp_path, {"notes.txt": NOTES}, reply), "whole", "fragment")
+    part = plan(tmp_path, {"notes.txt": NOTES}, reply, read_as="fragment")
+    kept = "Intro\n  first point\n  a new point\nMore\n  second point\n"
+    assert written(part, "notes.txt") == kept
+    whole = plan(tmp_path, {"notes.txt": NOTES}, reply, read_as="whole")
+    assert written(whole, "notes.txt") == "Intro\n  first point\n  a new point\n"
+
+
+def test_a_text_block_restated_in_the_middle_is_that_part(tmp_path):
+    reply = "notes.txt\n```\nMore\n  second point\n  third\n```\n"
+    out = written(plan(tmp_path, {"notes.txt": NOTES}, reply), "notes.txt")
+    assert out == NOTES + "  third\n"

@@ -109,15 +109,17 @@ def lazy_merge(original: str, snippet: str, path: str = "") -> str:
     return merge(original, snippet, path).text
 
 
-def merge(original: str, snippet: str, path: str = "") -> LazyMerge:
-    """Like `lazy_merge`, also saying whether the result is a merge or an overwrite."""
+def merge(original: str, snippet: str, path: str = "", as_part: bool = False) -> LazyMerge:
+    """Like `lazy_merge`, also saying whether the result is a merge or an overwrite.
+    `as_part`: the user chose to read a block without placeholders as a part of the file
+    (see `restate_definition`)."""
     o_lines = OffsetLines(original)
     s_lines = _split(snippet)
     placeholder = [is_placeholder_line(line, path) for line in s_lines]
     # the file's own `# ... see below ...` shown where the file has it is that comment
     placeholder = file_comments_in(s_lines, placeholder, original)
     if not any(placeholder):
-        restated = restate_definition(o_lines, s_lines, path)
+        restated = restate_definition(o_lines, s_lines, path, as_part)
         if restated is None:
             return LazyMerge(snippet, MatchKind.OVERWRITE)
         return LazyMerge(restated, MatchKind.ELISION)

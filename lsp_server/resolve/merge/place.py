@@ -118,6 +118,9 @@ def _place(
 ) -> Merged:
     if choice.as_ == "whole" and not placeholders.has_placeholder(content, path):
         return _checked(text, path, language, _whole(text, content), [readings.FRAGMENT])
+    if choice.as_ == "fragment" and _kind(text, path, content, language) == "text":
+        # no code to place by name: the part of the file the block restates (`lazy`)
+        return _checked(text, path, language, _lazy(text, path, content, True), [])
     if choice.as_ == "fragment" or (choice.rest is not None and choice.as_ is None):
         # keeping or dropping the rest of a definition is a reading of a fragment
         return _checked(
@@ -266,8 +269,8 @@ def _whole(text: str, content: str) -> Merged:
     )
 
 
-def _lazy(text: str, path: str, content: str) -> Merged:
-    merged = lazy.merge(text, content, path)
+def _lazy(text: str, path: str, content: str, as_part: bool = False) -> Merged:
+    merged = lazy.merge(text, content, path, as_part)
     if merged.match is MatchKind.OVERWRITE:
         refuse_partial_rewrite(path, text, content)
         return Merged(merged.text, merged.match, (), "whole")

@@ -9,6 +9,7 @@ from lsp_server.model import ErrorCode, PlacementError
 from lsp_server.patterns import compiled_on_use
 from lsp_server.resolve.indent import swap_prefix
 from lsp_server.resolve.line_shape import block_end, definition_name, indent_width, is_blank, lead
+from lsp_server.resolve.merge import readings
 from lsp_server.resolve.merge.offset_lines import OffsetLines
 
 # A C preprocessor directive.
@@ -27,9 +28,16 @@ def is_prefix_line(line: str) -> bool:
     return s.startswith(("//", "/*", "*", "#", "--", "<!--", "@", ";"))
 
 
-def restate_definition(o_lines: OffsetLines, s_lines: list[str], path: str) -> str | None:
+def restate_definition(
+    o_lines: OffsetLines, s_lines: list[str], path: str, as_part: bool = False
+) -> str | None:
     """The file with the one definition the snippet restates replaced, or None when the
-    snippet is not such a restatement (the caller then overwrites)."""
+    snippet is not such a restatement (the caller then overwrites).
+
+    A restated block that begins at the file's first line, where the file goes on past
+    it, could as well be the whole new file (which drops the rest): the two readings give
+    different files, so it is refused naming both, unless the user chose the part
+    (`as_part`)."""
     nonblank = [i for i, line in enumerate(s_lines) if line.strip()]
     if not nonblank or not o_lines:
         return None
@@ -66,6 +74,17 @@ def restate_definition(o_lines: OffsetLines, s_lines: list[str], path: str) -> s
         )
     h = hits[0]
     o_end = block_end(o_lines, h)
+    starts_file = not as_part and not any(o_lines[i].strip() for i in range(h))
+    more = next((i for i in range(o_end + 1, len(o_lines)) if o_lines[i].strip()), None)
+    if starts_file and more is not None:
+        raise readings.ambiguous(
+            f"the block restates `{header.strip()[:60]}`, where {path} begins, and the file "
+            f"goes on after it (line {more + 1}: `{o_lines[more].strip()[:60]}`): as the "
+            "whole new file it drops the rest, as that part of the file it keeps it",
+            [readings.WHOLE, readings.FRAGMENT],
+            path=path,
+            lines=[h + 1, o_end + 1],
+        )
     o_start = h
     if k > 0:  # the snippet brings its own comments / decorators: they replace the file's
         d = indent_width(o_lines[h])
