@@ -199,6 +199,8 @@ def _is_marker(line: str) -> bool:
 
 def _header(line: str) -> tuple[str, str] | None:
     """(kind, rest) for a file-operation header (padding allowed), else None."""
+    if "***" not in line:
+        return None  # asked of every body line, several times: no copy of it made
     s = line.strip()
     if not s.startswith("***"):
         return None  # every header below, known or not, starts so: most lines end here

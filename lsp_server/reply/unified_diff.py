@@ -22,6 +22,7 @@ diff is added to the first and last block's lines so diagnostics cover what a pe
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -520,8 +521,10 @@ def _to_hunk(raw: _RawHunk) -> Hunk | Failure:
 
 
 def _side_text(lines: list[str], no_eol: bool) -> str:
-    text = "".join(line + "\n" for line in lines)
-    return text[:-1] if no_eol and text else text
+    if not lines:
+        return ""
+    text = "\n".join(lines)
+    return text if no_eol else text + "\n"
 
 
 # ---------------------------------------------------------------------------------------
@@ -593,7 +596,8 @@ def _parse_hunk(lines: list[str], h: int, marker: str | None) -> _RawHunk:
     raw.old_no_eol = bool(raw.old) and marked_old == len(raw.old)
     raw.new_no_eol = bool(raw.new) and marked_new == len(raw.new)
     where = f"line {h + 1}"
-    if _at_end(lines, raw.end) and rem is not None and (rem[0] > 0 or rem[1] > 0):
+    # the counts first: `_at_end` reads the lines, and most hunks keep their promise
+    if rem is not None and (rem[0] > 0 or rem[1] > 0) and _at_end(lines, raw.end):
         blanks = n - raw.end
         # a hunk whose last context lines were blank and lost their space is complete
         if not (rem[0] == rem[1] and rem[0] <= blanks):
@@ -679,6 +683,9 @@ def _is_file_header(lines: list[str], j: int, rem: list[int] | None) -> bool:
 # paths
 
 
+# Pure, and asked twice for every file section: a reply of many diffs of a few files names
+# each file thousands of times (cached per distinct header line).
+@functools.lru_cache(maxsize=1024)
 def _header_path(rest: str) -> str:
     """The file name of a `--- `/`+++ ` line, without the timestamp diff(1) adds."""
     if "\t" in rest:

@@ -28,6 +28,7 @@ that line. `stray_markers` applies the same rule to the fences the finders read 
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -60,6 +61,9 @@ NOT_FILES = frozenset(
 _LABEL = re.compile(r"(?i)^(?:file|filename|filepath|file path|path)\s*:\s*")
 
 
+# A pure function of one line, asked again for every block of a reply that names the same
+# file (a megabyte of blocks for one path asks 55,000 times): cached per distinct line.
+@functools.lru_cache(maxsize=1024)
 def _file_path(text: str) -> str | None:
     """`text` as a file path, after removing decoration and a `File:`-style label."""
     s = clean_path(text)

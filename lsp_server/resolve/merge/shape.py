@@ -5,8 +5,11 @@ yes-or-no is asked: a block the grammar cannot read answers no.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from typing import Any
+
 from lsp_server.model import PlacementError
-from lsp_server.resolve import outline, spans, syntax
+from lsp_server.resolve import cache, outline, spans, syntax
 from lsp_server.resolve.merge import verify
 from lsp_server.resolve.merge.imports import normalise
 from lsp_server.resolve.merge.snippet import (
@@ -21,12 +24,40 @@ from lsp_server.resolve.merge.snippet import (
 )
 from lsp_server.resolve.syntax import Grammar
 
+# The questions below are asked of one block in turn (`place` asks up to five), and a reply
+# may give many blocks the same body for the same file: each would read the snippet with
+# the grammar again, 100 µs to milliseconds a time. `read_snippet` is a function of its
+# arguments alone (its syntax-tree cache changes how fast, never what), and these readers
+# only read what it returns, so one reading serves them all: keyed by every argument (the
+# grammar by identity), a few entries, since the questions about one block come one after
+# another. Guarded by `syntax.locked`, as every reader here is.
+_READS: OrderedDict[tuple[str, Grammar, str, str | None], Any] = OrderedDict()
+_MAX_READS = 8
+
+
+def _read(content: str, grammar: Grammar, path: str, text: str | None = None) -> Any:
+    """`read_snippet(content, grammar, path, text)`, read once per distinct arguments (a
+    snippet that does not parse raises every time it is asked)."""
+    key = (content, grammar, path, text)
+    s = _READS.get(key)
+    if s is None:
+        s = read_snippet(content, grammar, path, text)
+        _READS[key] = s
+        if len(_READS) > _MAX_READS:
+            _READS.popitem(last=False)
+    else:
+        _READS.move_to_end(key)
+    return s
+
+
+cache.on_clear(_READS.clear)
+
 
 @syntax.locked
 def definition_names(content: str, path: str, language: str | None = None) -> list[str]:
     """The names of the snippet's outermost code definitions (for choosing its file)."""
     grammar = syntax.grammar_for(path, language)
-    s = read_snippet(content, grammar, path)
+    s = _read(content, grammar, path)
     return [i.name for i in s.top if i.kind in CODE_KINDS]
 
 
@@ -34,7 +65,7 @@ def definition_names(content: str, path: str, language: str | None = None) -> li
 def defines_any(text: str, path: str, content: str, language: str | None = None) -> bool:
     """Does the file define a namesake of one of the snippet's code definitions?"""
     grammar = syntax.grammar_for(path, language)
-    s = read_snippet(content, grammar, path, text)
+    s = _read(content, grammar, path, text)
     p = syntax.parse(text, grammar, path)
     for item in s.top:
         if item.kind not in CODE_KINDS:
@@ -73,7 +104,7 @@ def is_fragment(text: str, path: str, content: str, language: str | None = None)
         grammar = syntax.grammar(name)
         if grammar.spec.data:
             return False
-        s = read_snippet(content, grammar, path, text)
+        s = _read(content, grammar, path, text)
         if not any(i.kind in CODE_KINDS for i in s.top) and not members_only(s):
             return False
         if len(s.top) > MAX_DEFINITIONS:
@@ -127,7 +158,7 @@ def defines_code(path: str, content: str, language: str | None = None) -> bool:
     if grammar is None:
         return False
     try:
-        s = read_snippet(content, grammar, path)
+        s = _read(content, grammar, path)
     except PlacementError:
         return False
     return any(i.kind in CODE_KINDS for i in s.top)
@@ -140,7 +171,7 @@ def is_bare(path: str, content: str, language: str | None = None) -> bool:
     if grammar is None:
         return False
     try:
-        return read_snippet(content, grammar, path).bare
+        return _read(content, grammar, path).bare
     except PlacementError:
         return False
 
@@ -153,7 +184,7 @@ def holds_every_definition(text: str, path: str, content: str, language: str | N
     if grammar is None:
         return False
     try:
-        s = read_snippet(content, grammar, path, text)
+        s = _read(content, grammar, path, text)
         p = syntax.parse(text, grammar, path)
     except PlacementError:
         return False
@@ -179,7 +210,7 @@ def elides_code(text: str, path: str, content: str, language: str | None = None)
     if grammar is None:
         return False
     try:
-        return bool(read_snippet(content, grammar, path, text).placeholders)
+        return bool(_read(content, grammar, path, text).placeholders)
     except PlacementError:
         return False
 
@@ -192,7 +223,7 @@ def restates_some(text: str, path: str, content: str, language: str | None = Non
     if grammar is None:
         return False
     try:
-        s = read_snippet(content, grammar, path, text)
+        s = _read(content, grammar, path, text)
         p = syntax.parse(text, grammar, path)
     except PlacementError:
         return False
