@@ -58,7 +58,8 @@ def is_fence_close(line: str, marker: str) -> bool:
     s = line.strip()
     if marker[0] == "<":  # `<source>` is closed by `</source>` only
         return s == "</" + marker[1:]
-    return s.startswith(marker[0] * len(marker)) and set(s) <= {marker[0]}
+    # only the marker's character (a strip, not a set of the line's characters per line)
+    return s.startswith(marker[0] * len(marker)) and not s.strip(marker[0])
 
 
 # aider fences a file that holds ``` fences itself with `<source>` … `</source>` (and kin);
@@ -271,7 +272,7 @@ def path_from_info(info: str) -> str | None:
 
 def normalise_text(lines: list[str]) -> str:
     """Join reply lines as file text: "\\n" endings, one after every line."""
-    return "".join(line + "\n" for line in lines)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 # --- Locating the path above a marker line (SEARCH/REPLACE, EDIT protocol) -------------------

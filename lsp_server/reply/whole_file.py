@@ -104,6 +104,7 @@ def _path_before(lines: list[str], fence: Fence, floor: int) -> tuple[str | None
     return _file_path(line), k
 
 
+@functools.lru_cache(maxsize=1024)  # pure, asked of every fence's first line: as `_file_path`
 def _path_comment(line: str) -> str | None:
     """A first line inside the fence that is only a path behind a comment marker."""
     text, marker = strip_comment_marker(line)
