@@ -160,12 +160,13 @@ def _extent(lines: list[str], b: int) -> _Patch:
     closer = None
     while j < n:
         line = lines[j]
-        s = line.strip()
-        if s == END:
-            end_marker = j
-            break
-        if s == BEGIN:
-            break
+        if "***" in line:  # as both markers are: the other lines are not copied to strip
+            s = line.strip()
+            if s == END:
+                end_marker = j
+                break
+            if s == BEGIN:
+                break
         if delim is not None and line.rstrip() == delim:  # as bash reads it: unindented
             closer = j
             break
@@ -190,7 +191,7 @@ def _extent(lines: list[str], b: int) -> _Patch:
 
 
 def _is_marker(line: str) -> bool:
-    return line.startswith("@@") or _header(line) is not None
+    return line.startswith("@@") or ("***" in line and _header(line) is not None)
 
 
 # ---------------------------------------------------------------------------------------
@@ -219,6 +220,8 @@ def _header(line: str) -> tuple[str, str] | None:
 
 
 def _is_op_boundary(line: str) -> bool:
+    if "***" not in line:
+        return False  # no header (see `_header`): asked of every body line
     h = _header(line)
     return h is not None and h[0] != END_OF_FILE
 
@@ -457,7 +460,7 @@ def _parse_chunk(
     at_eof = False
     while j < patch.stop:
         line = lines[j]
-        if line.strip() == END_OF_FILE:
+        if "***" in line and line.strip() == END_OF_FILE:
             at_eof = True
             op.last = j
             j += 1
@@ -471,7 +474,7 @@ def _parse_chunk(
                 j = nxt
                 continue
             break
-        if _is_op_boundary(line) or line[0] not in " +-":
+        if line[0] not in " +-" or _is_op_boundary(line):
             break
         body += 1
         c, text = line[0], line[1:]
@@ -503,8 +506,8 @@ def _parse_chunk(
                 start + 1,
             ),
         )
-    old_text = "".join(line + "\n" for line in old)
-    new_text = "".join(line + "\n" for line in new)
+    old_text = "\n".join(old) + "\n" if old else ""
+    new_text = "\n".join(new) + "\n" if new else ""
     if old:
         return Hunk(old_text, new_text, anchors=tuple(anchors), at_eof=at_eof), j, None
     if anchors and not at_eof:
