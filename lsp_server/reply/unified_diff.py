@@ -452,11 +452,15 @@ def _parse_file(lines: list[str], i: int, marker: str | None) -> tuple[EditBlock
         if isinstance(hunk, Failure):
             return fail(hunk, old_p)
         hunks.append(hunk)
-    skipped = tuple(
-        f"reply line {raw.header + 1}: the hunk has only context lines, so it changes "
-        "nothing; it was skipped"
-        for raw in raws
-        if not raw.changed
+    skipped = (
+        tuple(
+            f"reply line {raw.header + 1}: the hunk has only context lines, so it changes "
+            "nothing; it was skipped"
+            for raw in raws
+            if not raw.changed
+        )
+        if len(changing) < len(raws)  # most diffs skip nothing: no generator for them
+        else ()
     ) + (
         (
             f"reply line {trailing + 1}: an empty hunk header (no lines after it) ends the "
