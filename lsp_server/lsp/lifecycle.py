@@ -16,7 +16,7 @@ from typing import Any
 from lsprotocol import types
 
 from lsp_server import boot
-from lsp_server.lsp import diagnostics
+from lsp_server.lsp import diagnostics, sharing
 from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.lsp.settings import LOG_LEVELS, flatten_settings
 
@@ -34,6 +34,7 @@ ENGINE_MODULES = ("lsp_server.plan", "lsp_server.reply")
 def initialize(ls: LlmPatchServer, params: types.InitializeParams) -> None:
     # who the client is decides how the line breaks of an edit are sent (see `edits`)
     ls.client_name = params.client_info.name if params.client_info else None
+    ls.client_pid = params.process_id  # who sends no name may still be known (`sharing`)
     if params.initialization_options is not None:
         apply_settings(ls, params.initialization_options, "initializationOptions")
 
@@ -49,6 +50,7 @@ async def initialized(ls: LlmPatchServer, params: types.InitializedParams) -> No
     # off the request path: load the engine, keep the code attrs/cattrs generated so far
     threading.Thread(target=warm_engine, name="llm-patch-warm", daemon=True).start()
     await pull_settings(ls)
+    sharing.startup_notice(ls)  # after the settings: `llmPatch.startupMessage` may be off
 
 
 def shutdown(ls: LlmPatchServer, params: None) -> None:

@@ -117,9 +117,11 @@ class LlmPatchServer(LanguageServer):
         )
         self.settings = Settings()
         self.client_name: str | None = None  # the client's `clientInfo.name`
+        self.client_pid: int | None = None  # the client's `processId` (see `sharing`)
         # what the client does not share (see `sharing`): the files an apply edited in the
         # editor that it has not opened for the server since, with the text sent
         self.told_not_shared = False
+        self.told_partial_sharing = False  # the start-up message, once per server process
         self.unshared_edits: dict[str, str] = {}
         self.reply_uris: set[str] = set()  # documents used as replies, whatever their name
         self.analyses: dict[str, Analysis] = {}  # the current analysis of each reply document

@@ -40,6 +40,7 @@ class Settings:
     code_lens: bool = True
     reply_files: tuple[str, ...] = ("*.llm.md", "*.patch", "*.diff")
     protected_paths: tuple[str, ...] = ()  # globs no edit may write (PlanOptions.protected)
+    startup_message: bool = True  # the start-up message to a client sharing only some files
 
     @property
     def restricted(self) -> bool:
@@ -130,4 +131,5 @@ SETTING_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "codeLens": ("code_lens", _bool),
     "replyFiles": ("reply_files", _globs),
     "protectedPaths": ("protected_paths", _globs),
+    "startupMessage": ("startup_message", _bool),
 }

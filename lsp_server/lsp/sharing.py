@@ -15,11 +15,16 @@ it edits into a buffer, and one that shares its documents sends `didOpen` for it
 * **The next apply to such a file** is refused unless the file on disk holds the text the
   server sent (the user saved it): otherwise the buffer holds text the server cannot see,
   and an edit planned from disk would land on the wrong lines.
+* **At start-up** (`initialized`), before any of that can be known: one log line saying how
+  documents the editor does not share are read, and, for a client whose usual set-up shares
+  only some documents (`PARTIAL_SHARERS`), one message saying how to make it share them all
+  (`llmPatch.startupMessage: false` turns it off).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -31,10 +36,67 @@ from lsp_server.lsp.session import LlmPatchServer
 from lsp_server.model import FileAction, FileChange, PlacementError, WarningType
 from lsp_server.workspace import DiskWorkspace
 
+logger = logging.getLogger("lsp_server")
+
 CURE = (
     "configure the editor to start llm-patch for every file type it edits (see "
     "editors/README.md), or save files before applying a patch to them"
 )
+
+
+READ_FROM_DISK = (
+    "documents the editor does not share with llm-patch (no didOpen) are read from disk: an "
+    "unsaved change in one is not seen, and an edit to one is reported as NOT_SHARED"
+)
+
+# Clients whose configuration decides which documents they share, so that a set-up made for
+# replies shares no source file, and what to do about it; by name (lowercased, starts with).
+# Kate gives each document to one server only, the first whose `highlightingModeRegex`
+# matches its highlighting mode: a server set up for Markdown never sees the Python file a
+# reply edits. Clients that share every document they show (VS Code, Neovim, eglot, Helix,
+# Sublime, Zed as editors/README.md sets them up) are not listed.
+PARTIAL_SHARERS: tuple[tuple[str, str], ...] = (
+    (
+        "kate",
+        "Kate shares a document with llm-patch only when its highlighting mode matches the "
+        'server\'s "highlightingModeRegex"; the others are read from disk and their unsaved '
+        'changes are not seen. To share every document, name the server "_llm-patch" with '
+        '"highlightingModeRegex": ".*" (editors/README.md, Kate), or save before applying',
+    ),
+)
+
+
+def client_program(name: str | None, pid: int | None) -> str | None:
+    """Who the client is: its `clientInfo.name`, else the name of the process it says it
+    is (`processId`) where the system shows it (/proc): Kate sends no `clientInfo`."""
+    if name:
+        return name
+    if not isinstance(pid, int) or pid <= 0:
+        return None
+    try:
+        comm = Path(f"/proc/{pid}/comm").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return comm.strip() or None
+
+
+def partial_sharer(program: str | None) -> str | None:
+    """What to tell a client known to share only some documents, or None."""
+    low = (program or "").strip().lower()
+    return next((advice for prefix, advice in PARTIAL_SHARERS if low.startswith(prefix)), None)
+
+
+def startup_notice(ls: LlmPatchServer) -> None:
+    """At `initialized`, once the settings are in: the log line for every client, and the
+    message for a client that shares only some documents, once per server process (a server
+    serving sessions one after another over TCP tells the user once)."""
+    logger.info("%s", READ_FROM_DISK)
+    advice = partial_sharer(client_program(ls.client_name, ls.client_pid))
+    if advice is None or not ls.settings.startup_message or ls.told_partial_sharing:
+        return
+    ls.told_partial_sharing = True
+    text = f'LLM patch: {advice}. ("llmPatch.startupMessage": false hides this message.)'
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=text))
 
 
 def opened(ls: LlmPatchServer, uri: str) -> None:

@@ -31,6 +31,7 @@ from lsp_server.linediff import common_prefix, common_suffix, local_opcodes
 from lsp_server.model import ErrorCode
 from lsp_server.resolve import cache as text_cache
 from lsp_server.resolve import languages as L
+from lsp_server.resolve.language_names import language_name_for
 from lsp_server.resolve.outcome import refused
 
 if TYPE_CHECKING:
@@ -104,11 +105,11 @@ def has_grammar(name: str | None) -> bool:
 
 def language_for(path: str | None, hint: str | None = None) -> str | None:
     """The pack's grammar name for a file (by path, refined by a fence tag), or None."""
-    name = L.language_name_for(path, hint)
+    name = language_name_for(path, hint)
     if has_grammar(name):
         return name
     if hint:  # the path named a language the pack lacks; the fence tag may still help
-        alt = L.language_name_for(None, hint)
+        alt = language_name_for(None, hint)
         if has_grammar(alt):
             return alt
     return None
@@ -509,4 +510,3 @@ def syntax_errors(
             }
         )
     return out
-

@@ -34,6 +34,8 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.lsp.sharing import READ_FROM_DISK
+
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "editors" / "README.md"
 TAP = REPO / "editors" / "kate" / "tests" / "lsp_tap.py"
@@ -198,6 +200,16 @@ class Kate:
     def wait(self, what: str, check: Callable[[], object], timeout: float = 30.0) -> object:
         return wait_for(what, check, timeout, self.describe)
 
+    def told(self, method: str, needle: str) -> list[str]:
+        """The texts of the server's `method` notifications to Kate that contain `needle`."""
+        return [
+            m["message"]["params"]["message"]
+            for m in self.messages()
+            if m["from"] == "server"
+            and m["message"].get("method") == method
+            and needle in m["message"]["params"]["message"]
+        ]
+
     def opened(self) -> set[str]:
         return {
             m["message"]["params"]["textDocument"]["uri"].rsplit("/", 1)[-1]
@@ -326,6 +338,32 @@ def test_readme_kate_configuration_shares_every_document_and_applies_on_unsaved_
         asked = {m["id"] for m in kate.sent("textDocument/documentSymbol")}
         errors = [a for a in kate.answers(asked) if "error" in a]
         assert asked and not errors, errors
+
+        # at start-up: the log line; no message (the README's configuration shares every
+        # document and turns it off in initializationOptions, which Kate sends at start)
+        assert kate.told("window/logMessage", READ_FROM_DISK)
+        assert kate.told("window/showMessage", "highlightingModeRegex") == []
+    finally:
+        kate.stop()
+
+
+def test_kate_sharing_only_markdown_is_told_at_start_up(kate_work: Path) -> None:
+    """The set-up that corrupted a buffer (llm-patch for Markdown only): Kate, which sends no
+    `clientInfo`, is known by its process and told once what to do."""
+    config = readme_kate_config()
+    (server,) = config["servers"].values()
+    server["highlightingModeRegex"] = "^Markdown$"
+    server.pop("initializationOptions", None)
+    kate = Kate(kate_work, config)
+    try:
+        kate.start("reply.llm.md")
+        kate.wait(
+            "the start-up message",
+            lambda: kate.told("window/showMessage", "highlightingModeRegex"),
+        )
+        (told,) = kate.told("window/showMessage", "highlightingModeRegex")
+        assert "editors/README.md" in told
+        assert kate.told("window/logMessage", READ_FROM_DISK)
     finally:
         kate.stop()
 

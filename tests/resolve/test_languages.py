@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from lsp_server.model import Action, EditBlock, Format, MatchKind, Target
 from lsp_server.resolve import languages as L
 from lsp_server.resolve import outline, syntax
+from lsp_server.resolve.language_names import name_and_suffix
 from lsp_server.resolve.structure import apply_structure
 from lsp_server.resolve.syntax import language_for, supported_languages
 
@@ -507,7 +508,7 @@ def test_file_names_and_extensions_are_read_like_pathlib(
 ) -> None:
     path = ("/" if absolute else "") + "/".join(parts) + ("/" if trailing else "")
     p = PurePosixPath(path)
-    assert L.name_and_suffix(path) == (p.name, p.suffix)
+    assert name_and_suffix(path) == (p.name, p.suffix)
 
 
 def test_pack_offers_every_tabled_language() -> None:

@@ -24,6 +24,7 @@ export const SERVER_SETTINGS: readonly SettingSpec[] = [
   { key: "codeLens", default: true },
   { key: "replyFiles", default: ["*.llm.md", "*.patch", "*.diff"] },
   { key: "protectedPaths", default: [] },
+  { key: "startupMessage", default: true },
 ];
 
 /** Settings only the extension reads (how to find and start the server). */

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lsp_server.model import EditBlock, ErrorCode, PlacementError
-from lsp_server.resolve import languages as L
+from lsp_server.resolve.language_names import EXTENSIONS, language_name_for
 
 # Files in the snippet's language read at most when inferring its file, and the most
 # candidates named in a refusal.
@@ -40,7 +40,7 @@ def suffixes_for(language: str) -> tuple[str, ...]:
     for group in _RELATED:
         if language in group:
             names |= group
-    return tuple(sorted(ext for ext, name in L.EXTENSIONS.items() if name in names))
+    return tuple(sorted(ext for ext, name in EXTENSIONS.items() if name in names))
 
 
 def _fits(path: str, language: str | None) -> bool:
@@ -48,7 +48,7 @@ def _fits(path: str, language: str | None) -> bool:
     is not where a Python function goes.) Anything fits a snippet of unknown language."""
     if language is None:
         return True
-    theirs = L.language_name_for(path)
+    theirs = language_name_for(path)
     return theirs is not None and (
         theirs == language or any(language in group and theirs in group for group in _RELATED)
     )
@@ -65,7 +65,7 @@ def choose(
     not one the workspace can read); `listing(suffixes)` lists the workspace's files with
     those extensions, bounded."""
     mentioned = list(block.candidates)
-    language = L.language_name_for(None, block.language) if block.language else None
+    language = language_name_for(None, block.language) if block.language else None
     for path in mentioned:
         if _fits(path, language) and text_of(path) is not None:
             return path
@@ -93,7 +93,7 @@ def choose(
         if not text:
             continue
         try:
-            grammar = L.language_name_for(path)
+            grammar = language_name_for(path)
             if grammar not in names_in:
                 names_in[grammar] = []  # stays empty when the snippet does not parse there
                 names_in[grammar] = snippets.definition_names(

@@ -145,6 +145,7 @@ describe("activation", () => {
         codeLens: true,
         replyFiles: ["*.llm.md", "*.patch", "*.diff"],
         protectedPaths: [],
+        startupMessage: true,
       },
     });
     assert.equal(c.state, languageclient.State.Running);

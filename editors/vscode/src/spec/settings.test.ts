@@ -65,6 +65,7 @@ describe("serverSettings", () => {
       codeLens: true,
       replyFiles: ["*.llm.md", "*.patch", "*.diff"],
       protectedPaths: [],
+      startupMessage: true,
     });
   });
 });
