@@ -91,10 +91,10 @@ def _scan_fences(lines: list[str]) -> list[Fence]:
         if not m:
             i += 1
             continue
-        if "tag" in m.groupdict():
+        if m.re is _TAG_FENCE:  # which pattern matched (not a dict of its groups per fence)
             marker, info = f"<{m.group('tag')}>", m.group("info") or ""
         else:
-            marker, info = m.group("fence"), m.group("info")
+            marker, info = m.group("fence", "info")
         j = i + 1
         while j < n and not is_fence_close(lines[candidates[j]], marker):
             j += 1
