@@ -11,7 +11,7 @@ from lsp_server.resolve.merge import shape
 
 CONTENT = "def f():\n    x = 1\n    # ... rest of the setup ...\n    return x\n"
 # the file holds the block's comment at that place (then it is that comment, no elision) ...
-HOLDS = "def f():\n    x = 1\n    # ... rest of the setup ...\n    return x\n\n\ndef g():\n    pass\n"
+HOLDS = CONTENT + "\n\ndef g():\n    pass\n"
 # ... or does not (then the comment marks code left out)
 LACKS = "def f():\n    x = 1\n    y = 2\n    return x\n\n\ndef g():\n    pass\n"
 
