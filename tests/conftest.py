@@ -6,7 +6,17 @@ import os
 import shutil
 import tempfile
 
+from hypothesis import settings
+
 _made: list[str] = []
+
+# Property tests draw the same examples on every run of the suite (`derandomize`): a red
+# suite then means a change broke something, not that a run happened on an old bug.
+# Exploring for new ones is its own run: `HYPOTHESIS_PROFILE=explore` draws fresh examples
+# (the long runs of docs/design.md's "Testing" use it with more examples).
+settings.register_profile("suite", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 def pytest_configure(config: object) -> None:
