@@ -687,11 +687,15 @@ def _is_file_header(lines: list[str], j: int, rem: list[int] | None) -> bool:
 # paths
 
 
-# Pure, and asked twice for every file section: a reply of many diffs of a few files names
-# each file thousands of times (cached per distinct header line).
-@functools.lru_cache(maxsize=1024)
 def _header_path(rest: str) -> str:
     """The file name of a `--- `/`+++ ` line, without the timestamp diff(1) adds."""
+    # pure, and asked twice for every file section: a reply of many diffs of a few files
+    # names each file thousands of times. Cached per distinct short line (a long one kept
+    # as a cache key would hold its memory).
+    return _cached_header_path(rest) if len(rest) <= 1024 else _read_header_path(rest)
+
+
+def _read_header_path(rest: str) -> str:
     if "\t" in rest:
         rest = rest.split("\t", 1)[0]
     rest = rest.strip()
@@ -705,6 +709,9 @@ def _header_path(rest: str) -> str:
         if m:
             rest = (rest[: len(rest) - len(tail)] + tail[: m.start()]).rstrip()
     return rest
+
+
+_cached_header_path = functools.lru_cache(maxsize=1024)(_read_header_path)
 
 
 def _strip_prefix(path: str, prefix: str) -> str:

@@ -61,16 +61,27 @@ NOT_FILES = frozenset(
 _LABEL = re.compile(r"(?i)^(?:file|filename|filepath|file path|path)\s*:\s*")
 
 
-# A pure function of one line, asked again for every block of a reply that names the same
-# file (a megabyte of blocks for one path asks 55,000 times): cached per distinct line.
-@functools.lru_cache(maxsize=1024)
+# The path reads below are pure functions of one line, asked again for every block of a
+# reply that names the same file (a megabyte of blocks for one path asks 55,000 times):
+# cached per distinct line, lines no longer than this only (a path line is short; a long
+# line kept as a cache key would hold its memory).
+_CACHED_LINE = 300
+
+
 def _file_path(text: str) -> str | None:
     """`text` as a file path, after removing decoration and a `File:`-style label."""
+    return _cached_file_path(text) if len(text) <= _CACHED_LINE else _read_file_path(text)
+
+
+def _read_file_path(text: str) -> str | None:
     s = clean_path(text)
     s = _LABEL.sub("", s).strip().strip("`").strip()
     if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
         s = s[1:-1]
     return s if looks_like_file_path(s) else None
+
+
+_cached_file_path = functools.lru_cache(maxsize=1024)(_read_file_path)
 
 
 def _info(info: str) -> tuple[str | None, str | None]:
@@ -104,13 +115,15 @@ def _path_before(lines: list[str], fence: Fence, floor: int) -> tuple[str | None
     return _file_path(line), k
 
 
-@functools.lru_cache(maxsize=1024)  # pure, asked of every fence's first line: as `_file_path`
 def _path_comment(line: str) -> str | None:
     """A first line inside the fence that is only a path behind a comment marker."""
+    return None if len(line) > _CACHED_LINE else _cached_path_comment(line)
+
+
+@functools.lru_cache(maxsize=1024)  # asked of every fence's first line: see `_CACHED_LINE`
+def _cached_path_comment(line: str) -> str | None:
     text, marker = strip_comment_marker(line)
-    if marker is None or len(line) > 300:
-        return None
-    return _file_path(text)
+    return None if marker is None else _file_path(text)
 
 
 def find_blocks(lines: list[str]) -> list[EditBlock]:
