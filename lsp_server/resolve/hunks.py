@@ -140,7 +140,18 @@ def rebuild(old: str, new_lf: str) -> str:
     return "".join(region)
 
 
-def _inline_match(ft: FileText, old: str) -> tuple[Match, str, str] | None:
+class _Inline(NamedTuple):
+    """A tool call's old text found once: the covering lines, the text kept before and
+    after it on those lines, and where it stands in the file's text."""
+
+    match: Match
+    before: str
+    after: str
+    joined: str  # the file's lines, each with "\n"
+    first: int  # the old text's offset in `joined`
+
+
+def _inline_match(ft: FileText, old: str) -> _Inline | None:
     """Tool-call semantics: `old` may be part of a line. A unique exact substring match gives
     the covering lines plus the text kept before and after it on those lines."""
     joined = "".join(c + "\n" for c in ft.contents)
@@ -162,24 +173,23 @@ def _inline_match(ft: FileText, old: str) -> tuple[Match, str, str] | None:
     end_line = bisect.bisect_right(starts, end - 1)
     before = joined[starts[start_line] : first]
     after = joined[end : starts[end_line]]
-    return Match(start_line, end_line, MatchKind.EXACT), before, after
+    return _Inline(Match(start_line, end_line, MatchKind.EXACT), before, after, joined, first)
 
 
-def _refuse_repeating(ft: FileText, match: Match, old: str, region: str, new: str) -> None:
+def _refuse_repeating(found: _Inline, old: str, new: str) -> None:
     """A tool call whose result holds its old text again, where a second run would find
     it and change the file again (`\n    y` replaced by `    y` after a line that ends
     there: the lines join): the file cannot tell a first run from a second, so neither is
     guessed."""
-    joined = "".join(c + "\n" for c in ft.contents)
-    starts = list(itertools.accumulate((len(c) + 1 for c in ft.contents), initial=0))
-    result = joined[: starts[match.start]] + region + joined[starts[match.end] :]
+    joined, first = found.joined, found.first
+    result = joined[:first] + new + joined[first + len(old) :]
     at = result.find(old)
     if at < 0 or applied.substring_already(result, old, new):
         return
     raise PlacementError.of(
         ErrorCode.TEXT_AMBIGUOUS,
         f"the old text is found once, but the file it leaves holds it again (line "
-        f"{bisect.bisect_right(starts, at)}): a second run would change it again, so "
+        f"{result.count(chr(10), 0, at) + 1}): a second run would change it again, so "
         "whether this one was applied already cannot be told; quote whole lines of the file",
         readings=[],
     )
@@ -209,9 +219,8 @@ def _place_one(
     if inline:
         found = _inline_match(ft, hunk.old)
         if found is not None:
-            match, before, after = found
-            _refuse_repeating(ft, match, hunk.old, before + new + after, new)
-            return match, text_lines(before + new + after)
+            _refuse_repeating(found, hunk.old, new)
+            return found.match, text_lines(found.before + new + found.after)
     # the ladder is loaded by the first block that needs it: a block the single-exact path
     # places (most of them) never does
     from lsp_server.resolve import replacement

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from rapidfuzz.distance import Indel
 
-from lsp_server.linediff import all_opcodes, equal_pairs
+from lsp_server.linediff import equal_pairs, line_opcodes
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
 from lsp_server.resolve.content_index import ContentIndex
 from lsp_server.resolve.indent import TAB_WIDTH, indent_of, infer_shift, width
@@ -367,9 +367,7 @@ def _changes(a: list[str], b: list[str]) -> list[tuple[int, int, str]]:
     one change, not two (or both sides' `=` would go)."""
     out: list[tuple[int, int, str]] = []
     floor = 0  # never slid into the change before
-    for tag, i1, i2, j1, j2 in all_opcodes(a, b):
-        if tag == "equal":
-            continue
+    for tag, i1, i2, j1, j2 in line_opcodes(a, b):
         if tag == "delete":
             while i1 > floor and a[i1 - 1] == a[i2 - 1]:
                 i1, i2 = i1 - 1, i2 - 1
