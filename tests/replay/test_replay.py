@@ -25,16 +25,19 @@ CASES = cases()
 _FIRST: dict[str, Replay] = {}
 
 # Right cases whose second run is refused today (nothing written) instead of finding every
-# block already applied: each block a gap of the "applying twice is a no-op" rule.
+# block already applied: gaps of the "applying twice is a no-op" rule, each named.
+_ADAPTED = "second run: TEXT_NOT_FOUND for a block the first run placed adapted (the file holds "
+_ADAPTED += "its new text as the rung rewrote it, not as the reply wrote it)"
+_DELETION = "second run: TEXT_NOT_FOUND for a block that only deletes: a deletion leaves no "
+_DELETION += "trace to recognise (resolve/applied.py)"
 SECOND_RUN_REFUSED = {
-    # a block re-indented on its first run reads, on its second, as a shift of 0 and 2
-    # columns at once (MALFORMED_BLOCK)
-    "aider/017": "second run: MALFORMED_BLOCK where the block's text is in the file",
-    # the first run placed the block by a loose rung; the second finds neither the old text
-    # nor proof that the new text is the block's own (TEXT_NOT_FOUND)
-    "aider/022": "second run: TEXT_NOT_FOUND for a block the first run placed loosely",
-    "aider-turns/003": "second run: TEXT_NOT_FOUND for a block the first run placed loosely",
-    "aider-turns/019": "second run: TEXT_NOT_FOUND for a block the first run placed loosely",
+    "aider/017": "second run: MALFORMED_BLOCK for a block re-indented on its first run (its "
+    "new text stands at another indentation, read as a shift of 0 and 2 columns at once)",
+    "aider/022": _ADAPTED,
+    "aider-turns/003": _ADAPTED,
+    "aider-turns/019": _DELETION,
+    "aider-repos/013": _DELETION,
+    "aider-repos/044": _DELETION,
 }
 # Right cases whose second run writes again, by the documented rule that blank lines are no
 # evidence (resolve/applied.py: a block adding only blank lines is placed each time).
