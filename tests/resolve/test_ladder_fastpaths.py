@@ -29,7 +29,16 @@ from rapidfuzz import fuzz
 
 from lsp_server.lines import content, contents_of, dominant_eol, eol_of, split_lines
 from lsp_server.model import Hunk, HunkKind, MatchKind, PlacementError
-from lsp_server.resolve import alignment, cache, content_index, file_text, hunks, ladder
+from lsp_server.resolve import (
+    alignment,
+    cache,
+    content_index,
+    file_text,
+    hunks,
+    indent,
+    ladder,
+    replacement,
+)
 from lsp_server.resolve.content_index import ContentIndex, candidates
 from lsp_server.resolve.indent import infer_shift
 from lsp_server.resolve.ladder import locate
@@ -676,3 +685,50 @@ def test_a_result_kept_for_the_next_block_places_it_like_a_fresh_read(first, dat
     kept = _placed(after, h2)
     cache.clear_all()
     assert kept == _placed(after, h2)
+
+
+# --------------------------------------------------------------------------- indent unit
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(LINES + ["      a", "        b", "\t\tc", "   c"]), max_size=30))
+def test_every_detected_unit_is_one_of_the_listed_sizes(lines):
+    """`UNIT_SIZES` lists every width `detect_unit` can answer with: a caller that gets the
+    same answer for each of them may skip detecting it."""
+    unit = indent.detect_unit(lines)
+    assert (indent.TAB_WIDTH if unit == "\t" else len(unit)) in indent.UNIT_SIZES
+
+
+def _refuses_off_grid_as_before(unit: str, shift: int, depth: int, reply: int) -> bool:
+    """The rule as written before it could skip the file's unit: the unit first."""
+    size = indent.TAB_WIDTH if unit == "\t" else len(unit)
+    return not (size < 2 or not shift % size or not depth % size or reply % size)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(st.sampled_from(LINES + ["      a", "        b", "\t\tc", "   c"]), max_size=30),
+    st.integers(-17, 17),
+    st.integers(0, 33),
+    st.integers(0, 33),
+)
+def test_an_off_grid_quote_is_refused_whether_or_not_the_unit_is_detected(
+    lines, shift, depth, reply
+):
+    """`replacement._refuse_off_grid` asks for the file's indent unit only when the sizes
+    a unit can have disagree; it refuses exactly when the rule computed from the unit does,
+    and never detects the unit when every size lets the line through."""
+    index = ContentIndex(lines)
+    expected = _refuses_off_grid_as_before(indent.detect_unit(lines), shift, depth, reply)
+    with patch.object(content_index, "detect_unit", wraps=indent.detect_unit) as detect:
+        try:
+            replacement._refuse_off_grid(index, shift, depth, reply, 0)
+            refused = False
+        except PlacementError as err:
+            assert err.failure.details["columns"] == [reply, depth]
+            refused = True
+    assert refused == expected
+    if not any(
+        _refuses_off_grid_as_before(" " * s, shift, depth, reply) for s in indent.UNIT_SIZES
+    ):
+        assert detect.call_count == 0
