@@ -732,3 +732,61 @@ def test_an_off_grid_quote_is_refused_whether_or_not_the_unit_is_detected(
         _refuses_off_grid_as_before(" " * s, shift, depth, reply) for s in indent.UNIT_SIZES
     ):
         assert detect.call_count == 0
+
+
+# --------------------------------------------------------------------------- nested rungs
+
+
+@settings(max_examples=500, deadline=None)
+@given(file_and_block(), st.sampled_from(content_index.NESTED), st.data())
+def test_a_looser_rungs_places_filtered_are_the_stricter_rungs_places(data, how, draw):
+    """`candidates_among` answers `candidates` from the places of any looser normalisation
+    in `NESTED`, below its work limit and past it (where it searches the text itself)."""
+    lines, old = data
+    looser = draw.draw(st.sampled_from(content_index.NESTED[content_index.NESTED.index(how) :]))
+    among = ref_candidates(lines, old, looser)
+    with patch.object(content_index, "AMONG_CELLS", draw.draw(st.sampled_from([0, 200_000]))):
+        got = content_index.candidates_among(ContentIndex(lines), old, how, among)
+    assert got == ref_candidates(lines, old, how)
+
+
+def _already_there_as_before(lines: list[str], new: str, old: str) -> bool:
+    """`hunks._already_there` as written before it searched the text once: each rung's
+    search in turn, the file's indent unit handed over as detected."""
+    new_lines = hunks.text_lines(new)
+    if not new_lines or new == old or not any(x.strip() for x in new_lines):
+        return False
+    n = len(new_lines)
+    for how in ("exact", "rstrip"):
+        found = ref_candidates(lines, new_lines, how)
+        if found:
+            return len(found) == 1
+    unit = indent.detect_unit(lines)
+    shifted = [
+        s
+        for s in ref_candidates(lines, new_lines, "strip")
+        if infer_shift(new_lines, lines[s : s + n], lines, unit) is not None
+    ]
+    return len(shifted) == 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(file_and_block(), st.data())
+def test_the_new_text_is_found_standing_as_the_rung_by_rung_search_finds_it(data, draw):
+    lines, old = data
+    if draw.draw(st.booleans()) and lines:  # the block's new text is some lines of the file
+        i = draw.draw(st.integers(0, len(lines) - 1))
+        new_lines = lines[i : i + draw.draw(st.integers(1, 4))]
+        new_lines = [draw.draw(st.sampled_from(["", " ", "  "])) + x for x in new_lines]
+    else:
+        new_lines = draw.draw(st.lists(st.sampled_from(LINES), min_size=1, max_size=4))
+    new = "".join(x + "\n" for x in new_lines)
+    old_text = "".join(x + "\n" for x in old)
+    text = "".join(x + "\n" for x in lines)
+    if "\r" in text or "\r" in new:
+        return  # lines holding a CR are other lines to a FileText
+    cache.clear_all()
+    ft = file_text.FileText.of(text)
+    assert hunks._already_there(ft, new, old_text) == _already_there_as_before(
+        lines, new, old_text
+    )
