@@ -368,3 +368,26 @@ def test_an_edit_cleared_once_is_not_scanned_again(monkeypatch: pytest.MonkeyPat
     broken = new.replace("    out = list()\n", "    out = list(\n", 1)
     assert syntax_check.new_errors(old, broken, "k.py", "python") is not None
     assert calls  # a different text is checked afresh
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet="ab\n\u00e9\U0001f600", max_size=3000),
+    st.text(alphabet="ab\n\u00e9\U0001f600", max_size=3000),
+    st.text(alphabet="ab\n", max_size=40),
+    st.integers(0, 4000),
+)
+def test_common_starts_and_ends_compared_in_place_are_the_sliced_ones(
+    a: str, b: str, shared: str, limit: int
+) -> None:
+    """`_same_for` and `_same_back` (one side copied, the other compared in place) count
+    what `linediff.common_prefix` and `common_suffix` count, from any offsets."""
+    from lsp_server.linediff import common_prefix, common_suffix
+
+    old, new = shared + a + shared, shared + b + shared
+    assert syntax_check._same_for(old, 0, len(old), new, 0, len(new)) == common_prefix(old, new)
+    assert syntax_check._same_back(old, new, limit) == common_suffix(old, new, limit)
+    i, j = len(shared) // 2, len(shared) // 3
+    assert syntax_check._same_for(old, i, len(old) - j, new, j, len(new) - i) == common_prefix(
+        old[i : len(old) - j], new[j : len(new) - i]
+    )
