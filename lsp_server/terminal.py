@@ -31,6 +31,9 @@ _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
 # warnings that say "look at the result" (yellow) rather than "for your information"
 _INFO_WARNINGS = frozenset({"CODE_SAMPLE", "HUNK_SKIPPED"})
 
+# what a block applied before finds, said per kind where "the file has it" is not it
+_ALREADY = {"delete": "the file is already gone", "rename": "the file is already moved"}
+
 _BLOCK_NUMBER = re.compile(r"\bblock (\d+)\b")
 
 LIST_ALL = 30  # a report of up to this many blocks (or warnings) lists every one
@@ -128,9 +131,8 @@ def _block_lines(b: Mapping[str, Any], c, held: bool = False) -> list[str]:
             lines.append(c(_YELLOW, f"    why not placed: {b['why_not_fuzzy']}"))
         return lines
     if b.get("already_applied"):
-        return [
-            c(_GREEN, f"✓ block {n} {where}: already applied (the file has it; nothing to write)")
-        ]
+        has = _ALREADY.get(b.get("match") or "", "the file has it")
+        return [c(_GREEN, f"✓ block {n} {where}: already applied ({has}; nothing to write)")]
     how = match_words(b)
     if b["status"] == "skipped" and not b.get("match"):  # a code sample set aside
         return [c(_CYAN, f"· block {n} (reply lines {lo}-{hi}) ({how}) skipped")]
