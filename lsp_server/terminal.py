@@ -322,10 +322,11 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
     if failed:
         head = f"✗ {len(failed)} of {plural(len(counted), 'block')} failed"
         if written:
-            undo = f"; `{context.undo}` puts them back" if context.undo else ""
+            undo = f"; `{context.undo}` {_puts_back(files)}" if context.undo else ""
+            were = "was" if placed == 1 else "were"
             return c(
                 _RED,
-                f"{head}; the {placed} that placed were written "
+                f"{head}; the {placed} that placed {were} written "
                 f"({plural(files, 'file')} changed){aside}{undo}",
             )
         if any(b.get("hint") for b in failed):
@@ -344,7 +345,7 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
         why = "already applied" if already == placed else "placed, and no file differs"
         return c(_GREEN, f"✓ nothing to change: {plural(placed, 'block')} {why}{aside}")
     if written:
-        undo = f" (`{context.undo}` puts them back)" if context.undo else ""
+        undo = f" (`{context.undo}` {_puts_back(files)})" if context.undo else ""
         return c(
             _GREEN,
             f"✓ {placed} of {plural(len(counted), 'block')} applied{already_note}, "
@@ -355,3 +356,7 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
         f"✓ {placed} of {plural(len(counted), 'block')} can be placed{already_note}, "
         f"{plural(files, 'file')} would change; nothing written{aside}",
     )
+
+
+def _puts_back(files: int) -> str:
+    return "puts it back" if files == 1 else "puts them back"

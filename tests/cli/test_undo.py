@@ -173,7 +173,7 @@ def test_undo_without_the_root_the_apply_had_names_it(tmp_path):
     root = put(git_repo(tmp_path / "repo"), {"pkg/a.py": "a = 1\n"})
     reply = sr("a.py", "a = 1\n", "a = 2\n")
     applied = llm_patch("apply", "-", "--root", ".", cwd=root / "pkg", stdin=reply)
-    assert applied.stdout.rstrip().endswith("(`llm-patch undo --root .` puts them back)")
+    assert applied.stdout.rstrip().endswith("(`llm-patch undo --root .` puts it back)")
     r = llm_patch("undo", cwd=root / "pkg")  # the root is now the repository's top
     assert r.returncode == 1
     assert f"run `llm-patch undo --root {root / 'pkg'}`" in r.stderr

@@ -48,7 +48,7 @@ def test_a_failed_apply_says_nothing_was_written_and_how_to_write_the_rest(shop)
     r = llm_patch("apply", "-", "--partial", cwd=shop, stdin=ONE_FAILS)
     assert r.returncode == 1
     assert r.stdout.rstrip().endswith(
-        "the 1 that placed were written (1 file changed); `llm-patch undo` puts them back"
+        "the 1 that placed was written (1 file changed); `llm-patch undo` puts it back"
     )
     assert "def drop" in (shop / "shop" / "cart.py").read_text()
 
