@@ -103,8 +103,13 @@ def _numbers(value: str) -> tuple[int, ...]:
             raise argparse.ArgumentTypeError(
                 f"wants block numbers such as 1,3 or 2-4, got {value!r}"
             ) from None
-        if first < 1 or last < first:
+        if first < 1:
             raise argparse.ArgumentTypeError(f"block numbers count from 1, got {value!r}")
+        if last < first:
+            raise argparse.ArgumentTypeError(
+                f"a range goes from the lower number to the higher ({last}-{first}), "
+                f"got {value!r}"
+            )
         out.extend(range(first, last + 1))
     return tuple(dict.fromkeys(out))
 

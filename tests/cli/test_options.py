@@ -149,7 +149,13 @@ def test_only_is_atomic_over_the_chosen_blocks(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "value, words", [("4", "the reply has 3 blocks"), ("0", "count from 1"), ("x", "block numbers")]
+    "value, words",
+    [
+        ("4", "the reply has 3 blocks"),
+        ("0", "count from 1"),
+        ("x", "block numbers"),
+        ("3-2", "a range goes from the lower number to the higher (2-3)"),
+    ],
 )
 def test_only_names_blocks_the_reply_has(tmp_path, value, words):
     put(tmp_path, {"a.py": "a = 1\n", "b.py": "b = 1\n", "c.py": "c = 1\n"})
