@@ -102,6 +102,7 @@ def test_strict_refuses_a_syntax_breaking_edit_and_writes_nothing(tmp_path):
     assert "✗ block 1 a.py (reply lines 1-8): SYNTAX_BROKEN" in r.stdout
     assert "refused (--strict; without it the file is written" in r.stdout
     assert "nothing was written" in r.stdout
+    assert "! SYNTAX_BROKEN" not in r.stdout  # said once, at the block: nothing to check
     assert (tmp_path / "a.py").read_text() == "y = 2\n"
     assert (tmp_path / "b.py").read_text() == "z = 1\n"
     report = json.loads(
@@ -111,6 +112,8 @@ def test_strict_refuses_a_syntax_breaking_edit_and_writes_nothing(tmp_path):
     assert report["blocks"][0]["error"]["code"] == "SYNTAX_BROKEN"
     assert report["files"] == []  # held back like any block beside a failure
     assert report["blocks"][1]["status"] == "skipped"
+    assert all(w["type"] != "SYNTAX_BROKEN" for w in report["warnings"])
+    assert "SYNTAX_BROKEN" not in "".join(report["problems"][1:])  # one line: the block's
 
 
 def test_strict_with_partial_writes_the_files_that_parse(tmp_path):
