@@ -4,6 +4,7 @@ checked --fuzzy-threshold, --strict, --only."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,41 @@ def test_only_names_blocks_the_reply_has(tmp_path, value, words):
     assert r.returncode == 2
     assert words in r.stderr
     assert (tmp_path / "a.py").read_text() == "a = 1\n"
+
+
+def _synopsis(doc: str) -> dict[str, str]:
+    """The command line's synopsis in a document, per subcommand (its continuation lines
+    with it)."""
+    text = (Path(__file__).resolve().parents[2] / doc).read_text()
+    start = text.index("```\nllm-patch apply REPLY|-") + 4
+    block = text[start : text.index("```", start)]
+    out: dict[str, str] = {}
+    command = None
+    for line in block.splitlines():
+        if line.startswith("llm-patch "):
+            command = line.split()[1]
+        out[command] = out.get(command, "") + line + "\n"
+    return out
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/design.md"])
+@pytest.mark.parametrize("command", ["apply", "check", "undo", "recover", "serve"])
+def test_the_synopses_name_every_option(doc, command):
+    """README's and docs/design.md's synopses are what a newcomer reads first: each option
+    the parser takes is in them, and none they name is missing from the parser."""
+    import argparse
+
+    from lsp_server.cli.args import parser
+
+    top = parser(command)
+    sub = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    options = {
+        s
+        for action in sub.choices[command]._actions
+        for s in action.option_strings
+        if s.startswith("--") and s != "--help"
+    }
+    shown = _synopsis(doc)[command]
+    assert {o for o in options if o not in shown} == set(), shown
+    named = set(re.findall(r"--[a-z][a-z-]*", shown.split("#")[0]))
+    assert named <= options, named - options
