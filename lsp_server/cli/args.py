@@ -107,8 +107,7 @@ def _numbers(value: str) -> tuple[int, ...]:
             raise argparse.ArgumentTypeError(f"block numbers count from 1, got {value!r}")
         if last < first:
             raise argparse.ArgumentTypeError(
-                f"a range goes from the lower number to the higher ({last}-{first}), "
-                f"got {value!r}"
+                f"a range goes from the lower number to the higher ({last}-{first}), got {value!r}"
             )
         out.extend(range(first, last + 1))
     return tuple(dict.fromkeys(out))
