@@ -151,3 +151,15 @@ def test_the_manifest_matches_a_corpus_copy_when_there_is_one():
         pytest.skip("no corpus copy to compare: `python3 tools/fetch_conformance.py` fetches one")
     for e in manifest["files"]:
         assert hashlib.sha256((CORPORA / e["file"]).read_bytes()).hexdigest() == e["sha256"]
+
+
+def test_a_missing_corpus_skip_names_the_script_that_fetches_it():
+    """The conformance tests skip in a fresh clone; each skip says what to run."""
+    from tests.conformance.corpus import missing
+
+    reason = missing("the Codex corpus")
+    assert "`python3 tools/fetch_conformance.py`" in reason
+    assert (ROOT / "tools" / "fetch_conformance.py").is_file()
+    for module in sorted((ROOT / "tests" / "conformance").glob("test_*.py")):
+        text = module.read_text()
+        assert "skip" not in text or "missing(" in text, module.name

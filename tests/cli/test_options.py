@@ -53,16 +53,12 @@ def test_check_accepts_dry_run(tmp_path):
     assert (tmp_path / "a.py").read_text() == "x = 1\n"
 
 
+@pytest.mark.parametrize("joined", [True, False])  # `--fuzzy-threshold=2`, `--fuzzy-threshold 2`
 @pytest.mark.parametrize("value", ["2", "-1", "0", "nan", "1.01", "abc"])
-def test_a_fuzzy_threshold_outside_0_1_is_a_usage_error(tmp_path, value):
+def test_a_fuzzy_threshold_outside_0_1_is_a_usage_error(tmp_path, value, joined):
     put(tmp_path, {"a.py": "x = 1\n"})
-    r = llm_patch(
-        "check",
-        "-",
-        f"--fuzzy-threshold={value}",
-        cwd=tmp_path,
-        stdin=sr("a.py", "x = 1\n", "x = 2\n"),
-    )
+    option = [f"--fuzzy-threshold={value}"] if joined else ["--fuzzy-threshold", value]
+    r = llm_patch("check", "-", *option, cwd=tmp_path, stdin=sr("a.py", "x = 1\n", "x = 2\n"))
     assert r.returncode == 2
     assert "wants a number in (0, 1]" in r.stderr
 
