@@ -28,7 +28,8 @@ formats (mixed with prose and with each other, in one reply):
 exit codes:
   0  every block placed (and written, unless a dry run); undo/recover: done
   1  a block failed, or the reply has no edit blocks: nothing written
-     (apply --partial writes the blocks that placed); undo: refused
+     (apply --partial writes the blocks that placed); undo: nothing to
+     undo, or a file changed since (named): nothing written
   2  usage error, or a reply that cannot be read (missing, not UTF-8)
 
 example:

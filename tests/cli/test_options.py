@@ -21,6 +21,7 @@ def test_help_lists_exit_codes_formats_an_example_and_the_docs(tmp_path, capsys)
         "exit codes:",
         "0  every block placed",
         "1  a block failed",
+        "undo, or a file changed since (named)",
         "2  usage error",
         "SEARCH/REPLACE",
         "*** Begin Patch",
