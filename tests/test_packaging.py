@@ -155,10 +155,12 @@ def test_the_manifest_matches_a_corpus_copy_when_there_is_one():
 
 def test_a_missing_corpus_skip_names_the_script_that_fetches_it():
     """The conformance tests skip in a fresh clone; each skip says what to run."""
-    from tests.conformance.corpus import missing
+    from tests.conformance.corpus import CORPORA, missing
 
     reason = missing("the Codex corpus")
     assert "`python3 tools/fetch_conformance.py`" in reason
+    if not CORPORA.is_dir():  # a fresh clone: the folder named is the one the script fills
+        assert f"not found in {ROOT / '.conformance'}:" in reason
     assert (ROOT / "tools" / "fetch_conformance.py").is_file()
     for module in sorted((ROOT / "tests" / "conformance").glob("test_*.py")):
         text = module.read_text()
