@@ -329,9 +329,14 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
                 f"{head}; the {placed} that placed {were} written "
                 f"({plural(files, 'file')} changed){aside}{undo}",
             )
-        if any(b.get("hint") for b in failed):
+        hints = [b["hint"] for b in failed if b.get("hint")]
+        if hints:
             # the reply's paths point elsewhere: writing the rest here would be the mistake
-            more = "; the hints above say which --root or --strip-prefix reaches the files"
+            more = (
+                "; the hints above say which --root or --strip-prefix reaches the files"
+                if all("rerun with" in h for h in hints)
+                else "; the hints above say where the files are"
+            )
         elif context.dry:
             more = f"; `apply --partial` would write the {placed} that placed" if placed else ""
         else:

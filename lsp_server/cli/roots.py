@@ -94,7 +94,31 @@ def hint(path: str, root: Root, cwd: Path | None = None) -> str | None:
             f"--strip-prefix {prefix} to read the reply's paths under {prefix}/ as relative "
             "to the root"
         )
-    return None
+    return _same_name(path, root)
+
+
+_NAMED: dict[tuple[Path, str], list[str]] = {}  # one walk per name and root, per run
+
+
+def _same_name(path: str, root: Root) -> str | None:
+    """A file of the same name elsewhere under the root (`util.js` for `src/app/util.js`):
+    no option maps one path to another, so the hint names the file to put in the reply."""
+    name = Path(path).name
+    if not name:
+        return None
+    if (root.path, name) not in _NAMED:
+        from lsp_server.workspace import DiskWorkspace  # only for a missing file
+
+        _NAMED[root.path, name] = DiskWorkspace(root.path).files_named(name)
+    others = [p for p in _NAMED[root.path, name] if p != path]
+    if not others or len(others) > 3:
+        return None
+    if len(others) == 1:
+        return (
+            f"the one file named {name} under the root is {others[0]}: if the reply means "
+            "it, name that path in the reply"
+        )
+    return f"the files named {name} under the root are {', '.join(others)}: name one in the reply"
 
 
 def _absolute_hint(path: str, root: Root) -> str | None:

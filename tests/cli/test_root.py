@@ -167,3 +167,19 @@ def test_file_is_relative_to_where_the_user_stands_when_the_root_is_found(tmp_pa
     assert (tmp_path / "src/app.py").read_text() == "def f():\n    return 2\n"
     r = llm_patch("apply", "-", "--file", "../../x.py", cwd=tmp_path / "src", stdin=snippet)
     assert r.returncode == 2 and "is outside the root" in r.stderr
+
+
+def test_a_file_named_without_its_folders_names_the_file_of_that_name(tmp_path):
+    """`util.js` for the root's `src/app/util.js`: no option maps it; the hint names it."""
+    put(tmp_path, {"src/app/util.js": "x = 1\n", "src/other.js": "x = 1\n"})
+    r = llm_patch("apply", "-", cwd=tmp_path, stdin=sr("util.js", "x = 1\n", "x = 2\n"))
+    assert r.returncode == 1 and "FILE_NOT_FOUND" in r.stdout
+    hint = next(line for line in r.stdout.splitlines() if "hint:" in line)
+    assert "the one file named util.js under the root is src/app/util.js" in hint
+    assert r.stdout.rstrip().endswith("the hints above say where the files are")
+    assert (tmp_path / "src/app/util.js").read_text() == "x = 1\n"
+    put(tmp_path, {"lib/util.js": "x = 1\n"})
+    report = json.loads(
+        llm_patch("check", "-", "--json", cwd=tmp_path, stdin=sr("util.js", "x = 1\n", "")).stdout
+    )
+    assert "are lib/util.js, src/app/util.js" in report["blocks"][0]["hint"]
