@@ -97,6 +97,8 @@ def test_a_close_match_above_the_threshold_says_why_it_was_refused(shop):
     # under the threshold, the similarity says it all: no such line
     r = llm_patch("check", "-", "--fuzzy-threshold", "0.9", cwd=shop, stdin=ONE_FAILS)
     assert "why not placed" not in r.stdout
+    r = llm_patch("check", "-", "--fuzzy-threshold", "0.805", cwd=shop, stdin=ONE_FAILS)
+    assert "83% alike, above the 80.5% threshold" in r.stdout  # as given, not floored
     report = json.loads(llm_patch("check", "-", "--json", cwd=shop, stdin=ONE_FAILS).stdout)
     assert "rewritten" in report["blocks"][0]["why_not_fuzzy"]
 
