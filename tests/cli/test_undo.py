@@ -44,8 +44,9 @@ def test_undo_puts_back_every_file_the_last_apply_changed(tmp_path):
     r = llm_patch("undo", cwd=root / "src")
     assert r.returncode == 0, r.stdout + r.stderr
     assert tree(root) == before
-    assert "✓ put back 4 files" in r.stdout
-    assert f"root: {root} (the git repository's top)" in r.stdout
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"root: {root} (the git repository's top)"  # first, as for an apply
+    assert lines[-1].startswith("✓ put back 4 files: ")  # last: what was done
     again = llm_patch("undo", cwd=root)
     assert again.returncode == 1
     assert "no apply to undo in this root" in again.stderr
@@ -75,6 +76,7 @@ def test_undo_dry_run_shows_the_diff_and_writes_nothing(tmp_path):
     r = llm_patch("undo", "--dry-run", cwd=root)
     assert r.returncode == 0
     assert "-    return 2\n+    return 1" in r.stdout and "would put back 4 files" in r.stdout
+    assert r.stdout.rstrip().endswith("; nothing written (dry run)")
     assert tree(root) == after
     assert llm_patch("undo", cwd=root).returncode == 0  # the record is still there
 
