@@ -33,7 +33,6 @@ WHOLE = UTIL.replace("module.exports = { add, sub };\n", MUL + "\n" + EXPORTS)
     "content",
     [
         MUL + "\n" + EXPORTS,  # a snippet: a new function and the line that exports it
-        WHOLE,  # the whole new file
         "function sub(a, b) {\n  return a - b;\n}\n\n" + EXPORTS,  # unchanged + changed
     ],
 )
@@ -44,6 +43,19 @@ def test_a_statement_only_alike_is_refused_naming_it(content):
     assert failure.code is ErrorCode.TEXT_NOT_FOUND
     assert "`module.exports = { add, sub, mul };`" in failure.message
     assert "(`module.exports = { add, sub };`)" in failure.message
+
+
+def test_a_whole_file_beginning_with_a_definition_is_offered_as_the_whole_file():
+    # the file's first line is a definition, so the block begins like the file and like a
+    # part of it: as a part, its `module.exports` line is refused; as the whole file it is
+    # a reading of its own, offered (a code action in the editors, `--as whole` here)
+    with pytest.raises(PlacementError) as caught:
+        place.place(UTIL, "util.js", WHOLE, "javascript")
+    failure = caught.value.failure
+    assert failure.code is ErrorCode.TEXT_AMBIGUOUS
+    assert "`module.exports = { add, sub, mul };`" in failure.message
+    offered = [r["choice"] for r in failure.details["readings"]]
+    assert {"as": "whole"} in offered
 
 
 @pytest.mark.parametrize(
