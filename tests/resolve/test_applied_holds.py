@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from lsp_server.plan import PlanOptions, plan_reply
 from lsp_server.reply import parse_reply
 from lsp_server.workspace import DiskWorkspace
@@ -37,11 +35,6 @@ REPLY = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug (replay aider-storm cases): an already-applied verdict rests on lines "
-    "a later block of the same reply rewrites, and the written file contradicts it",
-)
 def test_a_block_reported_already_applied_holds_in_the_file_written(tmp_path: Path):
     (tmp_path / "m.py").write_text(FILE)
     plan = plan_reply(parse_reply(REPLY), DiskWorkspace(tmp_path), PlanOptions())
@@ -53,3 +46,30 @@ def test_a_block_reported_already_applied_holds_in_the_file_written(tmp_path: Pa
         if outcome.already_applied:
             new = outcome.block.hunks[0].new
             assert new in written, f"block reported already applied, its text not in:\n{written}"
+
+
+def test_the_block_whose_evidence_a_later_block_rewrites_is_refused_naming_the_readings(
+    tmp_path: Path,
+):
+    (tmp_path / "m.py").write_text(FILE)
+    plan = plan_reply(parse_reply(REPLY), DiskWorkspace(tmp_path), PlanOptions())
+    assert not plan.ok and plan.files == ()
+    first, second = plan.outcomes
+    assert first.failure is not None and first.failure.code.value == "TEXT_AMBIGUOUS"
+    assert first.failure.details["readings"] == ["already applied", "apply again"]
+    assert first.failure.details["rewritten_by"] == [second.block.index]
+    assert "reply lines" in first.failure.message
+
+
+def test_a_verdict_no_later_block_touches_stands(tmp_path: Path):
+    # the same restated insertion, the later block editing another line: already applied
+    (tmp_path / "m.py").write_text(FILE)
+    reply = REPLY.split("\n\nm.py\n")[0] + (
+        "\n\nm.py\n```python\n<<<<<<< SEARCH\n    run()\n=======\n    start()\n"
+        ">>>>>>> REPLACE\n```\n"
+    )
+    plan = plan_reply(parse_reply(reply), DiskWorkspace(tmp_path), PlanOptions())
+    assert plan.ok, plan.outcomes
+    assert plan.outcomes[0].already_applied
+    (change,) = plan.files
+    assert change.new_text == FILE.replace("run()", "start()")
