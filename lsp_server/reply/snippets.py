@@ -35,15 +35,13 @@ import re
 
 from lsp_server.model import Action, EditBlock, Format
 from lsp_server.reply.common import (
-    VERBATIM,
     Fence,
     blocks_per_fence,
-    find_marker,
-    is_document,
     looks_like_file_path,
     normalise_text,
     strip_comment_marker,
 )
+from lsp_server.reply.marker_lines import VERBATIM, find_marker, is_document
 from lsp_server.reply.whole_file import NOT_FILES, fence_head
 from lsp_server.resolve.placeholders import is_placeholder_line
 

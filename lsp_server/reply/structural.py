@@ -27,17 +27,15 @@ import re
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Target
 from lsp_server.reply.common import (
-    VERBATIM,
     Fence,
     blocks_per_fence,
     clean_path,
-    find_marker,
-    is_document,
     looks_like_file_path,
     normalise_text,
     split_levels,
     strip_comment_marker,
 )
+from lsp_server.reply.marker_lines import VERBATIM, find_marker, is_document
 
 _HEADER = re.compile(r"(?i)^(FILE|TARGET[_ -]?NODE|TARGET[_ -]?PATH)\s*:\s*(.*)$")
 _MAX_HEADER = 64  # header lines looked at, at most (a guard, never reached in practice)

@@ -20,7 +20,7 @@ the plan creates a missing file, and merges into an existing one (`resolve.merge
 never writing a placeholder line.
 
 A fence holding a line shaped like an edit marker (`------- SEARCH`, `<<<<<<<<<<< SEARCH`, a
-lone `=======`, `--- a/x`, `*** Update File:`, ... see `common.edit_marker`) is never a whole
+lone `=======`, `--- a/x`, `*** Update File:`, ... see `marker_lines.edit_marker`) is never a whole
 file: the model meant an edit, and if no known format read it, it is MALFORMED_BLOCK naming
 that line. `stray_markers` applies the same rule to the fences the finders read only in part.
 """
@@ -36,22 +36,24 @@ from typing import NamedTuple
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format
 from lsp_server.reply.common import (
-    UNMISTAKABLE,
-    VERBATIM,
     Fence,
-    MarkerLine,
     blocks_per_fence,
     clean_path,
     dedent_indented_fences,
-    edit_marker,
     find_fences,
-    find_marker,
-    is_document,
     looks_like_file_path,
-    markers_in,
     normalise_text,
     path_from_info,
     strip_comment_marker,
+)
+from lsp_server.reply.marker_lines import (
+    UNMISTAKABLE,
+    VERBATIM,
+    MarkerLine,
+    edit_marker,
+    find_marker,
+    is_document,
+    markers_in,
 )
 
 NOT_FILES = frozenset(
