@@ -106,6 +106,16 @@ def test_apply_loads_only_what_the_reply_needs(tmp_path, name, before, reply, fo
     assert not under(modules, "tree_sitter")  # a .txt file has no grammar to check with
 
 
+def test_an_apply_whose_report_shows_no_diff_loads_no_differ(tmp_path):
+    """difflib's matcher is for diffs shown (`check`, the editor's preview); an apply of
+    one block reports no diff, so it loads neither difflib nor heapq (issue 26)."""
+    (tmp_path / "notes.txt").write_text("one\ntwo\n")
+    reply = "notes.txt\n```\n<<<<<<< SEARCH\none\n=======\nuno\n>>>>>>> REPLACE\n```\n"
+    modules = loaded(tmp_path, reply)
+    assert (tmp_path / "notes.txt").read_text() == "uno\ntwo\n"
+    assert not under(modules, "difflib")
+
+
 def test_check_loads_neither_the_writer_nor_the_undo_record(tmp_path):
     """A check writes nothing: the writer and the undo record stay unloaded (issue 26)."""
     (tmp_path / "notes.txt").write_text("one\ntwo\n")
