@@ -1,0 +1,46 @@
+"""What a reply of many blocks keeps alive per block (issue 26: the 1 MB path + fence row).
+
+Every object the collector tracks is walked again by each full collection, and a reply of
+55,556 blocks for one file triggers several while it is parsed and planned: so the parse
+keeps one tracked object per block (the block itself), and the plan adds at most two more
+per refused block (its outcome and its failure; the failure's details hold only numbers
+and strings, which the collector stops tracking). Counted after a collection, so only what
+is kept counts, not what was made and freed."""
+
+from __future__ import annotations
+
+import gc
+
+from lsp_server.model import PlanWarning
+from lsp_server.plan import plan_reply
+from lsp_server.reply import parse_reply
+from lsp_server.workspace import DiskWorkspace
+
+BLOCKS = 3_000
+
+
+def _tracked() -> int:
+    gc.collect()
+    return len(gc.get_objects())
+
+
+def test_blocks_and_their_outcomes_keep_few_tracked_objects(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    reply = "a.py\n```\n" * (2 * BLOCKS)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        before = _tracked()
+        parsed = parse_reply(reply)
+        after_parse = _tracked()
+        plan = plan_reply(parsed, DiskWorkspace(tmp_path))
+        after_plan = _tracked()
+    finally:
+        if enabled:
+            gc.enable()
+    n = len(parsed.blocks)
+    assert n >= BLOCKS - 1
+    assert not plan.ok and len(plan.outcomes) == n
+    assert all(isinstance(w, PlanWarning) for w in plan.warnings)
+    assert (after_parse - before) / n < 1.1  # the blocks, nothing else per block
+    assert (after_plan - after_parse) / n < 2.1  # an outcome and, if refused, its failure
