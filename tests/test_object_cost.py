@@ -44,3 +44,31 @@ def test_blocks_and_their_outcomes_keep_few_tracked_objects(tmp_path):
     assert all(isinstance(w, PlanWarning) for w in plan.warnings)
     assert (after_parse - before) / n < 1.1  # the blocks, nothing else per block
     assert (after_plan - after_parse) / n < 2.1  # an outcome and, if refused, its failure
+
+
+def test_blocks_read_one_per_fence_carry_their_number_and_are_not_copied(monkeypatch):
+    """`blocks_per_fence` numbers the blocks it makes in reply order, so a reply of one such
+    format is numbered without a copy of each block (two blocks made for one, 55,556 times
+    in the 1 MB row)."""
+    import lsp_server.reply as package
+    from lsp_server.reply import snippets, structural, whole_file
+    from lsp_server.reply.common import ReplyLines, numbered
+
+    copies = []
+
+    def spy(block, index):
+        out = numbered(block, index)
+        copies.extend([out] if out is not block else [])
+        return out
+
+    monkeypatch.setattr(package, "numbered", spy)
+
+    replies = {
+        whole_file: "a.py\n```\nx = 1\n```\n" * 3,
+        structural: "```python\n# FILE: a.py\n# TARGET_NODE: f\ndef f():\n    pass\n```\n" * 3,
+        snippets: "In a.py:\n```python\ndef f():\n    return 1\n```\n" * 3,
+    }
+    for module, reply in replies.items():
+        found = module.find_blocks(ReplyLines(reply))
+        assert [b.index for b in found] == [0, 1, 2], module.__name__
+        assert parse_reply(reply).blocks == tuple(found) and not copies, module.__name__

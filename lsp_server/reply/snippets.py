@@ -317,7 +317,7 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     return blocks_per_fence(lines, _block)
 
 
-def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
+def _block(lines: list[str], fence: Fence, floor: int, index: int) -> EditBlock | None:
     head = fence_head(lines, fence, floor)
     if head.path is not None or fence.end is None:
         return None  # a whole-file block (whole_file reads it), or a cut-off sample
@@ -336,6 +336,7 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
             span,
             language=language,
             error=marker.failure(marker.index + 1, "a code snippet"),
+            index=index,
         )
     if not language:
         language = guess_language(body)
@@ -353,4 +354,5 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
         content=normalise_text(body),
         language=language,
         candidates=candidates,
+        index=index,
     )

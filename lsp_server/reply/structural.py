@@ -105,7 +105,7 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     return blocks_per_fence(lines, _block)
 
 
-def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
+def _block(lines: list[str], fence: Fence, floor: int, index: int) -> EditBlock | None:
     stop = fence.end if fence.end is not None else len(lines)
     body = lines[fence.start + 1 : stop]
     path: str | None = None
@@ -180,4 +180,5 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
         target=Target(node=tuple(levels), data_path=data_path),
         language=language,
         error=error,
+        index=index,
     )

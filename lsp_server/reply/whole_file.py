@@ -157,7 +157,7 @@ def fence_head(lines: list[str], fence: Fence, floor: int) -> FenceHead:
     return FenceHead(language, path, before_line if before is not None else fence.start, skip)
 
 
-def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
+def _block(lines: list[str], fence: Fence, floor: int, index: int) -> EditBlock | None:
     head = fence_head(lines, fence, floor)
     path, language = head.path, head.language
     if path is None or language in NOT_FILES:
@@ -175,6 +175,7 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
             span,
             language=language,
             error=marker.failure(marker.index + 1, "a fenced block"),
+            index=index,
         )
     body = lines[fence.start + 1 + head.skip : stop]
     error = None
@@ -193,6 +194,7 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
         content=normalise_text(body),
         language=language,
         error=error,
+        index=index,
     )
 
 
