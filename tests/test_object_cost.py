@@ -2,10 +2,10 @@
 
 Every object the collector tracks is walked again by each full collection, and a reply of
 55,556 blocks for one file triggers several while it is parsed and planned: so the parse
-keeps one tracked object per block (the block itself), and the plan adds at most two more
-per refused block (its outcome and its failure; the failure's details hold only numbers
-and strings, which the collector stops tracking). Counted after a collection, so only what
-is kept counts, not what was made and freed."""
+keeps one tracked object per block (the block itself), and the plan adds one per block (its
+outcome) and one more per refused block (its failure; the failure's details hold only
+numbers, strings and tuples of them, which the collector stops tracking). Counted after a
+collection, so only what is kept counts, not what was made and freed."""
 
 from __future__ import annotations
 
@@ -27,6 +27,9 @@ def _tracked() -> int:
 def test_blocks_and_their_outcomes_keep_few_tracked_objects(tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
     reply = "a.py\n```\n" * (2 * BLOCKS)
+    # a small reply of the same shape first: the modules and caches the plan loads on first
+    # use are not the blocks' to count
+    plan_reply(parse_reply(reply[:40]), DiskWorkspace(tmp_path))
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -42,8 +45,12 @@ def test_blocks_and_their_outcomes_keep_few_tracked_objects(tmp_path):
     assert n >= BLOCKS - 1
     assert not plan.ok and len(plan.outcomes) == n
     assert all(isinstance(w, PlanWarning) for w in plan.warnings)
-    assert (after_parse - before) / n < 1.1  # the blocks, nothing else per block
-    assert (after_plan - after_parse) / n < 2.1  # an outcome and, if refused, its failure
+    refused = sum(o.failure is not None for o in plan.outcomes)
+    assert refused > n // 4  # past the plan's budget the rest are refused untried
+    assert after_parse - before <= n + 100  # the blocks, nothing else per block
+    # an outcome per block and a failure per refused one, nothing else: the failure's
+    # details hold numbers, strings and the block's own pair, so the collector drops them
+    assert after_plan - after_parse <= n + refused + 100
 
 
 def test_blocks_read_one_per_fence_carry_their_number_and_are_not_copied(monkeypatch):
