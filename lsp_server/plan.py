@@ -570,7 +570,7 @@ def _with_context(block: EditBlock, failure: Failure) -> Failure:
     path = f", {block.path}" if block.path else ""
     details = dict(failure.details)
     details.setdefault("block", block.index)
-    details.setdefault("reply_lines", [lo, hi])
+    details.setdefault("reply_lines", block.reply_lines)  # the block's own pair, not a copy
     if block.path:
         details.setdefault("path", block.path)
     return Failure(failure.code, f"{where}{path}: {failure.message}", details)
