@@ -127,8 +127,13 @@ FINDERS: tuple[FindBlocks | Gated, ...] = (
     Gated("apply_patch", ("*** Begin Patch",), prefix_spaces),
     # a block opens with `<<<<<<< SEARCH` (5 to 9 `<`; Cline's 3 or more `<` or `-`), an EDIT
     # block with `<<<< EDIT` (4 to 9)
-    # (or ends with `>>>>>>> REPLACE`: a block whose SEARCH line was left out)
-    Gated("search_replace", (re.compile("(?:<<<|---) *SEARCH|>>>>> *REPLACE"),), _dedent_blocks),
+    # (or ends with `>>>>>>> REPLACE`: a block whose SEARCH line was left out; or opens with
+    # aider's earlier `<<<<<<< ORIGINAL` or `<<<<<<< HEAD`)
+    Gated(
+        "search_replace",
+        (re.compile("(?:<<<|---) *SEARCH|>>>>> *REPLACE|<<<<< *ORIGINAL|<<<<<<< HEAD"),),
+        _dedent_blocks,
+    ),
     Gated("edit_protocol", (re.compile("<<<< *EDIT"),), _dedent_blocks),
     # a JSON value starts a line: bare, or as a fenced body's first text
     # or follows a chat template's tag on its line (`<tool_call>{`, `[TOOL_CALLS] [`)
