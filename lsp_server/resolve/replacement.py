@@ -101,6 +101,32 @@ def _unclear(line: int) -> PlacementError:
     )
 
 
+def _refuse_unshown(
+    rows: Sequence[int | None], old: Sequence[str], new: Sequence[str], lines: Sequence[str]
+) -> None:
+    """A fuzzily placed block changes or drops a file line only where its own copy of that
+    line is the line: at least half alike (as `_partners` pairs a rewrite with its line).
+    A copy that is another line altogether (a line the model imagined, or a quote that
+    jumps to another part of the file) would have the file's real line deleted or
+    rewritten though the reply never shows it: refused, naming both."""
+    kept = {i for i, _ in _kept_pairs(rows, old, new)}
+    for i, f in enumerate(rows):
+        if f is None or i in kept:
+            continue
+        quoted, there = old[i].strip(), lines[f].strip()
+        if not there or quoted == there:
+            continue
+        if quoted and Indel.normalized_similarity(quoted, there) >= 0.5:
+            continue
+        raise PlacementError.of(
+            ErrorCode.TEXT_NOT_FOUND,
+            f"line {i + 1} of the block's old text ({quoted!r}) is not in the file: where the "
+            f"block matched, file line {f + 1} ({there!r}) stands in its place, and the block "
+            "would change it without showing it; quote the lines as the file has them",
+            line=f + 1,
+        )
+
+
 def _kept_pairs(
     rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]
 ) -> list[tuple[int, int]]:
@@ -195,6 +221,8 @@ def _build_span(
     line it rewrites keeps the file's characters it did not quote (see `transfer`)."""
     lines = index.lines
     items = _layout(start, rows, old, new)
+    if fuzzy:
+        _refuse_unshown(rows, old, new, lines)
     pairs = [
         (old[i], lines[f])
         for i, f in enumerate(rows)
