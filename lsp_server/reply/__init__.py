@@ -99,7 +99,12 @@ def _opens_block(head: list[str]) -> bool:
     list item is dedented for those finders: a fence inside a block's own text (a Markdown
     file's code sample) keeps its indentation."""
     return any(
-        m is not None and m.kind is MarkerKind.BLOCK
+        m is not None
+        and (
+            m.kind is MarkerKind.BLOCK
+            # aider's August 2023 spelling opens its blocks with a conflict-shaped line
+            or (m.kind is MarkerKind.CONFLICT and m.text == "<<<<<<< HEAD")
+        )
         for m in (edit_marker(head, k) for k in range(len(head)))
     )
 

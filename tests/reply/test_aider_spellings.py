@@ -133,6 +133,15 @@ def test_a_merge_conflict_is_not_read_as_aiders_head_block():
     assert not sr.find_blocks(conflict.replace("feature/login", "Updated").split("\n"))
 
 
+@pytest.mark.parametrize("spelling", ["original", "head"])
+def test_a_block_in_a_fence_under_a_list_item_is_read_at_the_margin(spelling):
+    start, end = SPELLINGS[spelling]
+    body = f"```python\na.py\n{start}\n    x = 1\n=======\n    x = 2\n{end}\n```\n"
+    reply = "1. Change it:\n" + "".join("   " + line + "\n" for line in body.splitlines())
+    b = one(reply)
+    assert (b.error, b.hunks[0].old, b.hunks[0].new) == (None, "    x = 1\n", "    x = 2\n")
+
+
 # --- the oracle: a block in an earlier spelling is the block in today's --------------------
 
 _LINES = st.sampled_from(
@@ -149,10 +158,15 @@ _TEXTS = st.lists(_LINES, max_size=4).map(lambda ls: "".join(x + "\n" for x in l
     path=st.sampled_from(["a.py", "src/pkg/m.ts", "README.md"]),
     head=st.sampled_from(["inside", "above"]),
     prose=st.sampled_from(["", "Here is the change:\n\n"]),
+    indent=st.sampled_from(["", "   "]),
 )
 def test_an_earlier_spelling_reads_as_the_same_block_in_todays(
-    spelling, old, new, path, head, prose
+    spelling, old, new, path, head, prose, indent
 ):
-    ours = parse_reply(prose + block(spelling, old, new, path, head))
-    today = parse_reply(prose + block("search", old, new, path, head))
-    assert ours == today
+    def reply(spelling: str) -> str:
+        text = block(spelling, old, new, path, head)
+        if indent:  # the block under a list item, every line indented
+            text = "1. Apply:\n" + "".join(indent + x + "\n" for x in text.splitlines())
+        return prose + text
+
+    assert parse_reply(reply(spelling)) == parse_reply(reply("search"))
