@@ -159,9 +159,9 @@ def earlier_syntaxes() -> tuple[Syntax, Syntax]:
 
 
 def earlier_spelling(line: str) -> Syntax | None:
-    """The earlier aider spelling whose start marker `line` is, or None. The word is looked
-    for first: most lines hold neither, and run no pattern."""
-    if "ORIGINAL" not in line and "HEAD" not in line:
+    """The earlier aider spelling whose start marker `line` is, or None. A run of `<` is
+    looked for first: most lines hold none, and run no pattern."""
+    if "<<<<<" not in line or ("ORIGINAL" not in line and "HEAD" not in line):
         return None
     for syntax in earlier_syntaxes():
         if syntax.kind(line) == syntax.names[0]:
