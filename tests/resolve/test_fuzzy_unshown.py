@@ -61,7 +61,8 @@ def test_a_look_alike_line_the_block_rewrites_is_still_placed():
     assert placed.files["m.py"] == code.replace("for i in items)", "for i in items) * 2")
 
 
-# --- the property: a file line the block's copy does not resemble is never changed ----------
+# --- the property: a file line the block's copy does not resemble, at the block's edge, ----
+# --- is never changed --------------------------------------------------------------------
 
 _CODE = [f"    value_{k} = compute_{k}(source, {k})" for k in range(12)]
 _ELSEWHERE = ["from unittest.mock import patch", "import glob", "self.assertTrue(result)"]
@@ -72,20 +73,37 @@ _ELSEWHERE = ["from unittest.mock import patch", "import glob", "self.assertTrue
     size=st.integers(6, 12),
     data=st.data(),
     imagined=st.sampled_from(_ELSEWHERE),
+    edge=st.sampled_from(["first", "last"]),
     how=st.sampled_from(["drop", "extend"]),
 )
-def test_a_line_the_block_imagined_never_changes_the_file_line_in_its_place(
-    size, data, imagined, how
+def test_a_line_the_block_imagined_at_its_edge_never_changes_the_file_line_in_its_place(
+    size, data, imagined, edge, how
 ):
     body = _CODE[:size]
     code = "def f(source):\n" + "".join(x + "\n" for x in body)
-    at = data.draw(st.integers(0, size - 1))
-    quoted = ["def f(source):", *body[:at], "    " + imagined, *body[at + 1 :]]
+    lo = data.draw(st.integers(0, size - 5))
+    hi = data.draw(st.integers(lo + 5, size))
+    at = lo if edge == "first" else hi - 1  # the file line the imagined one stands for
+    quoted = ["    " + imagined if k == at else body[k] for k in range(lo, hi)]
+    k = at - lo
     if how == "drop":
-        new = [x for k, x in enumerate(quoted) if k != at + 1]
+        new = quoted[:k] + quoted[k + 1 :]
     else:
-        new = [x + ", extra" if k == at + 1 else x for k, x in enumerate(quoted)]
+        new = [x + ", extra" if j == k else x for j, x in enumerate(quoted)]
     reply = sr("m.py", "".join(x + "\n" for x in quoted), "".join(x + "\n" for x in new))
     placed = place(reply, {"m.py": code})
     # the oracle: the file's line in the imagined line's place is still there, as it was
     assert body[at] + "\n" in placed.files["m.py"]
+
+
+def test_a_misquoted_line_between_lines_the_file_has_is_replaced_as_the_reply_says():
+    # the quote anchors the stretch at both ends; what lies between is replaced
+    code = "def f():\n    a = 1\n    log(a)\n    b = 2\n    c = 3\n    d = 4\n    return a\n"
+    reply = sr(
+        "m.py",
+        "def f():\n    a = 1\n    pass\n    b = 2\n    c = 3\n    d = 4\n    return a\n",
+        "def f():\n    return 1\n",
+    )
+    placed = place(reply, {"m.py": code})
+    assert placed.plan.ok, placed.codes()
+    assert placed.files["m.py"] == "def f():\n    return 1\n"
