@@ -342,6 +342,7 @@ def _diff_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
     if options.target:
         return options.target
     holding: list[str] = []
+    applied: list[str] = []  # named files holding every hunk's new side instead
     for path in block.candidates:
         try:
             key, _, snap = state.look(path)
@@ -351,8 +352,15 @@ def _diff_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
         text = to_lf((f.text if f is not None else snap.text) or "")
         if text and all(h.old in text for h in block.hunks) and key not in holding:
             holding.append(key)
+        # a reply applied before: its old lines are gone, its new ones stand (blank lines
+        # stand anywhere, so they prove nothing); the hunks then say whether it is applied
+        elif text and all(h.new.strip() and h.new in text for h in block.hunks):
+            if key not in applied:
+                applied.append(key)
     if len(holding) == 1:
         return holding[0]
+    if not holding and len(applied) == 1:
+        return applied[0]
     named = ", ".join(block.candidates) or "none"
     why = (
         f"several of the files it names hold its old lines ({', '.join(holding)})"
