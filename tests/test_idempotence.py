@@ -2,9 +2,10 @@
 the same reply planned again on the result is `already applied` for every block, plans no
 file change, and is ok (exit 0).
 
-The property runs over every format — SEARCH/REPLACE, unified diffs, apply_patch updates,
-creates, deletes and moves, tool calls (whole-line and substring edits), whole files,
-structural blocks and chat snippets — on files with repeated lines, for each of the edits
+The property runs over every format — SEARCH/REPLACE (and aider's 2023 spellings of it,
+ORIGINAL/UPDATED and HEAD/updated), unified diffs, apply_patch updates, creates, deletes and
+moves, tool calls (whole-line and substring edits), whole files, structural blocks and chat
+snippets — on files with repeated lines, for each of the edits
 models make: a stretch rewritten, lines inserted after or before an anchor that the block
 restates (REPLACE = SEARCH plus new lines), a part of a line changed or extended.
 The oracle is the first result itself: the second plan must leave it byte for byte.
@@ -121,6 +122,11 @@ def sr(path: str, old: str, new: str) -> str:
     return f"{path}\n```\n<<<<<<< SEARCH\n{old}=======\n{new}>>>>>>> REPLACE\n```\n"
 
 
+def aider_2023(path: str, old: str, new: str, start: str, end: str) -> str:
+    """aider's earlier spellings of the same block, the path as the fence's first line."""
+    return f"```python\n{path}\n{start}\n{old}=======\n{new}{end}\n```\n"
+
+
 def udiff(path: str, before: str, after: str, context: int) -> str:
     body = "".join(
         difflib.unified_diff(
@@ -156,6 +162,8 @@ def renderings(path: str, lines: list[str], i: int, old: list[str], new: list[st
     after = text(lines[:i] + new + lines[i + len(old) :])
     return {
         "search-replace": sr(path, o, n),
+        "original-updated": aider_2023(path, o, n, "<<<<<<< ORIGINAL", ">>>>>>> UPDATED"),
+        "head-updated": aider_2023(path, o, n, "<<<<<<< HEAD", ">>>>>>> updated"),
         "unified-diff": udiff(path, before, after, 3),
         "unified-diff-0": udiff(path, before, after, 0),
         "apply-patch": v4a(f"*** Update File: {path}\n" + v4a_update(old, new)),
@@ -316,6 +324,8 @@ _BROKEN = [
     how=st.sampled_from(
         [
             "search-replace",
+            "original-updated",
+            "head-updated",
             "unified-diff",
             "unified-diff-0",
             "apply-patch",

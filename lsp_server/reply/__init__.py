@@ -91,7 +91,12 @@ def _opens_block(head: list[str]) -> bool:
     list item is dedented for those finders: a fence inside a block's own text (a Markdown
     file's code sample) keeps its indentation."""
     return any(
-        m is not None and m.kind is MarkerKind.BLOCK
+        m is not None
+        and (
+            m.kind is MarkerKind.BLOCK
+            # aider's August 2023 spelling opens its blocks with a conflict-shaped line
+            or (m.kind is MarkerKind.CONFLICT and m.text == "<<<<<<< HEAD")
+        )
         for m in (edit_marker(head, k) for k in range(len(head)))
     )
 
@@ -119,8 +124,13 @@ FINDERS: tuple[FindBlocks | Gated, ...] = (
     Gated("apply_patch", ("*** Begin Patch",), prefix_spaces),
     # a block opens with `<<<<<<< SEARCH` (5 to 9 `<`; Cline's 3 or more `<` or `-`), an EDIT
     # block with `<<<< EDIT` (4 to 9)
-    # (or ends with `>>>>>>> REPLACE`: a block whose SEARCH line was left out)
-    Gated("search_replace", (re.compile("(?:<<<|---) *SEARCH|>>>>> *REPLACE"),), _dedent_blocks),
+    # (or ends with `>>>>>>> REPLACE`: a block whose SEARCH line was left out; or opens with
+    # aider's earlier `<<<<<<< ORIGINAL` or `<<<<<<< HEAD`)
+    Gated(
+        "search_replace",
+        (re.compile("(?:<<<|---) *SEARCH|>>>>> *REPLACE|<<<<< *ORIGINAL|<<<<<<< HEAD"),),
+        _dedent_blocks,
+    ),
     Gated("edit_protocol", (re.compile("<<<< *EDIT"),), _dedent_blocks),
     # a JSON value starts a line: bare, or as a fenced body's first text
     # or follows a chat template's tag on its line (`<tool_call>{`, `[TOOL_CALLS] [`)

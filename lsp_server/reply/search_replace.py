@@ -21,6 +21,13 @@ missing divider cannot swallow the blocks after it. Nor do we write a new-text s
 a line shaped like a block, conflict or divider marker (`+++++++ REPLACE`, `<<<<<<< HEAD`):
 such a block is MALFORMED_BLOCK naming the line (see `added_marker`).
 
+aider's own earlier spellings are the same format: `<<<<<<< ORIGINAL` / `=======` /
+`>>>>>>> UPDATED` (May to August 2023) and `<<<<<<< HEAD` / `=======` / `>>>>>>> updated`
+(August to October 2023), the path alone on the line above the start marker, inside the fence
+or above it. They are read here as SEARCH/REPLACE blocks of those words (see
+`earlier_syntaxes`); a block's three markers are one spelling's, as aider's parsers of each
+era required.
+
 Cline and Roo Code write the same blocks with their own spellings (Cline: `------- SEARCH` /
 `=======` / `+++++++ REPLACE`, any run of three or more, and `<<<` / `>>>` runs; Roo: a
 `:start_line:N` / `-------` header after `<<<<<<< SEARCH`, line numbers copied from its file
@@ -114,6 +121,51 @@ def cline_syntax() -> Syntax:
     )
 
 
+# aider's earlier spellings of the same block. Its first parser (May to August 2023) split the
+# reply on `<<<<<<< ORIGINAL`, `=======` and `>>>>>>> UPDATED`; its second (August to October
+# 2023) on `<<<<<<< HEAD`, `=======` and `>>>>>>> updated`. Neither let a second divider end
+# the new text, nor read a block whose markers were of two spellings. ORIGINAL and UPDATED
+# are words no other text puts after a run of `<` or `>`, so they are read as loosely as
+# SEARCH and REPLACE (5 to 9 characters). `<<<<<<< HEAD` is also how git opens a merge
+# conflict: only aider's exact spelling is read, and only a block that reads whole, ending
+# `>>>>>>> updated` (a conflict ends with its branch's name), is a block (see `scan_replies`).
+ORIGINAL, UPDATED = "<<<<<<< ORIGINAL", ">>>>>>> UPDATED"
+HEAD, UPDATED_LOWER = "<<<<<<< HEAD", ">>>>>>> updated"
+
+
+@functools.cache
+def earlier_syntaxes() -> tuple[Syntax, Syntax]:
+    """aider's ORIGINAL/UPDATED and HEAD/updated spellings, built on first use (a reply in
+    today's spelling never needs them)."""
+    return (
+        Syntax(
+            re.compile(r"<{5,9} *ORIGINAL"),
+            re.compile(r"={5,9}"),
+            re.compile(r">{5,9} *UPDATED"),
+            (ORIGINAL, DIVIDER, UPDATED),
+            leads="<=>",
+        ),
+        Syntax(
+            re.compile(r"<{7} HEAD"),
+            re.compile(r"={7}"),
+            re.compile(r">{7} updated"),
+            (HEAD, DIVIDER, UPDATED_LOWER),
+            leads="<=>",
+        ),
+    )
+
+
+def earlier_spelling(line: str) -> Syntax | None:
+    """The earlier aider spelling whose start marker `line` is, or None. A run of `<` is
+    looked for first: most lines hold none, and run no pattern."""
+    if "<<<<<" not in line or ("ORIGINAL" not in line and "HEAD" not in line):
+        return None
+    for syntax in earlier_syntaxes():
+        if syntax.kind(line) == syntax.names[0]:
+            return syntax
+    return None
+
+
 def marker_kind(line: str) -> str | None:
     """SEARCH / DIVIDER / REPLACE when `line` is that SEARCH/REPLACE marker, else None."""
     return SEARCH_REPLACE.kind(line)
@@ -159,17 +211,23 @@ def scan_block(
     floor: int = -1,
     prev_path: str | None = None,
     syntax: Syntax = SEARCH_REPLACE,
+    others: tuple[Syntax, ...] = (),
 ) -> RawBlock:
     """Scan the block whose start marker is `lines[marker]`; `floor` is the last line of the
-    previous block (the path is never looked for at or above it)."""
+    previous block (the path is never looked for at or above it). A start or end marker of
+    one of `others` (spellings the block's own must not mix with) ends the scan like one of
+    `syntax`'s, and breaks the block."""
     n = len(lines)
     head = path_above(lines, marker, floor, _patterns(syntax))
     path = head.path or prev_path
     start_name, divider_name, end_name = syntax.names
+    starts = {start_name, *(o.names[0] for o in others)}
+    # (today's spelling has no others: its lines are classified as they always were)
+    kind = functools.partial(_kind_among, syntax, others) if others else syntax.kind
 
     def broken(j: int, expected: str, divider: int | None) -> RawBlock:
-        found = syntax.kind(lines[j]) if j < n else None
-        if found == start_name:
+        found = kind(lines[j]) if j < n else None
+        if found in starts:
             # the next block's header (path line, fence) is the next block's, not ours; in
             # what may be our own content only a name with a "." or "/" counts as a path
             last = divider if divider is not None else marker
@@ -194,20 +252,20 @@ def scan_block(
             divider,
             expected,
             found,
-            next_block=found == start_name,
+            next_block=found in starts,
         )
 
     j = marker + 1
-    while j < n and syntax.kind(lines[j]) is None:
+    while j < n and kind(lines[j]) is None:
         j += 1
-    if j >= n or syntax.kind(lines[j]) != divider_name:
+    if j >= n or kind(lines[j]) != divider_name:
         return broken(j, divider_name, None)
     divider = j
     j += 1
-    while j < n and syntax.kind(lines[j]) is None:
+    while j < n and kind(lines[j]) is None:
         j += 1
-    kind = syntax.kind(lines[j]) if j < n else None
-    if not (kind == end_name or (kind == divider_name and syntax.divider_ends)):
+    last = kind(lines[j]) if j < n else None
+    if not (last == end_name or (last == divider_name and syntax.divider_ends)):
         return broken(j, end_name, divider)
     end = j + 1 if j + 1 < n and is_fence_end(lines[j + 1]) else j
     return RawBlock(
@@ -221,6 +279,19 @@ def scan_block(
         head.language,
         divider,
     )
+
+
+def _kind_among(syntax: Syntax, others: tuple[Syntax, ...], line: str) -> str | None:
+    """The marker `line` is in `syntax`, or else the start or end marker it is in one of
+    `others` (their dividers are `syntax`'s business), or None."""
+    found = syntax.kind(line)
+    if found is None:
+        for other in others:
+            found = other.kind(line)
+            if found is not None and found != other.names[1]:
+                return found
+        return None
+    return found
 
 
 def _patterns(syntax: Syntax) -> tuple[re.Pattern[str], ...]:
@@ -539,7 +610,10 @@ def scan_replies(lines: list[str]) -> list[tuple[RawBlock, Format]]:
     """Every SEARCH/REPLACE block written outside a tool call, in order, and its format:
     aider's markers (5-9 characters) first; a block opening with Cline's `-------` run, or
     with a spelling aider does not read, or one that is broken by aider's rules but whole by
-    Cline's (`<<<<<<< SEARCH` ... `+++++++ REPLACE`), is Cline's. Linear, like `scan`."""
+    Cline's (`<<<<<<< SEARCH` ... `+++++++ REPLACE`), is Cline's. aider's earlier spellings
+    (`<<<<<<< ORIGINAL`, `<<<<<<< HEAD`) are aider's format too; a `<<<<<<< HEAD` that does
+    not open a whole block is not one (a merge conflict's, left to the stray-marker check).
+    Linear, like `scan`."""
     out: list[tuple[RawBlock, Format]] = []
     i, floor, prev, malformed = 0, -1, None, 0
     n = len(lines)
@@ -548,6 +622,7 @@ def scan_replies(lines: list[str]) -> list[tuple[RawBlock, Format]]:
         if malformed >= MAX_MALFORMED and (
             SEARCH_REPLACE.kind(line) == SEARCH
             or ("SEARCH" in line and cline_syntax().kind(line) == SEARCH)
+            or earlier_spelling(line) is not None
         ):
             out.append((unread_rest(lines, i, SEARCH_REPLACE, malformed), Format.SEARCH_REPLACE))
             break
@@ -560,6 +635,12 @@ def scan_replies(lines: list[str]) -> list[tuple[RawBlock, Format]]:
         elif "SEARCH" in line and cline_syntax().kind(line) == SEARCH:
             # (a start marker holds the word: a line without it needs no look at Cline's)
             block, fmt = scan_block(lines, i, floor, prev, cline_syntax()), Format.CLINE
+        elif (earlier := earlier_spelling(line)) is not None:
+            others = (SEARCH_REPLACE, *(o for o in earlier_syntaxes() if o is not earlier))
+            block, fmt = scan_block(lines, i, floor, prev, earlier, others), Format.SEARCH_REPLACE
+            if block.expected is not None and earlier.names[0] == HEAD:
+                i += 1
+                continue
         else:
             i += 1
             continue

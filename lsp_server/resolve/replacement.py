@@ -101,6 +101,44 @@ def _unclear(line: int) -> PlacementError:
     )
 
 
+def _refuse_unshown(
+    rows: Sequence[int | None], old: Sequence[str], new: Sequence[str], lines: Sequence[str]
+) -> None:
+    """A fuzzily placed block changes or drops a file line only where the reply shows it:
+    the block's copy of the line is that line (at least half alike, as `_partners` pairs a
+    rewrite with its line), or the line lies between two lines of the block that are the
+    file's (the stretch they anchor is replaced by what the reply puts there). A copy at
+    the block's edge that is another line altogether (an `import glob` the model imagined
+    after the lines it quoted, a quote that starts in another part of the file) anchors
+    nothing: the file's real line would go though the reply never shows it. Refused,
+    naming both."""
+    alike = [
+        f is not None and _resembles(old[i].strip(), lines[f].strip()) for i, f in enumerate(rows)
+    ]
+    kept = {i for i, _ in _kept_pairs(rows, old, new)}
+    for i, f in enumerate(rows):
+        if f is None or i in kept or alike[i] or not lines[f].strip():
+            continue
+        if any(alike[:i]) and any(alike[i + 1 :]):
+            continue  # between two lines the file has: replaced as the reply says
+        quoted, there = old[i].strip(), lines[f].strip()
+        raise PlacementError.of(
+            ErrorCode.TEXT_NOT_FOUND,
+            f"line {i + 1} of the block's old text ({quoted!r}) is not in the file: where the "
+            f"block matched, file line {f + 1} ({there!r}) stands in its place, and the block "
+            "would change it without showing it; quote the lines as the file has them",
+            line=f + 1,
+        )
+
+
+def _resembles(quoted: str, there: str) -> bool:
+    """Is the block's (stripped) copy `quoted` the file's line `there`: equal, or at least
+    half alike (two empty lines are alike; an empty copy of a line with text is not)."""
+    if quoted == there:
+        return True
+    return bool(quoted and there) and Indel.normalized_similarity(quoted, there) >= 0.5
+
+
 def _kept_pairs(
     rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]
 ) -> list[tuple[int, int]]:
@@ -195,6 +233,8 @@ def _build_span(
     line it rewrites keeps the file's characters it did not quote (see `transfer`)."""
     lines = index.lines
     items = _layout(start, rows, old, new)
+    if fuzzy:
+        _refuse_unshown(rows, old, new, lines)
     pairs = [
         (old[i], lines[f])
         for i, f in enumerate(rows)

@@ -96,6 +96,7 @@ _VOCABULARY = [
     "~~~", "~~~ts", "````", "a.py", "src/app.py", "# a.py", "FILE: a.py", "# TARGET_NODE: f",
     "TARGET_PATH: a.b", '{"path": "a.py", "content": "x\\n"}', "[", "{", "}", "]",
     '"path": "a.py",', "def f():", "    return 1", "", "Here is the change:", "1. Apply:",
+    "<<<<<<< ORIGINAL", ">>>>>>> UPDATED", "<<<<<<< HEAD", ">>>>>>> updated", ">>>>>>> main",
 ]  # fmt: skip
 
 
@@ -103,6 +104,8 @@ _VOCABULARY = [
 _BLOCKS = [
     ["a.py", "<<<<<<< SEARCH", "x = 1", "=======", "x = 2", ">>>>>>> REPLACE"],
     ["<<<<< SEARCH", "x = 1", "=====", "x = 2", ">>>>> REPLACE"],
+    ["a.py", "<<<<<<< ORIGINAL", "x = 1", "=======", "x = 2", ">>>>>>> UPDATED"],
+    ["a.py", "<<<<<<< HEAD", "x = 1", "=======", "x = 2", ">>>>>>> updated"],
     ["a.py", "<<<< EDIT", "x = 1", "==== REPLACE", "x = 2", ">>>> EDIT END"],
     ["--- a/a.py", "+++ b/a.py", "@@ -1 +1 @@", "-x = 1", "+x = 2"],
     ["diff --git a/a.py b/a.py", "--- a/a.py", "+++ b/a.py", "@@", " y", "-x = 1", "+x = 2"],
@@ -245,6 +248,17 @@ _FENCED_BLOCK = "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>>
         (_FENCED_BLOCK + "<<<<<<< HEAD\n```\n", ["search_replace", "whole_file"], [8]),
         # an unclosed fence runs to the end: the blank line after the block is left
         (_FENCED_BLOCK + "\n", ["search_replace", "whole_file"], []),
+        # aider's earlier spellings are the same format, read by the same module
+        (
+            _FENCED_BLOCK.replace("SEARCH", "ORIGINAL").replace("REPLACE", "UPDATED") + "```\n",
+            ["search_replace"],
+            [],
+        ),
+        (
+            _FENCED_BLOCK.replace("SEARCH", "HEAD").replace("REPLACE", "updated") + "```\n",
+            ["search_replace"],
+            [],
+        ),
     ],
 )
 def test_the_stray_marker_check_loads_only_when_a_fence_has_a_line_no_block_holds(

@@ -273,9 +273,9 @@ class TreeContext:
                 spacer = "│"
 
             if self.line_number:
-        print(f"{i+1:3}{spacer}{self.output_lines.get(i, line)}")
-    else:
-        print(f"{spacer}{self.output_lines.get(i, line)}")
+                print(f"{i+1:3}{spacer}{self.output_lines.get(i, line)}")
+            else:
+                print(f"{spacer}{self.output_lines.get(i, line)}")
             dots = True
 
     def add_parent_scopes(self, i):
