@@ -224,7 +224,10 @@ def reindent(
     else. Each line keeps its depth relative to the block's shallowest line; with `convert`
     (and a known `file_style`) the relative depth is rewritten in the file's unit, so
     two-space code lands four-space in a four-space file and spaces become tabs in a tab
-    file. Leading and trailing blank lines are dropped; blank lines inside become empty.
+    file. Leading and trailing blank lines are dropped. A blank line inside keeps what the
+    reply wrote: an empty one stays empty, one of spaces or tabs is indentation with no
+    text and moves with the code (a chat window's blank line at its code's depth lands at
+    the code's new depth; docs/snippets.md, "Blank lines").
     Rows of `content` in `literal` (inside a multi-line string: `literals`) are the
     string's text: written as they are, and not measured.
     """
@@ -271,15 +274,17 @@ def reindent(
         if kept:
             out.append(line)
             continue
-        if not line.strip():
-            out.append("")
-            continue
         ws = indent_of(line)
         text = line[len(ws) :]
-        if absolute and out:
-            rel_w = width(ws, tab) - indent_w
-        else:
-            rel_w = width(ws, tab) - base
+        if not line.strip():
+            if not ws or text:  # empty, or white space other than indentation
+                out.append("")
+                continue
+        rel_w = width(ws, tab) - (indent_w if absolute and out else base)
+        if rel_w < 0 and not text:
+            # a blank line shallower than the code's base: as many columns left of `indent`
+            out.append(_shrink(indent, max(0, indent_w + rel_w)))
+            continue
         rel_w = max(rel_w, 0)
         out.append(
             indent + _relative(rel_w, unit_c, content_is_tabs, tab, file_style, convert) + text

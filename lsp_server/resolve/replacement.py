@@ -227,7 +227,7 @@ def _build_span(
             continue
         line = new[j]
         if not line.strip():
-            out.append(line if depths.shift == 0 else "")
+            out.append(_blank(line, depths, above or below, [f for _, f in pairs], index))
             continue
         ref = above or below
         ind = indent_of(line)
@@ -265,6 +265,29 @@ def _build_span(
         out.append(written + body)
         above = (reply, written)
     return out
+
+
+def _blank(
+    line: str,
+    depths: _Depths,
+    ref: tuple[int, str] | None,
+    region: Sequence[str],
+    index: ContentIndex,
+) -> str:
+    """A new blank line as the reply writes it: empty stays empty; spaces and tabs are
+    indentation with no text, moved as the block's lines are moved (docs/snippets.md,
+    "Blank lines"). Other white space (a page's no-break spaces) is not the file's."""
+    if depths.shift == 0:
+        return line
+    ws = indent_of(line)
+    if not ws or line[len(ws) :]:
+        return ""
+    reply = width(ws)
+    if depths.relative and ref is not None:
+        depth = width(ref[1]) + reply - ref[0]
+    else:
+        depth = depths.depth(reply)
+    return _indentation(depth, ref[1] if ref else "", region, index) if depth > 0 else ""
 
 
 def _refuse_off_grid(index: ContentIndex, shift: int, depth: int, reply: int, j: int) -> None:

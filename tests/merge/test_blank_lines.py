@@ -1,0 +1,117 @@
+"""Blank lines are written as the evidence says (issue 22, item 5; docs/snippets.md,
+"Blank lines"): a blank line kept from the file keeps the file's bytes; a new blank line is
+written as the reply wrote it — empty stays empty, spaces or tabs are indentation with no
+text and move with the code when the reply's code is re-indented to fit the file."""
+
+from __future__ import annotations
+
+from tests.merge.support import plan, written
+
+FILE = (
+    "class A:\n"
+    "    def f(self):\n"
+    "        x = 1\n"
+    "        \n"  # a kept blank line with the method's indentation
+    "        return x\n"
+    "\n"
+    "    def g(self):\n"
+    "        pass\n"
+)
+
+
+def test_cursor_snippet_moves_its_blank_lines_with_the_code(tmp_path):
+    # Cursor's chat writes a method at column 0, blank lines at its code's depth
+    reply = (
+        "```python:a.py\n"
+        "def f(self):\n"
+        "    x = 1\n"
+        "    \n"
+        "    y = 2\n"
+        "    \n"
+        "    return x\n"
+        "```\n"
+    )
+    out = written(plan(tmp_path, {"a.py": FILE}, reply), "a.py")
+    body = out.split("\n")[2:7]
+    assert body == ["        x = 1", "        ", "        y = 2", "        ", "        return x"]
+
+
+def test_a_snippet_restating_a_blank_line_keeps_the_files_bytes(tmp_path):
+    # the reply's copy of the kept blank line is empty; the new one is deeper than the code
+    text = FILE.replace("        \n", "      \n")
+    reply = (
+        "```python:a.py\n"
+        "def f(self):\n"
+        "    x = 1\n"
+        "\n"
+        "    return x\n"
+        "\n"
+        "def h(self):\n"
+        "    a = 1\n"
+        "      \n"
+        "    return a\n"
+        "```\n"
+    )
+    out = written(plan(tmp_path, {"a.py": text}, reply), "a.py")
+    assert "        x = 1\n      \n        return x\n" in out
+    assert "        a = 1\n          \n        return a\n" in out
+
+
+def test_an_empty_blank_line_of_new_code_stays_empty(tmp_path):
+    # no white space is invented: the rule is "as the reply wrote it", not "at the code"
+    text = FILE.replace("        \n", "")
+    reply = "```python:a.py\ndef f(self):\n    x = 1\n    y = 2\n\n    z = 3\n    return x\n```\n"
+    out = written(plan(tmp_path, {"a.py": text}, reply), "a.py")
+    assert "        x = 1\n        y = 2\n\n        z = 3\n        return x\n" in out
+
+
+def test_a_reindented_replace_moves_its_blank_lines(tmp_path):
+    # SEARCH/REPLACE quoted four columns shallower than the file: the indent rung
+    reply = (
+        "a.py\n```python\n<<<<<<< SEARCH\n"
+        "    x = 1\n"
+        "    \n"
+        "    return x\n"
+        "=======\n"
+        "    x = 1\n"
+        "    \n"
+        "    y = 2\n"
+        "    \n"
+        "    return x\n"
+        ">>>>>>> REPLACE\n```\n"
+    )
+    out = written(plan(tmp_path, {"a.py": FILE}, reply), "a.py")
+    assert "        x = 1\n        \n        y = 2\n        \n        return x\n" in out
+
+
+def test_a_replace_keeps_the_files_blank_line_it_quotes_without_spaces(tmp_path):
+    reply = (
+        "a.py\n```python\n<<<<<<< SEARCH\n"
+        "        x = 1\n"
+        "\n"
+        "        return x\n"
+        "=======\n"
+        "        x = 2\n"
+        "\n"
+        "        return x\n"
+        ">>>>>>> REPLACE\n```\n"
+    )
+    out = written(plan(tmp_path, {"a.py": FILE}, reply), "a.py")
+    assert "        x = 2\n        \n        return x\n" in out
+
+
+def test_a_replace_whose_blank_line_is_the_change_writes_it(tmp_path):
+    # SEARCH quotes the file's blank line with its spaces, REPLACE empties it: shown
+    reply = (
+        "a.py\n```python\n<<<<<<< SEARCH\n"
+        "        x = 1\n"
+        "        \n"
+        "        return x\n"
+        "=======\n"
+        "        x = 1\n"
+        "\n"
+        "        return x\n"
+        ">>>>>>> REPLACE\n```\n"
+    )
+    out = written(plan(tmp_path, {"a.py": FILE}, reply), "a.py")
+    assert "        x = 1\n\n        return x\n" in out
