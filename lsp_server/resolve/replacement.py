@@ -29,8 +29,9 @@ from typing import NamedTuple
 
 from rapidfuzz.distance import Indel
 
-from lsp_server.linediff import equal_pairs, line_opcodes
+from lsp_server.linediff import line_opcodes
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
+from lsp_server.resolve.blank_pairs import same_lines
 from lsp_server.resolve.content_index import ContentIndex
 from lsp_server.resolve.indent import TAB_WIDTH, indent_of, infer_shift, width
 from lsp_server.resolve.match import Match
@@ -110,7 +111,8 @@ def _kept_pairs(
     unpaired and could take its place without moving past a line the new text still has,
     that one is kept instead: where the block repeats an empty line, the one the file has
     is the one it keeps."""
-    pairs = equal_pairs(old, new)  # the one line differ: bounded (difflib's is cubic here)
+    # the one line differ (bounded: difflib's is cubic here), blank lines by their neighbours
+    pairs = same_lines(old, new)
     if all(r is not None for r in rows):
         return pairs
     paired = {i for i, _ in pairs}

@@ -115,3 +115,45 @@ def test_a_replace_whose_blank_line_is_the_change_writes_it(tmp_path):
     )
     out = written(plan(tmp_path, {"a.py": FILE}, reply), "a.py")
     assert "        x = 1\n\n        return x\n" in out
+
+
+# Found by the property (test_blank_property.py): a diff of the lines pairs any blank line
+# with any other, so a new blank line took the file's bytes of a kept one further down.
+TWO_BLANKS = (
+    "def f0(x):\n"
+    "    f0_0 = x + 0\n"
+    "    if x > 1:\n"
+    "        f0_1 = x + 1\n"
+    "    f0_2 = x + 2\n"
+    "\n"
+    "    f0_3 = x + 3\n"
+    "    return f0_0\n"
+)
+TWO_BLANKS_NEW = (
+    "def f0(x):\n"
+    "    f0_0 = 100 + x + 0\n"
+    "    if x > 1:\n"
+    "        f0_1 = 100 + x + 1\n"
+    "        f0_n = 1\n"
+    "    \n"
+    "        f0_nb = 2\n"
+    "    f0_2 = 100 + x + 2\n"
+    "    \n"
+    "    f0_3 = 100 + x + 3\n"
+    "    return f0_0\n"
+)
+TWO_BLANKS_EXPECTED = TWO_BLANKS_NEW.replace("    \n    f0_3", "\n    f0_3")
+
+
+def test_a_snippets_new_blank_line_is_not_taken_for_the_files_blank_line(tmp_path):
+    reply = "```python:a.py\n" + TWO_BLANKS_NEW + "```\n"
+    out = written(plan(tmp_path, {"a.py": TWO_BLANKS}, reply), "a.py")
+    assert out == TWO_BLANKS_EXPECTED
+
+
+def test_a_replaces_new_blank_line_is_not_taken_for_the_kept_one(tmp_path):
+    # the SEARCH quotes the file's empty blank line with spaces, the REPLACE keeps it so
+    search = TWO_BLANKS.replace("\n\n    f0_3", "\n    \n    f0_3")
+    reply = f"a.py\n```python\n<<<<<<< SEARCH\n{search}=======\n{TWO_BLANKS_NEW}>>>>>>> REPLACE\n```\n"
+    out = written(plan(tmp_path, {"a.py": TWO_BLANKS}, reply), "a.py")
+    assert out == TWO_BLANKS_EXPECTED
