@@ -154,6 +154,7 @@ def test_a_snippets_new_blank_line_is_not_taken_for_the_files_blank_line(tmp_pat
 def test_a_replaces_new_blank_line_is_not_taken_for_the_kept_one(tmp_path):
     # the SEARCH quotes the file's empty blank line with spaces, the REPLACE keeps it so
     search = TWO_BLANKS.replace("\n\n    f0_3", "\n    \n    f0_3")
-    reply = f"a.py\n```python\n<<<<<<< SEARCH\n{search}=======\n{TWO_BLANKS_NEW}>>>>>>> REPLACE\n```\n"
+    blocks = f"<<<<<<< SEARCH\n{search}=======\n{TWO_BLANKS_NEW}>>>>>>> REPLACE\n"
+    reply = f"a.py\n```python\n{blocks}```\n"
     out = written(plan(tmp_path, {"a.py": TWO_BLANKS}, reply), "a.py")
     assert out == TWO_BLANKS_EXPECTED
