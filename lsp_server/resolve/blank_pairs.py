@@ -21,7 +21,7 @@ from rapidfuzz.distance import Indel
 from lsp_server.linediff import line_opcodes
 
 _ALIKE = 0.6  # a rewritten line keeps this much of the line it rewrites (Indel similarity)
-_ALIKE_CELLS = 10_000  # a changed stretch bigger than this pairs no rewritten lines
+_ALIKE_CELLS = 2_500  # a changed stretch bigger than this (a rewrite) pairs no lines by likeness
 
 
 def same_lines(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
@@ -73,8 +73,9 @@ def _rewritten(
     alike enough, that is most alike in all (a line is not taken for a later one that
     happens to share its words)."""
     n, m = i2 - i1, j2 - j1
+    similar = Indel.normalized_similarity
     sim = [
-        [Indel.normalized_similarity(sa[i1 + x].strip(), sb[j1 + y].strip()) for y in range(m)]
+        [similar(sa[i1 + x].strip(), sb[j1 + y].strip(), score_cutoff=_ALIKE) for y in range(m)]
         for x in range(n)
     ]
     best = [[0.0] * (m + 1) for _ in range(n + 1)]
