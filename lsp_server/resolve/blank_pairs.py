@@ -14,6 +14,7 @@ its own. Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rapidfuzz.distance import Indel
@@ -21,6 +22,7 @@ from rapidfuzz.distance import Indel
 from lsp_server.linediff import line_opcodes
 
 _ALIKE = 0.6  # a rewritten line keeps this much of the line it rewrites (Indel similarity)
+_WORD = re.compile(r"\w+")
 _ALIKE_CELLS = 2_500  # a changed stretch bigger than this (a rewrite) pairs no lines by likeness
 
 
@@ -70,14 +72,13 @@ def _rewritten(
     sa: list[str], sb: list[str], i1: int, i2: int, j1: int, j2: int
 ) -> list[tuple[int, int]]:
     """Lines of a changed stretch that rewrite each other: the pairing in order, each pair
-    alike enough, that is most alike in all (a line is not taken for a later one that
-    happens to share its words)."""
+    alike enough in its words, that is most alike in all (a line is not taken for a later
+    one that happens to share some of its words)."""
     n, m = i2 - i1, j2 - j1
+    words_a = [_words(sa[i1 + x]) for x in range(n)]
+    words_b = [_words(sb[j1 + y]) for y in range(m)]
     similar = Indel.normalized_similarity
-    sim = [
-        [similar(sa[i1 + x].strip(), sb[j1 + y].strip(), score_cutoff=_ALIKE) for y in range(m)]
-        for x in range(n)
-    ]
+    sim = [[similar(wa, wb, score_cutoff=_ALIKE) for wb in words_b] for wa in words_a]
     best = [[0.0] * (m + 1) for _ in range(n + 1)]
     for x in range(n - 1, -1, -1):
         for y in range(m - 1, -1, -1):
@@ -94,6 +95,14 @@ def _rewritten(
         else:
             y += 1
     return out
+
+
+def _words(line: str) -> list[str] | str:
+    """What a line says, for likeness: its words (names and numbers), so that a rewrite
+    that keeps a line's names is alike and two lines sharing only `= 1` are not; a line
+    of punctuation alone is its characters."""
+    words = _WORD.findall(line)
+    return words or line.strip()
 
 
 def _runs(lines: Sequence[str]) -> list[tuple[int, int]]:

@@ -269,27 +269,37 @@ def reindent(
     positive = [r for r in rels if r > 0]
     unit_c = min(positive) if positive else 0
     content_is_tabs = content_tabs > len(body) // 2
-    out: list[str] = []
-    for line, kept in zip(lines, keep, strict=True):
-        if kept:
-            out.append(line)
-            continue
-        ws = indent_of(line)
-        text = line[len(ws) :]
-        if not line.strip():
-            if not ws or text:  # empty, or white space other than indentation
+
+    def lay(absolute: bool) -> list[str]:
+        out: list[str] = []
+        for line, kept in zip(lines, keep, strict=True):
+            if kept:
+                out.append(line)
+                continue
+            ws = indent_of(line)
+            text = line[len(ws) :]
+            if not line.strip() and (not ws or text):  # empty, or not indentation
                 out.append("")
                 continue
-        rel_w = width(ws, tab) - (indent_w if absolute and out else base)
-        if rel_w < 0 and not text:
-            # a blank line shallower than the code's base: as many columns left of `indent`
-            out.append(_shrink(indent, max(0, indent_w + rel_w)))
-            continue
-        rel_w = max(rel_w, 0)
-        out.append(
-            indent + _relative(rel_w, unit_c, content_is_tabs, tab, file_style, convert) + text
-        )
-    return out
+            rel_w = width(ws, tab) - (indent_w if absolute and out else base)
+            if rel_w < 0 and not text:
+                # a blank line shallower than the code's base: as far left of `indent`
+                out.append(_shrink(indent, max(0, indent_w + rel_w)))
+                continue
+            rel_w = max(rel_w, 0)
+            out.append(
+                indent + _relative(rel_w, unit_c, content_is_tabs, tab, file_style, convert) + text
+            )
+        return out
+
+    relative = lay(False)
+    if not absolute:
+        return relative
+    # both readings put every line of code in one place: the blank lines' white space is
+    # then read as the code's own, relative (the first line was not stripped after all)
+    copied = lay(True)
+    same = all(a == b for a, b in zip(copied, relative, strict=True) if a.strip() or b.strip())
+    return relative if same else copied
 
 
 def _relative(

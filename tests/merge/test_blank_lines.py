@@ -158,3 +158,32 @@ def test_a_replaces_new_blank_line_is_not_taken_for_the_kept_one(tmp_path):
     reply = f"a.py\n```python\n{blocks}```\n"
     out = written(plan(tmp_path, {"a.py": TWO_BLANKS}, reply), "a.py")
     assert out == TWO_BLANKS_EXPECTED
+
+
+def test_a_blank_line_moves_with_the_code_when_the_indentation_is_read_either_way(tmp_path):
+    # a method at its class's depth, four-space code for a two-space file: read relative
+    # (a unit change) or as copied at the file's columns, the code lands in one place; the
+    # blank line then moves as the code does (one column past the def: three columns)
+    text = "class Box:\n\n  def f(self, x):\n    if x > 2:\n      a = x\n    return a\n"
+    reply = (
+        "```python:a.py\n    def f(self, x):\n        if x > 2:\n            a = x\n"
+        "     \n            b = 2\n        return a\n```\n"
+    )
+    out = written(plan(tmp_path, {"a.py": text}, reply), "a.py")
+    assert out == text.replace("      a = x\n", "      a = x\n   \n      b = 2\n")
+
+
+def test_a_new_line_sharing_only_punctuation_is_no_rewrite_of_a_file_line(tmp_path):
+    # `f_n = 1` is not `f_1b = 1` rewritten: the blank line under it is new, and the
+    # file's blank line (one space) stays under `f_1b`
+    text = (
+        "def f(x):\n    if x > 1:\n        f_1 = x + 1\n        f_1b = 1\n \n"
+        "    if x > 2:\n        f_2 = 2\n    return f_1\n"
+    )
+    reply = (
+        "```python:a.py\ndef f(x):\n    if x > 1:\n        f_1 = 100 + x + 1\n        f_n = 1\n"
+        "\n        f_nb = 2\n        f_1b = 100 + 1\n\n    if x > 2:\n        f_2 = 2\n"
+        "    return f_1\n```\n"
+    )
+    out = written(plan(tmp_path, {"a.py": text}, reply), "a.py")
+    assert "        f_n = 1\n\n        f_nb = 2\n        f_1b = 100 + 1\n \n    if x > 2:" in out

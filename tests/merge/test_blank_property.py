@@ -111,6 +111,10 @@ def _new_blank(c: Case, ln: Line) -> str:
     """A new blank line in the file: what the reply wrote, moved with the reply's code."""
     if ln.level is None or not _reply_blank(c, (ln.level, ln.extra)):
         return ""  # the reply wrote it empty
+    if c.style == "cursor" and ln.level == ln.extra == 0:
+        # a snippet's lines lose the indentation they share (its def's column): a blank
+        # line with no more than that is left with nothing (docs/snippets.md)
+        return ""
     return _ws(_def_level(c) + ln.level, ln.extra, c.unit)
 
 
