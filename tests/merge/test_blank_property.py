@@ -31,7 +31,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from lsp_server.plan import PlanOptions, plan_reply
@@ -233,7 +233,7 @@ def _file_quoted(c: Case, f: Func, mine: list[str]) -> list[str]:
 
 @st.composite
 def _blank(draw: st.DrawFn, unit: str, new: bool = False) -> Line:
-    empty = draw(st.booleans())
+    empty = draw(st.integers(0, 3)) == 0 if new else draw(st.booleans())
     level = None if empty else draw(st.integers(0, 3))
     extra = 0 if empty or unit == "\t" and draw(st.booleans()) else draw(st.integers(0, 1))
     if level is not None and level == 0 and extra == 0:
@@ -288,7 +288,7 @@ def _func(draw: st.DrawFn, name: str, unit: str, change: bool) -> Func:
         if adjacent and (draw(st.booleans()) or (not inserted and not rewritten)):
             tag = f"{name}_n{k}"
             out.append(Line(f"{tag} = 1", ln.level, new=True))
-            if draw(st.booleans()):
+            if draw(st.integers(0, 3)):
                 out.append(draw(_blank(unit, new=True)))
             out.append(Line(f"{tag}b = 2", ln.level, new=True))
             inserted += 1
@@ -340,4 +340,9 @@ def check(c: Case) -> None:
 )
 @given(cases())
 def test_kept_blank_lines_keep_the_files_bytes_and_new_ones_are_the_replys(c: Case) -> None:
+    event(f"style: {c.style}")
+    lines = [ln for f in c.funcs for ln in f.lines if ln.text is None]
+    event(f"a new blank line with white space: {any(ln.new and ln.level for ln in lines)}")
+    other = any(ln.reply != (ln.level, ln.extra) for ln in lines if not ln.new)
+    event(f"a kept blank line restated otherwise: {other}")
     check(c)
