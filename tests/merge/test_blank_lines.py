@@ -187,3 +187,15 @@ def test_a_new_line_sharing_only_punctuation_is_no_rewrite_of_a_file_line(tmp_pa
     )
     out = written(plan(tmp_path, {"a.py": text}, reply), "a.py")
     assert "        f_n = 1\n\n        f_nb = 2\n        f_1b = 100 + 1\n \n    if x > 2:" in out
+
+
+def test_a_moved_definition_keeps_its_blank_lines_moved_with_it():
+    # TARGET_NODE move: nothing in the reply asks for the method's blank lines to change
+    from lsp_server.model import Target
+    from lsp_server.resolve.structure import apply_structure
+
+    text = FILE.split("\n\n")[0] + "\n\n\nclass B:\n    pass\n"
+    move = "move_structure_to_after"
+    target = Target(node=("A", "f"), operation=move, options={"destination": ["B"]})
+    out = apply_structure(text, "m.py", target, None).text
+    assert out.endswith("def f(self):\n    x = 1\n    \n    return x\n")
