@@ -287,6 +287,10 @@ def _blank(
     reply = width(ws)
     if depths.relative and ref is not None:
         depth = width(ref[1]) + reply - ref[0]
+    elif depths.shift is None:
+        # a change of unit: whole levels become the file's, the columns past them stay
+        rest = (reply - depths.old_base) % depths.old_unit
+        depth = depths.depth(reply - rest) + rest
     else:
         depth = depths.depth(reply)
     return _indentation(depth, ref[1] if ref else "", region, index) if depth > 0 else ""

@@ -199,3 +199,15 @@ def test_a_moved_definition_keeps_its_blank_lines_moved_with_it():
     target = Target(node=("A", "f"), operation=move, options={"destination": ["B"]})
     out = apply_structure(text, "m.py", target, None).text
     assert out.endswith("def f(self):\n    x = 1\n    \n    return x\n")
+
+
+def test_a_replace_in_another_indent_unit_keeps_a_blank_lines_columns_past_the_levels(tmp_path):
+    # four-space quote of a two-space file: whole levels become the file's, the one space
+    # past them stays (found by the property in explore mode)
+    text = "def f(x):\n  a = x\n  return a\n"
+    reply = (
+        "a.py\n```python\n<<<<<<< SEARCH\ndef f(x):\n    a = x\n    return a\n=======\n"
+        "def f(x):\n    a = x\n    b = 1\n     \n    c = 2\n    return a\n>>>>>>> REPLACE\n```\n"
+    )
+    out = written(plan(tmp_path, {"a.py": text}, reply), "a.py")
+    assert out == "def f(x):\n  a = x\n  b = 1\n   \n  c = 2\n  return a\n"

@@ -150,7 +150,9 @@ def _file(c: Case, side: str) -> str:
 
 
 def _reply_unit(c: Case) -> str:
-    return c.reply_unit if c.style == "cursor" else c.unit
+    if c.style == "cursor" or c.style == "search-replace" and c.unit != "\t":
+        return c.reply_unit
+    return c.unit
 
 
 def _reply_func(c: Case, f: Func, side: str) -> list[str]:
@@ -198,6 +200,9 @@ def reply_for(c: Case) -> str:
         while i1 > 1 and not old[i1 - 1].strip():
             i1, j1 = i1 - 1, j1 - 1
         i1, j1 = i1 - 1, j1 - 1  # one code line above
+        if _reply_unit(c) != c.unit:
+            # the quote shows the unit only when it spans two levels: from the def on
+            i1, j1 = 0, 0
         while i2 < len(old) and not old[i2].strip():
             i2, j2 = i2 + 1, j2 + 1
         if i2 < len(old):
@@ -232,9 +237,12 @@ def _file_quoted(c: Case, f: Func, mine: list[str]) -> list[str]:
 
 
 @st.composite
-def _blank(draw: st.DrawFn, unit: str, new: bool = False) -> Line:
+def _blank(draw: st.DrawFn, unit: str, new: bool = False, at: int = 0) -> Line:
+    """A blank line; a new one (`new`) at the depth of its code (`at` levels from the
+    def) or one deeper, as Cursor writes them: one shallower than every line of a
+    re-indented block has no one place (see docs/snippets.md)."""
     empty = draw(st.integers(0, 3)) == 0 if new else draw(st.booleans())
-    level = None if empty else draw(st.integers(0, 3))
+    level = None if empty else draw(st.integers(at, at + 1) if new else st.integers(0, 3))
     extra = 0 if empty or unit == "\t" and draw(st.booleans()) else draw(st.integers(0, 1))
     if level is not None and level == 0 and extra == 0:
         level = None  # white space of nothing is an empty line
@@ -289,7 +297,7 @@ def _func(draw: st.DrawFn, name: str, unit: str, change: bool) -> Func:
             tag = f"{name}_n{k}"
             out.append(Line(f"{tag} = 1", ln.level, new=True))
             if draw(st.integers(0, 3)):
-                out.append(draw(_blank(unit, new=True)))
+                out.append(draw(_blank(unit, new=True, at=ln.level + 1)))
             out.append(Line(f"{tag}b = 2", ln.level, new=True))
             inserted += 1
     if not inserted and not rewritten:
