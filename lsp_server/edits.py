@@ -115,21 +115,21 @@ def text_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit
 
 # --- line breaks in newText ------------------------------------------------------------------
 
-# How a client stores the line breaks of an edit's `newText` (read in each editor's source):
-# VS Code (it says `normalizesLineEndings`), Neovim (`apply_text_edits` turns "\r\n" into
-# "\n"), Sublime Text's LSP (drops every "\r") and Zed (its buffer normalises every edit)
-# store the document's own line break whatever the edit says. Helix inserts the text as it
-# is, into a buffer that holds the file's own bytes (CRLF stays CRLF). Emacs (eglot) and
-# Kate insert it as it is too, into buffers that hold "\n" only: Emacs decodes a file whose
-# lines all end in CRLF (a `dos` buffer; a file with mixed endings is read as it is, "\r"
-# and all), Kate strips every line ending when it loads a file. A "\r\n" sent to those
-# two is stored as "\r" plus a line break: the file is saved with "\r\r\n".
+# How a client stores the line breaks of an edit's `newText` (read in each editor's source,
+# and for Kate seen in the real editor): VS Code (it says `normalizesLineEndings`), Neovim
+# (`apply_text_edits` turns "\r\n" into "\n"), Sublime Text's LSP (drops every "\r"), Zed
+# (its buffer normalises every edit) and Kate (a CRLF newText into a CRLF file, open or not,
+# is saved as exactly CRLF: tests/editors/test_kate.py) store the document's own line break
+# whatever the edit says. Helix inserts the text as it is, into a buffer that holds the
+# file's own bytes (CRLF stays CRLF). Emacs (eglot) inserts it as it is too, into a buffer
+# that decoded a file whose lines all end in CRLF to "\n" (a `dos` buffer; a file with
+# mixed endings is read as it is, "\r" and all): a "\r\n" sent there is stored as "\r"
+# plus a line break, and the file is saved with "\r\r\n".
 NORMALISES = "normalises"  # any line break in newText becomes the document's own
 AS_IS = "as-is"  # inserted as sent, into a buffer with the file's own line breaks
 DECODES_DOS = "decodes-dos"  # inserted as sent, into a buffer that decoded a CRLF file
-DECODES_ALL = "decodes-all"  # inserted as sent, into a buffer that decoded every file
 
-_CLIENTS = (  # clientInfo.name, lowercased, starts with → how it stores newText
+_CLIENTS = (  # the client's name (`lsp.sharing.client_program`), lowercased, starts with → how
     ("visual studio code", NORMALISES),
     ("code-server", NORMALISES),
     ("vscodium", NORMALISES),
@@ -140,7 +140,7 @@ _CLIENTS = (  # clientInfo.name, lowercased, starts with → how it stores newTe
     ("helix", AS_IS),
     ("emacs", DECODES_DOS),
     ("eglot", DECODES_DOS),
-    ("kate", DECODES_ALL),
+    ("kate", NORMALISES),
 )
 
 
@@ -168,9 +168,7 @@ def buffer_line_break(policy: str, text: str, opened: bool) -> str | None:
         return None
     if opened:
         return None  # the buffer holds the "\r" the editor sent
-    if policy == DECODES_ALL or _all_crlf(text):
-        return "\n"
-    return None
+    return "\n" if _all_crlf(text) else None
 
 
 # --- what the client can take -------------------------------------------------------------

@@ -280,6 +280,16 @@ _BROKEN = [
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 # what earlier runs found (each a wrong write, or a refusal of an applied edit, before)
+@example(  # deleting `def f0` again deleted `def f1`, its look-alike
+    edit=(
+        _F1[:8],
+        1,
+        ["", "def f0(path):", "    x = load(path)"],
+        ["    x = load(path)"],
+        "rewrite",
+    ),
+    how="unified-diff-0",
+)
 @example(
     edit=(_F1, 7, ["", "    y = x + 1"], ["    y = x + 1"], "rewrite"), how="claude-edit-lines"
 )
@@ -524,6 +534,34 @@ def test_a_loose_match_where_the_new_text_already_stands_twice_is_refused_with_r
     assert not plan.ok and plan.files == ()
     assert o.failure.code is ErrorCode.TEXT_AMBIGUOUS
     assert o.failure.details["readings"][0] == "already applied"
+
+
+def test_a_loose_match_for_a_deletion_is_refused_with_readings():
+    # a deletion leaves no trace: once `def f0` is gone, its look-alike `def f1` is the
+    # closest match, and deleting that is the other reading
+    files = {"m.py": "import os\n\nx = 1\n\ndef f1(path):\n    x = load(path)\n"}
+    for reply in (
+        sr("m.py", "\ndef f0(path):\n", ""),
+        "```diff\n--- a/m.py\n+++ b/m.py\n@@ -2,2 +1,0 @@\n-\n-def f0(path):\n```\n",
+    ):
+        plan = place(reply, files).plan
+        (o,) = plan.outcomes
+        assert not plan.ok and plan.files == (), reply
+        assert o.failure.code is ErrorCode.TEXT_AMBIGUOUS
+        assert o.failure.details["readings"] == [
+            "already applied",
+            "delete the look-alike at line 4",
+        ]
+
+
+def test_a_loose_deletion_at_the_line_its_hunk_names_is_placed():
+    # the hunk's line number names the misquoted lines: that is evidence a look-alike
+    # elsewhere does not have
+    files = {"m.py": "import os\n\ndef f1(path):\n    x = load(path)\n"}
+    reply = "```diff\n--- a/m.py\n+++ b/m.py\n@@ -2,2 +1,0 @@\n-\n-def f1(path)\n```\n"
+    placed = place(reply, files)
+    assert placed.plan.ok, placed.plan.outcomes
+    assert placed.files["m.py"] == "import os\n    x = load(path)\n"
 
 
 def test_a_diff_whose_line_holds_its_new_text_while_the_old_text_stands_elsewhere_asks():

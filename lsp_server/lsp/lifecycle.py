@@ -34,7 +34,8 @@ ENGINE_MODULES = ("lsp_server.plan", "lsp_server.reply")
 def initialize(ls: LlmPatchServer, params: types.InitializeParams) -> None:
     # who the client is decides how the line breaks of an edit are sent (see `edits`)
     ls.client_name = params.client_info.name if params.client_info else None
-    ls.client_pid = params.process_id  # who sends no name may still be known (`sharing`)
+    # who sends no name (Kate) is known by its process's name
+    ls.client_program = sharing.client_program(ls.client_name, params.process_id)
     if params.initialization_options is not None:
         apply_settings(ls, params.initialization_options, "initializationOptions")
 

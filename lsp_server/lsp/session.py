@@ -117,7 +117,7 @@ class LlmPatchServer(LanguageServer):
         )
         self.settings = Settings()
         self.client_name: str | None = None  # the client's `clientInfo.name`
-        self.client_pid: int | None = None  # the client's `processId` (see `sharing`)
+        self.client_program: str | None = None  # its name, else its process's (`sharing`)
         # what the client does not share (see `sharing`): the files an apply edited in the
         # editor that it has not opened for the server since, with the text sent
         self.told_not_shared = False
@@ -171,7 +171,7 @@ class LlmPatchServer(LanguageServer):
             caps = self.client_capabilities
         except AttributeError:
             caps = None
-        return EditCapabilities.from_client(caps, self.encoding, self.client_name)
+        return EditCapabilities.from_client(caps, self.encoding, self.client_program)
 
     def tell(self, kind: types.MessageType, message: str) -> None:
         """Show the user a message (and log it); only log it for a `quiet` command."""

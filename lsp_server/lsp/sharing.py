@@ -91,7 +91,7 @@ def startup_notice(ls: LlmPatchServer) -> None:
     message for a client that shares only some documents, once per server process (a server
     serving sessions one after another over TCP tells the user once)."""
     logger.info("%s", READ_FROM_DISK)
-    advice = partial_sharer(client_program(ls.client_name, ls.client_pid))
+    advice = partial_sharer(ls.client_program)
     if advice is None or not ls.settings.startup_message or ls.told_partial_sharing:
         return
     ls.told_partial_sharing = True

@@ -16,6 +16,9 @@ there. That is checked, never assumed:
 * `substring_already`: the same rule for tool calls whose old text may be part of a line.
 * `refuse_lookalike`: a loose match for a block whose new text already stands in the file
   (several times: once is already applied) is two readings, and refused.
+* `refuse_lost_deletion`: a loose match for a block that only deletes (its new text is
+  blank) is two readings, and refused, unless the hunk's own line number names the match:
+  a deletion leaves no trace, so a second run finds only look-alikes of what it deleted.
 * `hinted_elsewhere`: a hunk whose line number names a line holding its new text
   (`placed_at`) while its old text stands elsewhere: applied, or meant for there —
   refused unless the new text is there once.
@@ -167,6 +170,26 @@ def placed_at(contents: Sequence[str], line: int, new: Sequence[str]) -> bool:
     """The new lines (some text among them) are the file's lines from `line` on."""
     n = len(new)
     return bool(n) and any(x.strip() for x in new) and list(contents[line : line + n]) == list(new)
+
+
+def refuse_lost_deletion(match: Match, new: Sequence[str], hint_line: int | None) -> None:
+    """A loose match for a block whose new text is blank (it deletes its old lines, a blank
+    line at most standing in their place): once applied, nothing in the file says so, and a
+    second run's loose match is a look-alike of the deleted lines (`def f1` for `def f0`).
+    Two readings with different results, refused naming both — unless the hunk's line
+    number names the line the match starts at, which a look-alike elsewhere does not."""
+    if any(x.strip() for x in new) or hint_line == match.start:
+        return
+    raise PlacementError.of(
+        ErrorCode.TEXT_AMBIGUOUS,
+        f"the lines to delete are not in the file as written; the closest lines (line "
+        f"{match.start + 1}, a {match.kind.value} match) differ from them, and a deletion "
+        "leaves no trace: it may have been applied already, or be meant for the look-alike "
+        "— quote the lines to delete exactly",
+        match=match.kind.value,
+        lines=[match.start + 1],
+        readings=["already applied", f"delete the look-alike at line {match.start + 1}"],
+    )
 
 
 def hinted_elsewhere(line: int, match: Match) -> PlacementError:

@@ -440,6 +440,7 @@ def apply_hunks(
                 continue
             if loose:
                 applied.refuse_lookalike(ft.index, match, text_lines(hunk.old), text_lines(new))
+                applied.refuse_lost_deletion(match, text_lines(new), hint_line)
         except PlacementError as err:
             err.failure.details.setdefault("hunk", h_i)
             raise

@@ -234,12 +234,10 @@ class EditorClient(LanguageClient):
 
     def load(self, path: Path) -> str:
         """A file's text as this editor's buffer holds it: Emacs decodes a file whose lines
-        all end in CRLF, Kate strips every line ending; the others keep the bytes."""
+        all end in CRLF; the others keep the bytes."""
         text = path.read_bytes().decode("utf-8")
         crlf = text.count("\r\n")
-        decode = self.line_breaks == "decodes-all" or (
-            self.line_breaks == "decodes-dos" and crlf and crlf == text.count("\n")
-        )
+        decode = self.line_breaks == "decodes-dos" and crlf and crlf == text.count("\n")
         if decode and "\r\n" in text:
             self.decoded.add(from_fs_path(str(path)))
             return text.replace("\r\n", "\n")

@@ -1,10 +1,10 @@
 """CRLF files through every client: each stores the line breaks of an edit's newText its own
 way (see `edits.client_line_breaks`), and the file it saves must hold the planned text.
 
-The clients here are played as their sources show them: VS Code, Neovim, Sublime Text and
-Zed normalise newText to the document's line break; Helix inserts it as sent into a buffer
-that holds the file's bytes; Emacs (eglot) and Kate insert it as sent into buffers that
-decoded the CRLF file to "\\n".
+The clients here are played as their sources (and, for Kate, the real editor) show them:
+VS Code, Neovim, Sublime Text, Zed and Kate normalise newText to the document's line break;
+Helix inserts it as sent into a buffer that holds the file's bytes; Emacs (eglot) inserts it
+as sent into a buffer that decoded the CRLF file to "\\n".
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from lsp_server.edits import (
     AS_IS,
-    DECODES_ALL,
     DECODES_DOS,
     NORMALISES,
     buffer_line_break,
@@ -33,7 +32,7 @@ STYLES = [
     ("Visual Studio Code", "visual-studio-code", NORMALISES),
     ("Neovim", "neovim@v0.10.0", NORMALISES),
     ("Emacs (eglot)", "emacs@v29.1", DECODES_DOS),
-    ("Kate", "emacs@v29.1", DECODES_ALL),
+    ("Kate", "emacs@v29.1", NORMALISES),
     ("helix", "emacs@v29.1", AS_IS),
     ("Sublime Text LSP", "emacs@v29.1", NORMALISES),
     ("Zed", "emacs@v29.1", NORMALISES),
@@ -70,7 +69,8 @@ async def test_a_crlf_file_is_saved_with_crlf_only(styled: EditorClient, opened:
 
 def test_clients_are_told_apart_by_name_and_capability():
     assert client_line_breaks("Emacs (eglot)", None) == DECODES_DOS
-    assert client_line_breaks("Kate", None) == DECODES_ALL
+    assert client_line_breaks("Kate", None) == NORMALISES
+    assert client_line_breaks("kate", None) == NORMALISES  # its process name: no clientInfo
     assert client_line_breaks("helix", None) == AS_IS
     assert client_line_breaks("Neovim", None) == NORMALISES
     assert client_line_breaks("anything", True) == NORMALISES
@@ -85,7 +85,7 @@ LINE = st.text(alphabet="ab =\t", max_size=6)
 def _buffer(style: str, text: str) -> tuple[str, bool]:
     """(the buffer a client makes of a file's text, whether it decoded CRLF)."""
     crlf = text.count("\r\n")
-    if style == DECODES_ALL or (style == DECODES_DOS and crlf and crlf == text.count("\n")):
+    if style == DECODES_DOS and crlf and crlf == text.count("\n"):
         return text.replace("\r\n", "\n"), "\r\n" in text
     return text, False
 
@@ -100,7 +100,7 @@ def _store(style: str, buffer: str, new_text: str) -> str:
 @given(
     old=st.lists(LINE, min_size=1, max_size=6),
     new=st.lists(LINE, min_size=1, max_size=6),
-    style=st.sampled_from([NORMALISES, AS_IS, DECODES_DOS, DECODES_ALL]),
+    style=st.sampled_from([NORMALISES, AS_IS, DECODES_DOS]),
 )
 def test_every_client_saves_the_planned_crlf_text(old, new, style):
     """The oracle is the file's bytes after the client applies the edit to its own buffer

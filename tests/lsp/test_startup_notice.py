@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -64,12 +65,12 @@ async def test_kate_is_told_once_how_to_share_every_document(fresh: EditorClient
     assert len(_told(fresh)) == 1
 
 
-@pytest.fixture
-def kate_process(tmp_path: Path) -> Iterator[int]:
-    """A process named `kate` (Linux shows a process's name in /proc/PID/comm)."""
+@contextmanager
+def _process_named(name: str, where: Path) -> Iterator[int]:
+    """A process called `name` (Linux shows a process's name in /proc/PID/comm)."""
     if not sys.platform.startswith("linux"):
         pytest.skip("a process's name is read from /proc")
-    program = tmp_path / "kate"
+    program = where / name
     shutil.copy(shutil.which("sleep") or "/bin/sleep", program)
     proc = subprocess.Popen([str(program), "60"])
     try:
@@ -79,19 +80,46 @@ def kate_process(tmp_path: Path) -> Iterator[int]:
         proc.wait()
 
 
+@pytest.fixture
+def kate_process(tmp_path: Path) -> Iterator[int]:
+    with _process_named("kate", tmp_path) as pid:
+        yield pid
+
+
+async def _start_nameless(client: EditorClient, pid: int) -> None:
+    """Start the session as a client that sends no `clientInfo`, only its `processId`."""
+    root = from_fs_path(str(client.root))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("emacs@v29.1"),
+            process_id=pid,
+            root_uri=root,
+            workspace_folders=[types.WorkspaceFolder(uri=root, name="ws")],
+        )
+    )
+    await _started(client)
+
+
 async def test_kate_without_client_info_is_known_by_its_process(
     fresh: EditorClient, kate_process: int
 ):
-    await fresh.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("emacs@v29.1"),
-            process_id=kate_process,
-            root_uri=from_fs_path(str(fresh.root)),
-            workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(fresh.root)), name="ws")],
-        )
-    )
-    await _started(fresh)
+    await _start_nameless(fresh, kate_process)
     assert len(_told(fresh)) == 1
+
+
+@pytest.mark.parametrize(
+    ("program", "line_breaks"),
+    [("kate", "normalises"), ("emacs", "decodes-dos"), ("sleep", "as-is")],
+)
+async def test_a_nameless_client_gets_the_line_breaks_of_its_process(
+    fresh: EditorClient, tmp_path: Path, program: str, line_breaks: str
+):
+    """How newText's line breaks are sent is decided by who the client is, and a client
+    with no `clientInfo` is known by its process, for edits as for the start-up message."""
+    with _process_named(program, tmp_path) as pid:
+        await _start_nameless(fresh, pid)
+    (ready,) = [m for m in fresh.log_messages if " ready (" in m.message]
+    assert f"line_breaks='{line_breaks}'" in ready.message
 
 
 @pytest.mark.parametrize(

@@ -18,9 +18,11 @@ temporary copy of `before/` — and its outcome is one of:
 * `refused` — nothing was written (the expected files differ from `before/`);
 * `wrong` — something was written and the files are not the expected ones.
 
-    python -m tests.replay.corpus [--source aider] [--show wrong,refused]
+    python -m tests.replay.corpus [--source aider] [--show wrong,refused] [--by language]
+    python -m tests.replay.corpus --readme   # rewrites both tables in tests/replay/README.md
 
-prints the table (and the cases of the outcomes named).
+prints the table by source, or by the language of the files a case touches (and the cases of
+the outcomes named).
 """
 
 from __future__ import annotations
@@ -141,36 +143,78 @@ def replay(case: Case) -> Replay:
     return Replay(case, outcome, code, report, result)
 
 
-def table(replays: list[Replay]) -> str:
-    by_source: dict[str, Counter] = {}
+def _rows(replays: list[Replay], by: str) -> dict[str, Counter]:
+    """Outcome counts per source folder, or per language (a case touching files of two
+    languages counts in both rows; the total row counts it once)."""
+    rows: dict[str, Counter] = {}
     for r in replays:
-        by_source.setdefault(r.case.folder.parent.name, Counter())[r.outcome] += 1
-    total = Counter()
-    rows = ["| source | cases | right | refused | wrong |", "|---|---|---|---|---|"]
-    for source, counts in sorted(by_source.items()):
-        total.update(counts)
-        rows.append(
-            f"| {source} | {sum(counts.values())} | "
+        if by == "language":
+            keys = r.case.meta.get("languages") or ["unknown"]
+        else:
+            keys = [r.case.folder.parent.name]
+        for key in dict.fromkeys(keys):
+            rows.setdefault(key, Counter())[r.outcome] += 1
+    return rows
+
+
+def table(replays: list[Replay], by: str = "source") -> str:
+    rows = _rows(replays, by)
+    total = Counter(r.outcome for r in replays)
+    lines = [f"| {by} | cases | right | refused | wrong |", "|---|---|---|---|---|"]
+    # sources in name order; languages by how many cases touch them, most first
+    if by == "source":
+        order = sorted(rows)
+    else:
+        order = sorted(rows, key=lambda k: (-sum(rows[k].values()), k))
+    for key in order:
+        counts = rows[key]
+        lines.append(
+            f"| {key} | {sum(counts.values())} | "
             + " | ".join(str(counts[o]) for o in OUTCOMES)
             + " |"
         )
-    rows.append(
+    lines.append(
         f"| **all** | {sum(total.values())} | " + " | ".join(str(total[o]) for o in OUTCOMES) + " |"
     )
-    return "\n".join(rows)
+    return "\n".join(lines)
+
+
+README = Path(__file__).resolve().parent / "README.md"
+MARKERS = {
+    "source": ("<!-- replay:begin -->", "<!-- replay:end -->"),
+    "language": ("<!-- replay-language:begin -->", "<!-- replay-language:end -->"),
+}
+
+
+def rewrite_readme(text: str, replays: list[Replay]) -> str:
+    """The README with each table between its markers replaced by the current one."""
+    for by, (begin, end) in MARKERS.items():
+        head, sep, rest = text.partition(begin)
+        _, sep2, tail = rest.partition(end)
+        if not sep or not sep2:
+            raise ValueError(f"{README.name} has no {begin} ... {end} markers")
+        text = head + begin + "\n" + table(replays, by) + "\n" + end + tail
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--source", help="only the cases of this folder under cases/")
     ap.add_argument("--show", default="wrong", help="outcomes to list, comma-separated")
+    ap.add_argument("--by", choices=sorted(MARKERS), default="source", help="rows of the table")
+    ap.add_argument("--readme", action="store_true", help="rewrite the tables in README.md")
     args = ap.parse_args(argv)
     replays = [replay(c) for c in cases(args.source)]
     show = set(args.show.split(","))
     for r in replays:
         if r.outcome in show:
             print(r.why())
-    print(table(replays))
+    print(table(replays, args.by))
+    if args.readme:
+        if args.source:
+            ap.error("--readme tables are of the whole corpus: leave out --source")
+        text = rewrite_readme(README.read_text(encoding="utf-8"), replays)
+        README.write_text(text, encoding="utf-8")
     return 1 if any(r.outcome == "wrong" for r in replays) else 0
 
 
