@@ -20,7 +20,7 @@ space, moved as the reply's code moves (its levels in the file's characters, the
 past them kept; empty when the reply wrote it empty or the move leaves it left of column
 0). Every block must be placed and give exactly that file.
 
-`BLANK_EXAMPLES=5000` runs it long.
+Applying the same reply again must then change nothing. `BLANK_EXAMPLES=10000` runs it long.
 """
 
 from __future__ import annotations
@@ -331,13 +331,17 @@ def check(c: Case) -> None:
         root = Path(tmp)
         (root / "a.py").write_text(before)
         p = plan_reply(parse_reply(reply), DiskWorkspace(root), PlanOptions())
-    shown = f"file:\n{before!r}\nreply:\n{reply}"
-    assert p.ok, f"{[o.failure for o in p.outcomes]}\n{shown}"
-    (change,) = p.files
-    got = change.new_text
-    assert got == expected, f"{shown}\n" + "\n".join(
-        difflib.unified_diff(expected.split("\n"), got.split("\n"), "expected", "written", n=1)
-    ).replace(" \n", "·\n")
+        shown = f"file:\n{before!r}\nreply:\n{reply}"
+        assert p.ok, f"{[o.failure for o in p.outcomes]}\n{shown}"
+        (change,) = p.files
+        got = change.new_text
+        assert got == expected, f"{shown}\n" + "\n".join(
+            difflib.unified_diff(expected.split("\n"), got.split("\n"), "expected", "written", n=1)
+        ).replace(" \n", "·\n")
+        # and the same reply again changes nothing: its blank lines are there as it put them
+        (root / "a.py").write_text(got)
+        again = plan_reply(parse_reply(reply), DiskWorkspace(root), PlanOptions())
+        assert again.ok and not again.files, (again.outcomes, shown)
 
 
 @settings(
