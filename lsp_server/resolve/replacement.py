@@ -447,14 +447,15 @@ def merge3(base_text: str, mine: str, theirs: str) -> str | None:
 
 
 def _leans_toward(base: list[str], m: tuple[int, int, str], theirs: str) -> bool:
-    """Is the reply's line nearer the quote with the file's change `m` made than without
-    it? Then the reply may have made that change itself, placed where the token diff
-    does not line it up with the file's (`(` added before or after another `(`), and
-    keeping it as well could make it twice."""
+    """Is the reply's line as near the quote with the file's change `m` made as without
+    it, or nearer? Then the reply may have made that change itself, placed where the
+    token diff does not line it up with the file's (`(` added before or after another
+    `(`; `= ` added before `= ` where the reply's own space follows), and keeping it as
+    well could make it twice."""
     i1, i2, put = m
     with_m = [*base[:i1], *_TOKEN.findall(put), *base[i2:]]
     toks = _TOKEN.findall(theirs)
-    return Indel.distance(with_m, toks) < Indel.distance(base, toks)
+    return Indel.distance(with_m, toks) <= Indel.distance(base, toks)
 
 
 def _touch(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
