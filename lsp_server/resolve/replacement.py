@@ -277,13 +277,13 @@ def _blank(
     index: ContentIndex,
 ) -> str:
     """A new blank line as the reply writes it: empty stays empty; spaces and tabs are
-    indentation with no text, moved as the block's lines are moved (docs/snippets.md,
-    "Blank lines"). Other white space (a page's no-break spaces) is not the file's."""
-    if depths.shift == 0:
-        return line
+    indentation with no text, moved as the block's lines are moved and written in the
+    file's characters as they are (docs/snippets.md, "Blank lines"). Other white space (a
+    page's no-break spaces) stays where nothing moves, and is not the file's where
+    something does."""
     ws = indent_of(line)
     if not ws or line[len(ws) :]:
-        return ""
+        return line if depths.shift == 0 else ""
     reply = width(ws)
     if depths.relative and ref is not None:
         depth = width(ref[1]) + reply - ref[0]

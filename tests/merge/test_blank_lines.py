@@ -211,3 +211,15 @@ def test_a_replace_in_another_indent_unit_keeps_a_blank_lines_columns_past_the_l
     )
     out = written(plan(tmp_path, {"a.py": text}, reply), "a.py")
     assert out == "def f(x):\n  a = x\n  b = 1\n   \n  c = 2\n  return a\n"
+
+
+def test_a_replaces_blank_line_is_written_in_the_files_characters_as_its_code_is(tmp_path):
+    # a tab-indented Go file, a REPLACE written with spaces: its code gets tabs, and so
+    # does the indentation of its new blank line
+    text = "package main\n\nfunc f(x int) int {\n\ta := x\n\n\treturn a\n}\n"
+    reply = (
+        "a.go\n```go\n<<<<<<< SEARCH\n    a := x\n\n    return a\n=======\n"
+        "    a := x\n    \n    b := 2\n    _ = b\n\n    return a\n>>>>>>> REPLACE\n```\n"
+    )
+    out = written(plan(tmp_path, {"a.go": text}, reply), "a.go")
+    assert out == text.replace("\ta := x\n", "\ta := x\n\t\n\tb := 2\n\t_ = b\n")
