@@ -14,7 +14,6 @@ report uses this module too, and must not pay for importing lsprotocol.
 from __future__ import annotations
 
 import bisect
-import difflib
 import itertools
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -311,12 +310,20 @@ def _small(a: list[str], b: list[str], ai: int, bj: int) -> list[Opcode]:
         return [("insert", ai, ai, bj, bj + len(b))]
     if not b:
         return [("delete", ai, ai + len(a), bj, bj)]
+    if set(a).isdisjoint(b):
+        # no line in common: the one answer is to replace it all (what difflib gives too),
+        # found without loading difflib (a one-line change, the commonest stretch of all)
+        return [("replace", ai, ai + len(a), bj, bj + len(b))]
     if len(a) * len(b) > _SMALL_DIFF_CELLS:
         # difflib's matcher is cubic when a line recurs all over the stretch (a rewrite
         # whose only common lines are blank); the subsequence table stays N·M/64
         matcher = None
         rows: list[int] | None = _lcs_rows(a, b)
     else:
+        # imported on first use: a command whose diffs have no stretch of this kind (most
+        # replace a few lines with others) does not load it
+        import difflib
+
         matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
         matched = sum(block.size for block in matcher.get_matching_blocks())
         rows = _longer_subsequence(a, b, matched)

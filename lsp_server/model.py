@@ -322,7 +322,9 @@ class BlockOutcome:
     placements: tuple[Placement, ...] = ()
     already_applied: bool = False
     score: float | None = None
-    result: dict[str, Any] = field(default_factory=dict)  # structure-operation report fields
+    # a structure operation's report fields; None for every other outcome (not an empty dict
+    # per outcome: a reply of 50,000 refused blocks would hold 50,000 of them for nothing)
+    result: dict[str, Any] | None = None
 
     @property
     def placed(self) -> bool:

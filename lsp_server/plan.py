@@ -37,6 +37,7 @@ from lsp_server.model import (
 )
 from lsp_server.plan_patch import PatchReads
 from lsp_server.plan_state import FileState, PlanState, missing, net_changes
+from lsp_server.plan_verdicts import Verdict, contradicted, evidence
 from lsp_server.plan_warnings import set_aside_code_samples, warnings_for
 from lsp_server.resolve.hunks import HunksResult, apply_hunks, rebuild
 from lsp_server.workspace import SnapshotSource
@@ -202,8 +203,10 @@ def _resolve_block(state: PlanState, block: EditBlock, options: PlanOptions) -> 
             _refuse_misplaced(state, key, block.content or "")
         if action is Action.CREATE and existed and f.text and block.on_exists is OnExists.APPEND:
             return _append(state, key, f, block)
-        if action is Action.CREATE and existed and f.text == _to_file_endings(
-            block.content or "", f.text
+        if (
+            action is Action.CREATE
+            and existed
+            and f.text == _to_file_endings(block.content or "", f.text)
         ):
             # the file holds what the block creates (the reply applied before): overwriting
             # or refusing, there is nothing to do (an append is not: it adds the text again)
@@ -342,6 +345,7 @@ def _diff_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
     if options.target:
         return options.target
     holding: list[str] = []
+    applied: list[str] = []  # named files holding every hunk's new side instead
     for path in block.candidates:
         try:
             key, _, snap = state.look(path)
@@ -351,8 +355,15 @@ def _diff_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
         text = to_lf((f.text if f is not None else snap.text) or "")
         if text and all(h.old in text for h in block.hunks) and key not in holding:
             holding.append(key)
+        # a reply applied before: its old lines are gone, its new ones stand (blank lines
+        # stand anywhere, so they prove nothing); the hunks then say whether it is applied
+        elif text and all(h.new.strip() and h.new in text for h in block.hunks):
+            if key not in applied:
+                applied.append(key)
     if len(holding) == 1:
         return holding[0]
+    if not holding and len(applied) == 1:
+        return applied[0]
     named = ", ".join(block.candidates) or "none"
     why = (
         f"several of the files it names hold its old lines ({', '.join(holding)})"
@@ -559,7 +570,7 @@ def _with_context(block: EditBlock, failure: Failure) -> Failure:
     path = f", {block.path}" if block.path else ""
     details = dict(failure.details)
     details.setdefault("block", block.index)
-    details.setdefault("reply_lines", [lo, hi])
+    details.setdefault("reply_lines", block.reply_lines)  # the block's own pair, not a copy
     if block.path:
         details.setdefault("path", block.path)
     return Failure(failure.code, f"{where}{path}: {failure.message}", details)
@@ -619,6 +630,7 @@ def plan_reply(
     loose = spent = 0  # loose blocks so far (see LOOSE_WORK_LINES), and their files' lines
     patch = PatchReads()  # a git patch's sections read their files at once
     untried: Failure | None = None  # why the blocks past LOOSE_WORK_LINES are not tried
+    verdicts: list[Verdict] = []  # what each already-applied verdict rested on
     for block in reply.blocks:
         if cancelled is not None and cancelled():
             raise Cancelled()
@@ -638,9 +650,17 @@ def plan_reply(
                 BlockOutcome(block, Status.FAILED, failure=_with_context(block, err.failure))
             )
         done = outcomes[-1]
+        if done.already_applied and block.hunks:
+            v = evidence(state, block, len(outcomes) - 1)
+            verdicts += [v] if v is not None else []
         if not done.placed or done.match is MatchKind.FUZZY or done.already_applied:
             loose += 1
             spent += max(_lines_tried(state, block), LOOSE_BLOCK_LINES)
+    if verdicts:
+        by_index = {b.index: b for b in reply.blocks}
+        for at, failure in contradicted(state, by_index, verdicts).items():
+            block = outcomes[at].block
+            outcomes[at] = BlockOutcome(block, Status.FAILED, failure=_with_context(block, failure))
     outcomes, samples = set_aside_code_samples(outcomes, options.target)
     ok = all(o.placed for o in outcomes)
     warnings = warnings_for(state, outcomes, options.check_syntax) + samples

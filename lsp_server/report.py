@@ -231,7 +231,7 @@ def _summarize(report: Mapping[str, Any]) -> tuple[str, str, str]:
         if applied:
             head = f"applied {plural(applied, 'edit')}, {len(failed)} failed."
         else:
-            head = f"{len(failed)} of {len(blocks)} blocks failed; nothing was applied."
+            head = f"{len(failed)} of {plural(len(blocks), 'block')} failed; nothing was applied."
         return f"{head} {first}{more}{warning_note}", f"✗ {len(failed)} failed", "error"
 
     if not report["ok"]:

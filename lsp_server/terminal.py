@@ -31,6 +31,9 @@ _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
 # warnings that say "look at the result" (yellow) rather than "for your information"
 _INFO_WARNINGS = frozenset({"CODE_SAMPLE", "HUNK_SKIPPED"})
 
+# what a block applied before finds, said per kind where "the file has it" is not it
+_ALREADY = {"delete": "the file is already gone", "rename": "the file is already moved"}
+
 _BLOCK_NUMBER = re.compile(r"\bblock (\d+)\b")
 
 LIST_ALL = 30  # a report of up to this many blocks (or warnings) lists every one
@@ -128,9 +131,8 @@ def _block_lines(b: Mapping[str, Any], c, held: bool = False) -> list[str]:
             lines.append(c(_YELLOW, f"    why not placed: {b['why_not_fuzzy']}"))
         return lines
     if b.get("already_applied"):
-        return [
-            c(_GREEN, f"✓ block {n} {where}: already applied (the file has it; nothing to write)")
-        ]
+        has = _ALREADY.get(b.get("match") or "", "the file has it")
+        return [c(_GREEN, f"✓ block {n} {where}: already applied ({has}; nothing to write)")]
     how = match_words(b)
     if b["status"] == "skipped" and not b.get("match"):  # a code sample set aside
         return [c(_CYAN, f"· block {n} (reply lines {lo}-{hi}) ({how}) skipped")]
@@ -320,15 +322,21 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
     if failed:
         head = f"✗ {len(failed)} of {plural(len(counted), 'block')} failed"
         if written:
-            undo = f"; `{context.undo}` puts them back" if context.undo else ""
+            undo = f"; `{context.undo}` {_puts_back(files)}" if context.undo else ""
+            were = "was" if placed == 1 else "were"
             return c(
                 _RED,
-                f"{head}; the {placed} that placed were written "
+                f"{head}; the {placed} that placed {were} written "
                 f"({plural(files, 'file')} changed){aside}{undo}",
             )
-        if any(b.get("hint") for b in failed):
+        hints = [b["hint"] for b in failed if b.get("hint")]
+        if hints:
             # the reply's paths point elsewhere: writing the rest here would be the mistake
-            more = "; the hints above say which --root or --strip-prefix reaches the files"
+            more = (
+                "; the hints above say which --root or --strip-prefix reaches the files"
+                if all("rerun with" in h for h in hints)
+                else "; the hints above say where the files are"
+            )
         elif context.dry:
             more = f"; `apply --partial` would write the {placed} that placed" if placed else ""
         else:
@@ -342,7 +350,7 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
         why = "already applied" if already == placed else "placed, and no file differs"
         return c(_GREEN, f"✓ nothing to change: {plural(placed, 'block')} {why}{aside}")
     if written:
-        undo = f" (`{context.undo}` puts them back)" if context.undo else ""
+        undo = f" (`{context.undo}` {_puts_back(files)})" if context.undo else ""
         return c(
             _GREEN,
             f"✓ {placed} of {plural(len(counted), 'block')} applied{already_note}, "
@@ -353,3 +361,7 @@ def _outcome(report: Mapping[str, Any], context: Context, c) -> str:
         f"✓ {placed} of {plural(len(counted), 'block')} can be placed{already_note}, "
         f"{plural(files, 'file')} would change; nothing written{aside}",
     )
+
+
+def _puts_back(files: int) -> str:
+    return "puts it back" if files == 1 else "puts them back"

@@ -6,16 +6,25 @@ import os
 import shutil
 import tempfile
 
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 _made: list[str] = []
 
-# Property tests draw the same examples on every run of the suite (`derandomize`): a red
-# suite then means a change broke something, not that a run happened on an old bug.
-# Exploring for new ones is its own run: `HYPOTHESIS_PROFILE=explore` draws fresh examples
-# (the long runs of docs/design.md's "Testing" use it with more examples).
-settings.register_profile("suite", derandomize=True)
-settings.register_profile("explore", derandomize=False)
+# One set of hypothesis profiles for the whole session (a profile is process-wide: a second
+# conftest loading its own would overrule this one for every test). Property tests draw the
+# same examples on every run of the suite (`derandomize`): a red suite then means a change
+# broke something, not that a run happened on an old bug. Exploring for new ones is its own
+# run: `HYPOTHESIS_PROFILE=explore` draws fresh examples, `long` fifty times as many for
+# tests that do not pin their count (docs/design.md, "Tests and conformance").
+_COMMON = dict(
+    deadline=None,  # shared CI machines stall; bounds on time are asserted with timeouts
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    print_blob=True,
+    max_examples=150,  # for tests that do not pin their own count
+)
+settings.register_profile("suite", derandomize=True, **_COMMON)
+settings.register_profile("explore", derandomize=False, **_COMMON)
+settings.register_profile("long", derandomize=False, **{**_COMMON, "max_examples": 150 * 50})
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 

@@ -5,6 +5,7 @@ changed file has a grammar."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -52,6 +53,20 @@ def under(modules: list[str], prefix: str) -> list[str]:
     return [m for m in modules if m == prefix or m.startswith(prefix + ".")]
 
 
+@functools.cache
+def with_the_package(package: str) -> frozenset[str]:
+    """The submodules `import package` loads by itself (the helpers every format shares),
+    so that what a reply loads beyond them is exactly its formats' parsers."""
+    code = f"import json, sys, {package}; print(json.dumps(list(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return frozenset(m[len(package) + 1 :] for m in under(json.loads(done.stdout), package))
+
+
 @pytest.mark.parametrize(
     "name, before, reply, formats",
     [
@@ -87,8 +102,18 @@ def test_apply_loads_only_what_the_reply_needs(tmp_path, name, before, reply, fo
     for prefix in NEVER:
         assert not under(modules, prefix), prefix
     parsers = {m.rsplit(".", 1)[1] for m in under(modules, "lsp_server.reply")} - {"reply"}
-    assert parsers - {"common"} == formats
+    assert parsers - with_the_package("lsp_server.reply") == formats
     assert not under(modules, "tree_sitter")  # a .txt file has no grammar to check with
+
+
+def test_an_apply_whose_report_shows_no_diff_loads_no_differ(tmp_path):
+    """difflib's matcher is for diffs shown (`check`, the editor's preview); an apply of
+    one block reports no diff, so it loads neither difflib nor heapq (issue 26)."""
+    (tmp_path / "notes.txt").write_text("one\ntwo\n")
+    reply = "notes.txt\n```\n<<<<<<< SEARCH\none\n=======\nuno\n>>>>>>> REPLACE\n```\n"
+    modules = loaded(tmp_path, reply)
+    assert (tmp_path / "notes.txt").read_text() == "uno\ntwo\n"
+    assert not under(modules, "difflib")
 
 
 def test_check_loads_neither_the_writer_nor_the_undo_record(tmp_path):

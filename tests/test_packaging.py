@@ -82,6 +82,50 @@ def test_the_fetch_script_keeps_only_the_pinned_bytes(tmp_path, monkeypatch):
     assert "from owner/name" in (dest / "NOTICE").read_text()
 
 
+def test_the_fetch_script_stops_trying_when_the_network_is_unreachable(tmp_path, monkeypatch):
+    """Offline (or behind a proxy), the first file's failure says why and the other files
+    are named as not fetched, instead of each waiting through its own timeouts."""
+    import urllib.error
+
+    fetch = _tool("fetch_conformance")
+    monkeypatch.setattr(fetch, "MANIFEST", _manifest(tmp_path, {"a.txt": b"1", "b.txt": b"2"}))
+    calls = []
+
+    def offline(url, timeout):
+        calls.append(url)
+        raise urllib.error.URLError("Network is unreachable")
+
+    monkeypatch.setattr(fetch.urllib.request, "urlopen", offline)
+    monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
+    problems = fetch.fetch(tmp_path / "dest", None, False)
+    assert len(calls) == 3  # one file's attempts, not every file's
+    assert problems[0].startswith("a.txt: cannot download")
+    assert problems[1] == (
+        "b.txt: not fetched (raw.githubusercontent.com unreachable: "
+        "<urlopen error Network is unreachable>)"
+    )
+
+
+def test_the_fetch_script_goes_on_after_one_missing_file(tmp_path, monkeypatch):
+    """An answer about one file (HTTP 404) says nothing about the others."""
+    import io
+    import urllib.error
+
+    fetch = _tool("fetch_conformance")
+    monkeypatch.setattr(fetch, "MANIFEST", _manifest(tmp_path, {"a.txt": b"1", "b.txt": b"2"}))
+
+    def answer(url, timeout):
+        if url.endswith("/up/a.txt"):
+            raise urllib.error.HTTPError(url, 404, "Not Found", {}, None)
+        return io.BytesIO(b"2")
+
+    monkeypatch.setattr(fetch.urllib.request, "urlopen", answer)
+    monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
+    problems = fetch.fetch(tmp_path / "dest", None, False)
+    assert len(problems) == 1 and problems[0].startswith("a.txt: cannot download")
+    assert (tmp_path / "dest" / "b.txt").read_bytes() == b"2"
+
+
 def test_the_manifest_pins_every_corpus_file_the_tests_read():
     manifest = json.loads((ROOT / "tests" / "conformance" / "corpora.json").read_text())
     files = {e["file"] for e in manifest["files"]}
@@ -107,3 +151,17 @@ def test_the_manifest_matches_a_corpus_copy_when_there_is_one():
         pytest.skip("no corpus copy to compare: `python3 tools/fetch_conformance.py` fetches one")
     for e in manifest["files"]:
         assert hashlib.sha256((CORPORA / e["file"]).read_bytes()).hexdigest() == e["sha256"]
+
+
+def test_a_missing_corpus_skip_names_the_script_that_fetches_it():
+    """The conformance tests skip in a fresh clone; each skip says what to run."""
+    from tests.conformance.corpus import CORPORA, missing
+
+    reason = missing("the Codex corpus")
+    assert "`python3 tools/fetch_conformance.py`" in reason
+    if not CORPORA.is_dir():  # a fresh clone: the folder named is the one the script fills
+        assert f"not found in {ROOT / '.conformance'}:" in reason
+    assert (ROOT / "tools" / "fetch_conformance.py").is_file()
+    for module in sorted((ROOT / "tests" / "conformance").glob("test_*.py")):
+        text = module.read_text()
+        assert "skip" not in text or "missing(" in text, module.name

@@ -123,7 +123,7 @@ def test_a_check_reads_as_a_forecast() -> None:
     assert ok["label"] == "✓ 1 edit ready"
     assert ok["summary"] == "all 1 edit can be placed in 1 file."
     bad = render(report(ok=False, blocks=[NOT_FOUND]))
-    assert bad["summary"].startswith("1 of 1 blocks failed; nothing was applied.")
+    assert bad["summary"].startswith("1 of 1 block failed; nothing was applied.")
 
 
 def test_a_reply_without_edit_blocks_gives_the_reason() -> None:

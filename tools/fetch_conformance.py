@@ -24,6 +24,7 @@ import json
 import os
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -40,13 +41,19 @@ def _sha256(data: bytes) -> str:
 def _download(url: str, attempts: int = 3) -> bytes:
     for attempt in range(attempts):
         try:
-            with urllib.request.urlopen(url, timeout=60) as response:
+            with urllib.request.urlopen(url, timeout=30) as response:
                 return response.read()
         except OSError:
             if attempt == attempts - 1:
                 raise
             time.sleep(2**attempt)
     raise AssertionError("unreachable")
+
+
+def _unreachable(err: OSError) -> bool:
+    """The host could not be reached at all (no network, a proxy, DNS), as opposed to an
+    answer about one file (HTTP 404): the other files would wait as long, for nothing."""
+    return not isinstance(err, urllib.error.HTTPError)
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -61,6 +68,7 @@ def fetch(dest: Path, source: Path | None, check_only: bool) -> list[str]:
     manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
     problems: list[str] = []
     fetched = kept = 0
+    offline: str | None = None  # why the host cannot be reached, once it could not be
     for entry in manifest["files"]:
         target = dest / entry["file"]
         if target.is_file() and _sha256(target.read_bytes()) == entry["sha256"]:
@@ -78,10 +86,17 @@ def fetch(dest: Path, source: Path | None, check_only: bool) -> list[str]:
                 continue
         else:
             where = RAW.format(**entry)
+            if offline is not None:
+                problems.append(f"{entry['file']}: not fetched ({offline})")
+                continue
+            # each file said as it goes: a slow or silent network is seen at once
+            print(f"fetching {entry['file']}", file=sys.stderr, flush=True)
             try:
                 data = _download(where)
             except OSError as err:
                 problems.append(f"{entry['file']}: cannot download {where}: {err}")
+                if _unreachable(err):
+                    offline = f"raw.githubusercontent.com unreachable: {err}"
                 continue
         if len(data) != entry["bytes"] or _sha256(data) != entry["sha256"]:
             problems.append(

@@ -28,7 +28,8 @@ formats (mixed with prose and with each other, in one reply):
 exit codes:
   0  every block placed (and written, unless a dry run); undo/recover: done
   1  a block failed, or the reply has no edit blocks: nothing written
-     (apply --partial writes the blocks that placed); undo: refused
+     (apply --partial writes the blocks that placed); undo: nothing to
+     undo, or a file changed since (named): nothing written
   2  usage error, or a reply that cannot be read (missing, not UTF-8)
 
 example:
@@ -103,8 +104,12 @@ def _numbers(value: str) -> tuple[int, ...]:
             raise argparse.ArgumentTypeError(
                 f"wants block numbers such as 1,3 or 2-4, got {value!r}"
             ) from None
-        if first < 1 or last < first:
+        if first < 1:
             raise argparse.ArgumentTypeError(f"block numbers count from 1, got {value!r}")
+        if last < first:
+            raise argparse.ArgumentTypeError(
+                f"a range goes from the lower number to the higher ({last}-{first}), got {value!r}"
+            )
         out.extend(range(first, last + 1))
     return tuple(dict.fromkeys(out))
 

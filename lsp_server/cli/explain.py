@@ -89,7 +89,8 @@ def why_not_fuzzy(
     share = float(closest.get("similarity", 0.0))
     if share < threshold:
         return None
-    alike = f"it is {percent(share)} alike, above the {percent(threshold)} threshold"
+    # the threshold as the user gave it (0.805 is 80.5%, not a floored 80%)
+    alike = f"it is {percent(share)} alike, above the {threshold * 100:.4g}% threshold"
     if "must match exactly" in message:
         return f"{alike}, but {message.split(';')[0].split(': ', 1)[-1]}"
     old = expected.split("\n")

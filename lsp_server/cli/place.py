@@ -180,6 +180,13 @@ def _report(
                 w["hint"] = STRICT_HINT
     if refused:
         report["files"] = [f for f in report["files"] if f["path"] not in refused]
+        # the refusal says it at the block; a warning to "check the result" of a file
+        # nothing was written to would say it twice, and wrongly
+        report["warnings"] = [
+            w
+            for w in report["warnings"]
+            if not (w["type"] == "SYNTAX_BROKEN" and w.get("path") in refused)
+        ]
         if options.atomic:  # held back, as when any other block fails: nothing to show
             report["files"] = []
             for entry in report["blocks"]:

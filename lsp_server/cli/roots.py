@@ -85,23 +85,82 @@ def hint(path: str, root: Root, cwd: Path | None = None) -> str | None:
                 f"{path} is not under the root {root.path}, but {name} has it "
                 f"({base / path}): rerun with --root {_shown(base, here)}"
             )
-    return None
+    # a path under a folder the model put in front (`repo/src/app.py`, `a/testbed/...`)
+    found = _tail_under_root(Path(path).parts, root, new_files=False)
+    if found is not None:
+        prefix, tail, what = found
+        return (
+            f"{path} is not under the root {root.path}, but the root has {what}: rerun with "
+            f"--strip-prefix {prefix} to read the reply's paths under {prefix}/ as relative "
+            "to the root"
+        )
+    return _same_name(path, root)
+
+
+_NAMED: dict[tuple[Path, str], list[str]] = {}  # one walk per name and root, per run
+
+
+def _same_name(path: str, root: Root) -> str | None:
+    """A file of the same name elsewhere under the root (`util.js` for `src/app/util.js`):
+    no option maps one path to another, so the hint names the file to put in the reply."""
+    name = Path(path).name
+    if not name:
+        return None
+    if (root.path, name) not in _NAMED:
+        from lsp_server.workspace import DiskWorkspace  # only for a missing file
+
+        _NAMED[root.path, name] = DiskWorkspace(root.path).files_named(name)
+    others = [p for p in _NAMED[root.path, name] if p != path]
+    if not others or len(others) > 3:
+        return None
+    if len(others) == 1:
+        return (
+            f"the one file named {name} under the root is {others[0]}: if the reply means "
+            "it, name that path in the reply"
+        )
+    return f"the files named {name} under the root are {', '.join(others)}: name one in the reply"
 
 
 def _absolute_hint(path: str, root: Root) -> str | None:
     """An agent's absolute path: the longest tail of it that names a file under the root,
     and the `--strip-prefix` that maps the rest away."""
-    parts = Path(path).parts[1:]  # without the leading "/"
-    for cut in range(1, len(parts)):
+    found = _tail_under_root(Path(path).parts[1:], root, new_files=True)  # without "/"
+    if found is None:
+        return None
+    prefix, tail, what = found
+    return (
+        f"{path} is an absolute path outside the root {root.path}; the root has {what}: "
+        f"rerun with --strip-prefix /{prefix} to read the reply's paths under /{prefix} as "
+        "relative to the root"
+    )
+
+
+def _tail_under_root(
+    parts: tuple[str, ...], root: Root, *, new_files: bool
+) -> tuple[str, str, str] | None:
+    """The leading folders to strip from `parts` so that the rest is a file under the root
+    (`app/models.py`), else, with `new_files` (an agent's absolute path, which may create
+    a file: OpenHands' `create`), so that the rest is a new file in a folder the root has
+    (`app/new.py` beside `app/`): (prefix, tail, the words for it). The longest such tail;
+    a bare file name in the root's own folder says too little."""
+    cuts = range(1, len(parts))
+    for cut in cuts:
         tail = Path(*parts[cut:])
         if _is_file(root.path / tail):
-            prefix = "/" + "/".join(parts[:cut])
-            return (
-                f"{path} is an absolute path outside the root {root.path}; the root has "
-                f"{tail.as_posix()}: rerun with --strip-prefix {prefix} to read the reply's "
-                f"paths under {prefix} as relative to the root"
-            )
+            return "/".join(parts[:cut]), tail.as_posix(), tail.as_posix()
+    for cut in cuts if new_files else ():
+        tail = Path(*parts[cut:])
+        if len(tail.parts) > 1 and _is_dir(root.path / tail.parent):
+            words = f"the folder {tail.parent.as_posix()}/ (for a new {tail.as_posix()})"
+            return "/".join(parts[:cut]), tail.as_posix(), words
     return None
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def strip_prefix(path: str | None, prefixes: tuple[str, ...]) -> str | None:

@@ -186,11 +186,14 @@ def _say(
             }
         )
     else:
+        if not ok:  # a refusal: on stderr, as the command's other errors
+            print(f"llm-patch: ✗ {message} (root: {roots.describe(root)})", file=sys.stderr)
+            return 1
+        # as an apply reports: the root first, then the diff, then what was done
         color = use_color(args.color)
-        out = sys.stdout if ok else sys.stderr
+        print(f"root: {roots.describe(root)}")
         for c in changes:
             for line in diff_lines(file_diff(c), color):
                 print(line)
-        mark = "✓" if ok else "✗"
-        print(f"llm-patch: {mark} {message} (root: {roots.describe(root)})", file=out)
+        print(f"✓ {message}" + ("; nothing written (dry run)" if args.dry_run else ""))
     return 0 if ok else 1

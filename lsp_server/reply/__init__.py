@@ -20,8 +20,8 @@ How a finder is listed in `FINDERS`, and what it may rely on:
   its `needs` with them; when in doubt, list the finder ungated.
 * A `Gated` entry may also name a `view`: how its finder reads the lines (no-break spaces
   where they are syntax, list-item fences dedented), one line for one so that line
-  numbers hold: `common.prefix_spaces` for a format with a prefix column (diff, V4A),
-  `common.indent_spaces` for one whose leading blanks are never content (JSON).
+  numbers hold: `page_text.prefix_spaces` for a format with a prefix column (diff, V4A),
+  `page_text.indent_spaces` for one whose leading blanks are never content (JSON).
 * `per_fence=True` says every block the finder returns covers a fence's opening line (it
   reads fenced bodies, one block per fence): it is skipped when earlier finders have
   claimed the opening line of every fence, since all it could find would be dropped.
@@ -37,17 +37,9 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from lsp_server.model import EditBlock, ErrorCode, Failure, ParsedReply, PlacementError
-from lsp_server.reply.common import (
-    Fence,
-    MarkerKind,
-    ReplyLines,
-    dedent_indented_fences,
-    edit_marker,
-    indent_spaces,
-    numbered,
-    prefix_spaces,
-    read_web_spaces,
-)
+from lsp_server.reply.common import Fence, ReplyLines, dedent_indented_fences, numbered
+from lsp_server.reply.marker_lines import MarkerKind, edit_marker
+from lsp_server.reply.page_text import indent_spaces, prefix_spaces, read_web_spaces
 
 # A reply over this is refused as a whole (CONTENT_TOO_LARGE) before any parsing. A long model
 # reply (~60k tokens) is about 240 KB, so the limit leaves room for prose and pasted output

@@ -1,4 +1,7 @@
-"""Helpers every reply format shares: fences, path lines, line spans.
+"""Helpers every reply format shares: fences and the reply's lines, path lines, indented
+fences, block headers behind comment syntax, block numbering and the malformed-block limit.
+Lines shaped like edit markers are in `marker_lines`, text copied from a rendered page
+(no-break spaces) in `page_text`.
 
 Models put the file name in many places (the line before the fence, the fence's info
 string, the first line inside the fence, decorated with `#`, `*`, backticks or a trailing
@@ -10,11 +13,10 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import re
-from collections.abc import Callable, Iterator, Sequence
-from enum import StrEnum
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from lsp_server.model import EditBlock, ErrorCode, Failure, Format
+from lsp_server.model import EditBlock, ErrorCode, Failure
 from lsp_server.patterns import compiled_on_use
 
 # ``` or ~~~ (3+), optionally indented, then an info string. Linear: no nested quantifiers.
@@ -423,7 +425,7 @@ def _dedent(lines: list[str], opens: Callable[[list[str]], bool] | None) -> list
         stop = f.end if f.end is not None else len(lines)
         body = range(f.start + 1, stop)
         n = len(indent)
-        if any(lines[k].strip() and not _indented_by(lines[k], indent) for k in body):
+        if any(lines[k].strip() and not indented_by(lines[k], indent) for k in body):
             # a fence under a list item indents every line of its body; one that does not
             # is something else (a context line ` ```` inside a bare diff, say)
             continue
@@ -434,7 +436,7 @@ def _dedent(lines: list[str], opens: Callable[[list[str]], bool] | None) -> list
         if out is lines:
             out = list(lines)
         for k in body:
-            if _indented_by(out[k], indent):
+            if indented_by(out[k], indent):
                 out[k] = out[k][n:]
     return out
 
@@ -442,99 +444,12 @@ def _dedent(lines: list[str], opens: Callable[[list[str]], bool] | None) -> list
 NBSP = "\u00a0"
 
 
-def _indented_by(line: str, indent: str) -> bool:
+def indented_by(line: str, indent: str) -> bool:
     """Does `line` start with `indent` (blanks and tabs), a no-break space counting as a
     space? The list item's indentation is removed; it is never the file's content."""
     if line.startswith(indent):
         return True
     return NBSP in line[: len(indent)] and line[: len(indent)].replace(NBSP, " ") == indent
-
-
-def read_web_spaces(text: str) -> str:
-    """A reply copied from a rendered page can carry no-break spaces (U+00A0) where the model
-    wrote spaces. Every NBSP on a line that is a fence (```` ```python ````, `~~~`) or shaped
-    like an edit marker (`<<<<<<< SEARCH`, `*** Update File: a.py`, `@@ -1 +1 @@`,
-    `--- a/x` over `+++ b/x`) once its NBSPs are spaces reads as a space: those lines are
-    structure and are never written to a file. Every other line is left as it is here: an
-    NBSP in a line's text may be meant (a string literal, French prose) and is kept.
-
-    In a line's leading blanks an NBSP is a space only where it is syntax, not content: a
-    list item's indentation removed from a fence body (`dedent_indented_fences`) matches it
-    as a space; a diff's or V4A patch's prefix column reads it as the ` ` prefix
-    (`prefix_spaces`); JSON reads it as whitespace between tokens (`indent_spaces`). In
-    the text a block carries (old and new lines, a whole file, a structural body) it is
-    kept: the placement reads the old text's indentation with the file at hand
-    (resolve/reply_chars: a space, unless the file itself indents with it), and text
-    written as it stands is written as the reply has it.
-
-    One line in, one line out, and one character for one: line numbers and columns stay."""
-    if NBSP not in text:
-        return text
-    lines = text.split("\n")
-    spaced = [line.replace(NBSP, " ") for line in lines]
-    for k, line in enumerate(lines):
-        if NBSP in line and (_FENCE.match(spaced[k]) or edit_marker(spaced, k) is not None):
-            lines[k] = spaced[k]
-    return "\n".join(lines)
-
-
-_leading_blanks = compiled_on_use(r"[ \t\u00a0]+")
-
-
-def indent_spaces(lines: list[str]) -> list[str]:
-    """`lines` with every NBSP in a line's leading blanks read as a space, for a format in
-    which leading blanks are never content: JSON allows no NBSP between its tokens, and a
-    snippet is re-indented to the file's style. `lines` itself when it holds no NBSP."""
-    if isinstance(lines, ReplyLines):
-        if NBSP not in lines.text:
-            return lines
-        return lines.derived("indent_spaces", lambda: _indent_spaces(lines))
-    return _indent_spaces(lines)
-
-
-def _indent_spaces(lines: list[str]) -> list[str]:
-    out = lines
-    for k, line in enumerate(lines):
-        m = _leading_blanks().match(line) if NBSP in line else None
-        if m and NBSP in m.group():
-            if out is lines:
-                out = list(lines)
-            out[k] = m.group().replace(NBSP, " ") + line[m.end() :]
-    return out
-
-
-def prefix_spaces(lines: list[str]) -> list[str]:
-    """`lines` with an NBSP read as a space where a unified diff or V4A patch keeps its
-    syntax: a line's first column (the ` ` / `-` / `+` prefix) and, in the body of a fence
-    indented under a list item, the list item's indentation before it. An NBSP after that
-    is the line's content, left for the placement to read with the file at hand (a file
-    may itself start a line with one). `lines` itself when it holds no NBSP."""
-    if isinstance(lines, ReplyLines):
-        if NBSP not in lines.text:
-            return lines
-        # fence lines were read by `read_web_spaces` already: no line changes its kind
-        return lines.derived("prefix_spaces", lambda: _prefix_spaces(lines), same_fences=True)
-    return _prefix_spaces(lines)
-
-
-def _prefix_spaces(lines: list[str]) -> list[str]:
-    width = [1] * len(lines)  # how many leading characters are syntax, not content
-    for f in find_fences(lines):
-        m = fence_open(lines[f.start])
-        indent = m.group("indent") if m else ""
-        stop = f.end if f.end is not None else len(lines)
-        body = range(f.start + 1, stop)
-        if indent and all(not lines[k].strip() or _indented_by(lines[k], indent) for k in body):
-            for k in body:
-                width[k] = len(indent) + 1
-    out = lines
-    for k, line in enumerate(lines):
-        head = line[: width[k]]
-        if NBSP in head:
-            if out is lines:
-                out = list(lines)
-            out[k] = head.replace(NBSP, " ") + line[width[k] :]
-    return out
 
 
 # --- Fenced-block helpers: comment markers, file paths, target levels ------------------------
@@ -606,8 +521,10 @@ def unread_failure(where: str, malformed: int) -> Failure:
 
 
 def numbered(block: EditBlock, index: int) -> EditBlock:
-    """`block` as the reply's `index`-th: its attributes shared (a frozen block's are never
-    changed), set as the frozen dataclass's own `__init__` sets them, without
+    """`block` as the reply's `index`-th: itself when it already carries that number (a
+    finder that numbers its own blocks in reply order, as `blocks_per_fence` does, spares a
+    reply of one format any copy), else a copy with its attributes shared (a frozen block's
+    are never changed), set as the frozen dataclass's own `__init__` sets them, without
     `dataclasses.replace`'s reading of the fields on every call (8 µs, paid 60,000 times by
     a megabyte of small blocks). Attribute by attribute, not by copying `vars(block)`:
     asking for an instance's `__dict__` makes Python build one, a second object per block
@@ -631,181 +548,19 @@ def normalise_newlines(text: str) -> str:
 
 
 def blocks_per_fence(
-    lines: list[str], make: Callable[[list[str], Fence, int], EditBlock | None]
+    lines: list[str], make: Callable[[list[str], Fence, int, int], EditBlock | None]
 ) -> list[EditBlock]:
-    """Run `make(lines, fence, floor)` on every fence (indented fences dedented first);
-    `floor` is the previous fence's closing line, above which no header is looked for."""
+    """Run `make(lines, fence, floor, index)` on every fence (indented fences dedented
+    first); `floor` is the previous fence's closing line, above which no header is looked
+    for, and `index` the number the block it makes is to carry: its place among this
+    finder's blocks, which is its place in the reply when no other format's blocks come
+    before it (then `parse_reply` keeps the block as it is; see `numbered`)."""
     lines = dedent_indented_fences(lines)
     out: list[EditBlock] = []
     floor = -1
     for fence in find_fences(lines):
-        block = make(lines, fence, floor)
+        block = make(lines, fence, floor, len(out))
         floor = fence.end if fence.end is not None else len(lines)
         if block is not None:
             out.append(block)
     return out
-
-
-# --- Lines shaped like edit markers ------------------------------------------------------------
-#
-# A reply line such as `------- SEARCH`, `<<<<<<<<<<< SEARCH` or `*** Update File: a.py` says
-# the model meant an edit, whether or not its format is one we read. Text we write verbatim
-# (a whole-file body, a structural body, the lines a REPLACE section adds) must never carry
-# such a line into a file: a block holding one is either a well-formed block of a known
-# format, parsed as that, or refused as MALFORMED_BLOCK naming the line. One classifier
-# decides what is marker-shaped; each caller chooses which kinds matter where it writes.
-
-
-class MarkerKind(StrEnum):
-    BLOCK = "block"  # SEARCH/REPLACE/EDIT markers: any run of < = > + - and the word
-    PATCH = "patch"  # V4A `*** Begin Patch`, `*** Update File:`, ...
-    CONFLICT = "conflict"  # merge-conflict markers `<<<<<<< HEAD`, `>>>>>>> main`
-    DIVIDER = "divider"  # a lone `=======`, the SEARCH/REPLACE divider
-    DIFF = "diff"  # unified-diff headers: `diff --git`, `--- a/x` / `+++ b/x`, `@@ ... @@`
-
-
-# Which kinds matter where. Everything, for a fenced body written as it stands. In the new
-# text of a SEARCH/REPLACE or EDIT section, diff and V4A lines are ordinary content (a patch
-# file or a Markdown example is edited that way; only lines starting with `<`, `=` or `>` are
-# those formats' own business). A fence with no path is never written, so only the
-# unmistakable kinds make it a broken edit rather than a code sample.
-VERBATIM = frozenset(MarkerKind)
-SECTION = frozenset({MarkerKind.BLOCK, MarkerKind.CONFLICT, MarkerKind.DIVIDER})
-UNMISTAKABLE = frozenset({MarkerKind.BLOCK, MarkerKind.PATCH})
-
-_MARK_CHARS = r"[<>=+\-|]"
-_MARK_WORDS = r"(?:SEARCH|REPLACE|ORIGINAL|UPDATED|EDIT(?:[ \t]+END)?)"
-# single quantifiers around a literal word, matched from the line's start: linear
-_block_marker = compiled_on_use(
-    rf"(?i:{_MARK_CHARS}{{3,}}[ \t]*(?P<w1>{_MARK_WORDS})[ \t]*{_MARK_CHARS}*:?)"
-    rf"|(?P<w2>{_MARK_WORDS})[ \t]*{_MARK_CHARS}{{3,}}"
-)
-_conflict_marker = compiled_on_use(r"(?:<{7}|>{7}|\|{7})(?:[ \t].*)?")
-_divider_marker = compiled_on_use(r"={5,9}")
-_hunk_header = compiled_on_use(r"@@(?:[ \t].*)?")
-_patch_header = compiled_on_use(
-    r"\*\*\* (?:Begin Patch|End Patch|End of File|Move to:|(?:Add|Update|Delete) File:)"
-)
-# Cheap first tests, on the line's first character: what each pattern above can start with
-# (the mark characters, or an upper-case marker word, for `_block_marker`). Most lines of
-# code start with none of them, so most lines compile and run no pattern at all.
-_MARKER_STARTS = frozenset("<>=+-|*@dSROUE")
-_BLOCK_STARTS = frozenset("<>=+-|SROUE")
-_CONFLICT_STARTS = frozenset("<>|")
-# The lines `edit_marker` may accept, found in a whole body at once (see `line_starts`): a
-# run, `*** `, `@@`, `diff --git` or a marker word first (upper case only, as `_block_marker`
-# has it there).
-_candidate = compiled_on_use(
-    r"\n[^\S\n]*(?:[<>=+\-|*@]|diff --git |SEARCH|REPLACE|ORIGINAL|UPDATED|EDIT)"
-)
-# Formats whose headings are underlined with `=`: there a lone `=======` is a heading.
-_DOCUMENT_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".rest", ".txt", ".adoc", ".org")
-_DOCUMENT_LANGUAGES = frozenset(
-    {"markdown", "md", "mdx", "rst", "restructuredtext", "text", "txt", "plaintext", "adoc"}
-)
-
-
-class MarkerLine(NamedTuple):
-    """A line shaped like an edit marker: its kind, the format it belongs to, its index in the
-    lines it was found in, and its text (stripped)."""
-
-    kind: MarkerKind
-    format: Format
-    index: int
-    text: str
-
-    def failure(self, reply_line: int, what: str) -> Failure:
-        """MALFORMED_BLOCK naming this line; `what` says which text it was found in."""
-        shown = self.text if len(self.text) <= 80 else self.text[:77] + "..."
-        return Failure(
-            ErrorCode.MALFORMED_BLOCK,
-            f"reply line {reply_line}: `{shown}` in {what} is shaped like an edit marker, "
-            f"so the block is not written as it stands; {_MARKER_HINTS[self.format]}",
-            {"line": reply_line, "text": self.text, "marker": str(self.kind)},
-        )
-
-
-_MARKER_HINTS = {
-    Format.SEARCH_REPLACE: "a SEARCH/REPLACE block is `<<<<<<< SEARCH`, the old lines, "
-    "`=======`, the new lines, `>>>>>>> REPLACE` (5 to 9 of `<`, `=`, `>`), each marker alone "
-    "on its line",
-    Format.EDIT: "an EDIT block is `<<<< EDIT`, the old lines, `==== REPLACE`, the new lines, "
-    "`>>>> EDIT END`, each marker alone on its line",
-    Format.UNIFIED_DIFF: "a unified diff is `--- a/path`, `+++ b/path`, then `@@` hunks whose "
-    "lines start with ' ', '-' or '+'",
-    Format.APPLY_PATCH: "a V4A patch is `*** Begin Patch`, `*** Update File: path` (or Add / "
-    "Delete), `@@` chunks, `*** End Patch`",
-}
-
-
-def is_document(path: str | None, language: str | None) -> bool:
-    """Is the text a document format (Markdown, reStructuredText, plain text, ...) where a
-    line of `=` underlines a heading rather than dividing a SEARCH/REPLACE block?"""
-    if language and language.lower() in _DOCUMENT_LANGUAGES:
-        return True
-    return bool(path) and path.lower().endswith(_DOCUMENT_SUFFIXES)
-
-
-def edit_marker(lines: Sequence[str], k: int, document: bool = False) -> MarkerLine | None:
-    """What edit marker `lines[k]` is shaped like, or None. `document`: a lone `=======` is a
-    heading underline there (see `is_document`), not a divider."""
-    s = lines[k].strip()
-    if len(s) < 2 or s[0] not in _MARKER_STARTS:
-        return None
-    first = s[0]
-    m = _block_marker().fullmatch(s) if first in _BLOCK_STARTS else None
-    if m:
-        word = m.group("w1") or m.group("w2")
-        # `=== Search ===` may be a heading in prose; with `<` or `>` any case is a marker
-        if word.isupper() or "<" in s or ">" in s:
-            word = word.upper()
-            edit = word.startswith("EDIT") or (s.startswith("====") and s[4] != "=")
-            fmt = Format.EDIT if edit else Format.SEARCH_REPLACE
-            return MarkerLine(MarkerKind.BLOCK, fmt, k, s)
-    if first in _CONFLICT_STARTS and _conflict_marker().fullmatch(s):
-        return MarkerLine(MarkerKind.CONFLICT, Format.SEARCH_REPLACE, k, s)
-    if first == "=" and _divider_marker().fullmatch(s):
-        return None if document else MarkerLine(MarkerKind.DIVIDER, Format.SEARCH_REPLACE, k, s)
-    if first == "*" and _patch_header().match(s):
-        return MarkerLine(MarkerKind.PATCH, Format.APPLY_PATCH, k, s)
-    if _is_diff_line(lines, k, s):
-        # `@@ def f():` is a V4A chunk header; `@@ -1 +1 @@` and `@@ ... @@` a diff's
-        v4a = s.startswith("@@") and not (s.startswith("@@ -") or s.endswith("@@"))
-        return MarkerLine(MarkerKind.DIFF, Format.APPLY_PATCH if v4a else Format.UNIFIED_DIFF, k, s)
-    return None
-
-
-def _is_diff_line(lines: Sequence[str], k: int, s: str) -> bool:
-    """A unified-diff header line: `diff --git`, a hunk header, `--- a/x` / `+++ b/x`, or a
-    `--- x` / `+++ y` pair (the pair is how a diff is told from a `---` rule or comment)."""
-    if s.startswith("diff --git ") or (s.startswith("@@") and _hunk_header().fullmatch(s)):
-        return True
-    if s.startswith(("--- a/", "+++ b/")) and len(s) > 6 and not s[6].isspace():
-        return True
-    if s.startswith("--- "):
-        return k + 1 < len(lines) and lines[k + 1].strip().startswith("+++ ")
-    if s.startswith("+++ "):
-        return k > 0 and lines[k - 1].strip().startswith("--- ")
-    return False
-
-
-def markers_in(
-    lines: Sequence[str], start: int, stop: int, document: bool = False
-) -> Iterator[MarkerLine]:
-    """Every line in `lines[start:stop]` shaped like an edit marker, in order. One regex over
-    the joined lines picks the few candidates (a fenced body can be most of a 1 MB reply)."""
-    for k in line_starts(_candidate(), lines, start, stop):
-        marker = edit_marker(lines, k, document)
-        if marker is not None:
-            yield marker
-
-
-def find_marker(
-    lines: Sequence[str],
-    start: int,
-    stop: int,
-    kinds: frozenset[MarkerKind] = VERBATIM,
-    document: bool = False,
-) -> MarkerLine | None:
-    """The first line in `lines[start:stop]` shaped like an edit marker of one of `kinds`."""
-    return next((m for m in markers_in(lines, start, stop, document) if m.kind in kinds), None)

@@ -44,17 +44,14 @@ from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk
 from lsp_server.patterns import compiled_on_use
 from lsp_server.reply.common import (
     MAX_MALFORMED,
-    SECTION,
-    MarkerLine,
-    edit_marker,
     find_fences,
-    is_document,
     is_fence_end,
     normalise_newlines,
     normalise_text,
     path_above,
     unread_failure,
 )
+from lsp_server.reply.marker_lines import SECTION, MarkerLine, edit_marker, is_document
 
 SEARCH, DIVIDER, REPLACE = "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"
 

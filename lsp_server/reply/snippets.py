@@ -35,15 +35,13 @@ import re
 
 from lsp_server.model import Action, EditBlock, Format
 from lsp_server.reply.common import (
-    VERBATIM,
     Fence,
     blocks_per_fence,
-    find_marker,
-    is_document,
     looks_like_file_path,
     normalise_text,
     strip_comment_marker,
 )
+from lsp_server.reply.marker_lines import VERBATIM, find_marker, is_document
 from lsp_server.reply.whole_file import NOT_FILES, fence_head
 from lsp_server.resolve.placeholders import is_placeholder_line
 
@@ -319,7 +317,7 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     return blocks_per_fence(lines, _block)
 
 
-def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
+def _block(lines: list[str], fence: Fence, floor: int, index: int) -> EditBlock | None:
     head = fence_head(lines, fence, floor)
     if head.path is not None or fence.end is None:
         return None  # a whole-file block (whole_file reads it), or a cut-off sample
@@ -338,6 +336,7 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
             span,
             language=language,
             error=marker.failure(marker.index + 1, "a code snippet"),
+            index=index,
         )
     if not language:
         language = guess_language(body)
@@ -355,4 +354,5 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
         content=normalise_text(body),
         language=language,
         candidates=candidates,
+        index=index,
     )

@@ -27,17 +27,15 @@ import re
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Target
 from lsp_server.reply.common import (
-    VERBATIM,
     Fence,
     blocks_per_fence,
     clean_path,
-    find_marker,
-    is_document,
     looks_like_file_path,
     normalise_text,
     split_levels,
     strip_comment_marker,
 )
+from lsp_server.reply.marker_lines import VERBATIM, find_marker, is_document
 
 _HEADER = re.compile(r"(?i)^(FILE|TARGET[_ -]?NODE|TARGET[_ -]?PATH)\s*:\s*(.*)$")
 _MAX_HEADER = 64  # header lines looked at, at most (a guard, never reached in practice)
@@ -107,7 +105,7 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     return blocks_per_fence(lines, _block)
 
 
-def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
+def _block(lines: list[str], fence: Fence, floor: int, index: int) -> EditBlock | None:
     stop = fence.end if fence.end is not None else len(lines)
     body = lines[fence.start + 1 : stop]
     path: str | None = None
@@ -182,4 +180,5 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
         target=Target(node=tuple(levels), data_path=data_path),
         language=language,
         error=error,
+        index=index,
     )

@@ -49,7 +49,7 @@ parameter values are the reply's text as it stands, except:
 A call that is plainly meant but cannot be used (no closing tag, no `<path>`, a diff with no
 block, an `insert` without its line) is MALFORMED_BLOCK naming the call and the reason. Text
 written verbatim into a file (a whole-file content, new text) is refused the same way when
-it holds a line shaped like an edit marker (see `common.edit_marker`).
+it holds a line shaped like an edit marker (see `marker_lines.edit_marker`).
 """
 
 from __future__ import annotations
@@ -61,16 +61,9 @@ from typing import NamedTuple
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk, HunkKind
 from lsp_server.reply.agent_tools import MalformedCall, write_action
-from lsp_server.reply.common import (
-    SECTION,
-    VERBATIM,
-    MarkerKind,
-    find_fences,
-    find_marker,
-    is_document,
-    normalise_text,
-)
+from lsp_server.reply.common import find_fences, normalise_text
 from lsp_server.reply.editor_commands import COMMANDS, editor_block
+from lsp_server.reply.marker_lines import SECTION, VERBATIM, MarkerKind, find_marker, is_document
 from lsp_server.reply.search_replace import DiffPart, blocks_from_parts, cline_syntax
 
 # one alternation of literal openers; names are bounded, so a failed match costs little

@@ -20,7 +20,7 @@ the plan creates a missing file, and merges into an existing one (`resolve.merge
 never writing a placeholder line.
 
 A fence holding a line shaped like an edit marker (`------- SEARCH`, `<<<<<<<<<<< SEARCH`, a
-lone `=======`, `--- a/x`, `*** Update File:`, ... see `common.edit_marker`) is never a whole
+lone `=======`, `--- a/x`, `*** Update File:`, ... see `marker_lines.edit_marker`) is never a whole
 file: the model meant an edit, and if no known format read it, it is MALFORMED_BLOCK naming
 that line. `stray_markers` applies the same rule to the fences the finders read only in part.
 """
@@ -36,22 +36,24 @@ from typing import NamedTuple
 
 from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format
 from lsp_server.reply.common import (
-    UNMISTAKABLE,
-    VERBATIM,
     Fence,
-    MarkerLine,
     blocks_per_fence,
     clean_path,
     dedent_indented_fences,
-    edit_marker,
     find_fences,
-    find_marker,
-    is_document,
     looks_like_file_path,
-    markers_in,
     normalise_text,
     path_from_info,
     strip_comment_marker,
+)
+from lsp_server.reply.marker_lines import (
+    UNMISTAKABLE,
+    VERBATIM,
+    MarkerLine,
+    edit_marker,
+    find_marker,
+    is_document,
+    markers_in,
 )
 
 NOT_FILES = frozenset(
@@ -155,7 +157,7 @@ def fence_head(lines: list[str], fence: Fence, floor: int) -> FenceHead:
     return FenceHead(language, path, before_line if before is not None else fence.start, skip)
 
 
-def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
+def _block(lines: list[str], fence: Fence, floor: int, index: int) -> EditBlock | None:
     head = fence_head(lines, fence, floor)
     path, language = head.path, head.language
     if path is None or language in NOT_FILES:
@@ -173,6 +175,7 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
             span,
             language=language,
             error=marker.failure(marker.index + 1, "a fenced block"),
+            index=index,
         )
     body = lines[fence.start + 1 + head.skip : stop]
     error = None
@@ -191,6 +194,7 @@ def _block(lines: list[str], fence: Fence, floor: int) -> EditBlock | None:
         content=normalise_text(body),
         language=language,
         error=error,
+        index=index,
     )
 
 

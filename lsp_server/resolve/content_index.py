@@ -231,6 +231,31 @@ def candidates(index: ContentIndex, old: Sequence[str], how: str) -> list[int]:
     return out
 
 
+# Normalisations from the strictest to the loosest, each keeping whatever the one before
+# it keeps: lines equal as written are equal without their trailing white space, and lines
+# equal so are equal without any (`str.strip` is `str.lstrip` of `str.rstrip`). The places
+# a block has under one are among its places under any looser one.
+NESTED = ("exact", "rstrip", "strip")
+# Candidates x block lines up to which `candidates_among` filters a looser rung's places
+# rather than the text being searched again.
+AMONG_CELLS = 200_000
+
+
+def candidates_among(
+    index: ContentIndex, old: Sequence[str], how: str, looser: list[int]
+) -> list[int]:
+    """`candidates(index, old, how)`, given `looser`: every place of `old` under a
+    normalisation after `how` in `NESTED` (so every place under `how` too). Those of them
+    where each line also reads as `how` reads it: no pass over the text, which a block
+    asked about under three normalisations would otherwise make three times."""
+    if len(looser) * len(old) > AMONG_CELLS:
+        return candidates(index, old, how)
+    norm = NORMALISERS[how]
+    keys = [norm(line) for line in old]
+    lines = index.lines
+    return [s for s in looser if all(norm(lines[s + j]) == k for j, k in enumerate(keys))]
+
+
 def raw_candidates(index: ContentIndex, keys: list[str], how: str) -> list[int] | None:
     """`candidates` for a whitespace rung without normalising the file: None when it
     cannot tell (no raw text, a blank block, or too many places to look at).

@@ -32,7 +32,7 @@ from lsp_server.model import (
     Reindent,
 )
 from lsp_server.resolve import applied
-from lsp_server.resolve.content_index import candidates
+from lsp_server.resolve.content_index import candidates, candidates_among
 from lsp_server.resolve.file_text import FileText, remember
 from lsp_server.resolve.indent import infer_shift, swap_prefix
 from lsp_server.resolve.match import NO_HINTS, Hints, Match
@@ -268,15 +268,19 @@ def _already_there(ft: FileText, new: str, old: str) -> bool:
     if not new_lines or new == old or not any(x.strip() for x in new_lines):
         return False
     index, n = ft.index, len(new_lines)
+    # searched once, under the loosest reading: its places hold the stricter ones' (NESTED)
+    loose = candidates(index, new_lines, "strip")
+    if not loose:
+        return False
     for how in ("exact", "rstrip"):
-        found = candidates(index, new_lines, how)
+        found = candidates_among(index, new_lines, how, loose)
         if found:
             return len(found) == 1
     contents = ft.contents
     shifted = [
         s
-        for s in candidates(index, new_lines, "strip")
-        if infer_shift(new_lines, contents[s : s + n], contents, index.unit) is not None
+        for s in loose
+        if infer_shift(new_lines, contents[s : s + n], contents, index.lazy_unit) is not None
     ]
     return len(shifted) == 1
 

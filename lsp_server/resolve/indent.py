@@ -58,6 +58,13 @@ def _standard_change(a: int, b: int) -> bool:
     return a in _STANDARD_UNITS and b in _STANDARD_UNITS and max(a, b) % min(a, b) == 0
 
 
+# The unit sizes `detect_unit` answers with, besides a tab (`TAB_WIDTH` columns).
+_DETECTED = (2, 3, 4, 8)
+# Every indent level's width in columns `detect_unit` can give: a caller whose answer is
+# the same for each of them need not walk the file to detect it.
+UNIT_SIZES = frozenset({TAB_WIDTH, *_DETECTED})
+
+
 def detect_unit(lines: Sequence[str]) -> str:
     """The file's one-level indent string: a tab, or the gcd of its space indents (2/4/8)."""
     tabs = spaces = 0
@@ -73,7 +80,7 @@ def detect_unit(lines: Sequence[str]) -> str:
             g = gcd(g, len(ind))
     if tabs > spaces:
         return "\t"
-    return " " * (g if g in (2, 3, 4, 8) else 4)
+    return " " * (g if g in _DETECTED else 4)
 
 
 class IndentShift(NamedTuple):

@@ -33,7 +33,7 @@ from lsp_server.model import (
 )
 from lsp_server.report import percent
 from lsp_server.resolve.alignment import realign
-from lsp_server.resolve.content_index import ContentIndex, candidates
+from lsp_server.resolve.content_index import ContentIndex, candidates, candidates_among
 from lsp_server.resolve.indent import IndentShift, infer_shift
 from lsp_server.resolve.match import NO_HINTS, Hints, Match
 from lsp_server.resolve.placeholders import is_placeholder_line as is_elision_line
@@ -60,7 +60,6 @@ def _too_many(starts: Sequence[int], n: int, how: MatchKind) -> PlacementError:
         length=n,
         unchecked=True,
     )
-
 
 
 def _pick(starts: list[int], n: int, hints: Hints, total: int, index: ContentIndex) -> list[int]:
@@ -210,16 +209,24 @@ def _locate_equal(index: ContentIndex, old: Sequence[str], hints: Hints) -> Matc
     them finds anything."""
     lines = index.lines
     n, total = len(old), len(lines)
-    for how, kind in (("exact", MatchKind.EXACT), ("rstrip", MatchKind.WHITESPACE)):
-        starts = _pick(candidates(index, old, how), n, hints, total, index)
-        if len(starts) == 1:
-            return Match(starts[0], starts[0] + n, kind)
-        if len(starts) > 1:
-            raise ambiguous_error(starts, n, kind)
+    starts = _pick(candidates(index, old, "exact"), n, hints, total, index)
+    if len(starts) == 1:
+        return Match(starts[0], starts[0] + n, MatchKind.EXACT)
+    if len(starts) > 1:
+        raise ambiguous_error(starts, n, MatchKind.EXACT)
+    # the trailing white space rung's places are among the indentation rung's: the text is
+    # searched once, for the looser (a block on its way to the indentation rung, or to the
+    # fuzzy one, searched it twice)
+    loose = candidates(index, old, "strip")
+    starts = _pick(candidates_among(index, old, "rstrip", loose), n, hints, total, index)
+    if len(starts) == 1:
+        return Match(starts[0], starts[0] + n, MatchKind.WHITESPACE)
+    if len(starts) > 1:
+        raise ambiguous_error(starts, n, MatchKind.WHITESPACE)
 
     starts = []
     shifts: dict[int, IndentShift] = {}
-    stripped = _pick(candidates(index, old, "strip"), n, hints, total, index)
+    stripped = _pick(loose, n, hints, total, index)
     if len(stripped) > 1 and len(stripped) * n > _SHIFT_CELLS:
         raise _too_many(stripped, n, MatchKind.INDENT)
     for s in stripped:

@@ -33,7 +33,7 @@ from lsp_server.linediff import line_opcodes
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
 from lsp_server.resolve.blank_pairs import same_lines
 from lsp_server.resolve.content_index import ContentIndex
-from lsp_server.resolve.indent import TAB_WIDTH, indent_of, infer_shift, width
+from lsp_server.resolve.indent import TAB_WIDTH, UNIT_SIZES, indent_of, infer_shift, width
 from lsp_server.resolve.match import Match
 from lsp_server.resolve.placeholders import is_placeholder_line
 
@@ -301,9 +301,12 @@ def _refuse_off_grid(index: ContentIndex, shift: int, depth: int, reply: int, j:
     of the quote, the new lines meant at their own depth; or the reply moves them by those
     columns. When only the second reading puts a new line off the file's indentation
     grid, the two give different files: refused, not guessed."""
+    # The file's unit costs a walk over its first lines (`detect_unit`); it is one of a
+    # few sizes, and when every one of them lets the line through, so does the file's.
+    if not any(_off_grid(size, shift, depth, reply) for size in UNIT_SIZES):
+        return
     unit = index.unit
-    size = TAB_WIDTH if unit == "\t" else len(unit)
-    if size < 2 or not shift % size or not depth % size or reply % size:
+    if not _off_grid(TAB_WIDTH if unit == "\t" else len(unit), shift, depth, reply):
         return
     raise PlacementError.of(
         ErrorCode.TEXT_AMBIGUOUS,
@@ -315,6 +318,12 @@ def _refuse_off_grid(index: ContentIndex, shift: int, depth: int, reply: int, j:
         line=j + 1,
         columns=[reply, depth],
     )
+
+
+def _off_grid(size: int, shift: int, depth: int, reply: int) -> bool:
+    """Whether, with indent levels of `size` columns, the quote is moved by no whole level
+    (`shift`) while the line lands on the grid moved (`depth`) and off it as written."""
+    return size >= 2 and bool(shift % size) and bool(depth % size) and not reply % size
 
 
 def _partners(rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]) -> dict[int, int]:

@@ -4,6 +4,7 @@ checked --fuzzy-threshold, --strict, --only."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ def test_help_lists_exit_codes_formats_an_example_and_the_docs(tmp_path, capsys)
         "exit codes:",
         "0  every block placed",
         "1  a block failed",
+        "undo, or a file changed since (named)",
         "2  usage error",
         "SEARCH/REPLACE",
         "*** Begin Patch",
@@ -52,16 +54,12 @@ def test_check_accepts_dry_run(tmp_path):
     assert (tmp_path / "a.py").read_text() == "x = 1\n"
 
 
+@pytest.mark.parametrize("joined", [True, False])  # `--fuzzy-threshold=2`, `--fuzzy-threshold 2`
 @pytest.mark.parametrize("value", ["2", "-1", "0", "nan", "1.01", "abc"])
-def test_a_fuzzy_threshold_outside_0_1_is_a_usage_error(tmp_path, value):
+def test_a_fuzzy_threshold_outside_0_1_is_a_usage_error(tmp_path, value, joined):
     put(tmp_path, {"a.py": "x = 1\n"})
-    r = llm_patch(
-        "check",
-        "-",
-        f"--fuzzy-threshold={value}",
-        cwd=tmp_path,
-        stdin=sr("a.py", "x = 1\n", "x = 2\n"),
-    )
+    option = [f"--fuzzy-threshold={value}"] if joined else ["--fuzzy-threshold", value]
+    r = llm_patch("check", "-", *option, cwd=tmp_path, stdin=sr("a.py", "x = 1\n", "x = 2\n"))
     assert r.returncode == 2
     assert "wants a number in (0, 1]" in r.stderr
 
@@ -102,6 +100,7 @@ def test_strict_refuses_a_syntax_breaking_edit_and_writes_nothing(tmp_path):
     assert "✗ block 1 a.py (reply lines 1-8): SYNTAX_BROKEN" in r.stdout
     assert "refused (--strict; without it the file is written" in r.stdout
     assert "nothing was written" in r.stdout
+    assert "! SYNTAX_BROKEN" not in r.stdout  # said once, at the block: nothing to check
     assert (tmp_path / "a.py").read_text() == "y = 2\n"
     assert (tmp_path / "b.py").read_text() == "z = 1\n"
     report = json.loads(
@@ -111,6 +110,8 @@ def test_strict_refuses_a_syntax_breaking_edit_and_writes_nothing(tmp_path):
     assert report["blocks"][0]["error"]["code"] == "SYNTAX_BROKEN"
     assert report["files"] == []  # held back like any block beside a failure
     assert report["blocks"][1]["status"] == "skipped"
+    assert all(w["type"] != "SYNTAX_BROKEN" for w in report["warnings"])
+    assert "SYNTAX_BROKEN" not in "".join(report["problems"][1:])  # one line: the block's
 
 
 def test_strict_with_partial_writes_the_files_that_parse(tmp_path):
@@ -149,7 +150,13 @@ def test_only_is_atomic_over_the_chosen_blocks(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "value, words", [("4", "the reply has 3 blocks"), ("0", "count from 1"), ("x", "block numbers")]
+    "value, words",
+    [
+        ("4", "the reply has 3 blocks"),
+        ("0", "count from 1"),
+        ("x", "block numbers"),
+        ("3-2", "a range goes from the lower number to the higher (2-3)"),
+    ],
 )
 def test_only_names_blocks_the_reply_has(tmp_path, value, words):
     put(tmp_path, {"a.py": "a = 1\n", "b.py": "b = 1\n", "c.py": "c = 1\n"})
@@ -157,3 +164,41 @@ def test_only_names_blocks_the_reply_has(tmp_path, value, words):
     assert r.returncode == 2
     assert words in r.stderr
     assert (tmp_path / "a.py").read_text() == "a = 1\n"
+
+
+def _synopsis(doc: str) -> dict[str, str]:
+    """The command line's synopsis in a document, per subcommand (its continuation lines
+    with it)."""
+    text = (Path(__file__).resolve().parents[2] / doc).read_text()
+    start = text.index("```\nllm-patch apply REPLY|-") + 4
+    block = text[start : text.index("```", start)]
+    out: dict[str, str] = {}
+    command = None
+    for line in block.splitlines():
+        if line.startswith("llm-patch "):
+            command = line.split()[1]
+        out[command] = out.get(command, "") + line + "\n"
+    return out
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/design.md"])
+@pytest.mark.parametrize("command", ["apply", "check", "undo", "recover", "serve"])
+def test_the_synopses_name_every_option(doc, command):
+    """README's and docs/design.md's synopses are what a newcomer reads first: each option
+    the parser takes is in them, and none they name is missing from the parser."""
+    import argparse
+
+    from lsp_server.cli.args import parser
+
+    top = parser(command)
+    sub = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    options = {
+        s
+        for action in sub.choices[command]._actions
+        for s in action.option_strings
+        if s.startswith("--") and s != "--help"
+    }
+    shown = _synopsis(doc)[command]
+    assert {o for o in options if o not in shown} == set(), shown
+    named = set(re.findall(r"--[a-z][a-z-]*", shown.split("#")[0]))
+    assert named <= options, named - options

@@ -86,6 +86,51 @@ def test_an_absolute_path_naming_nothing_under_the_root_gets_no_hint(tmp_path):
     assert "hint" not in json.loads(r.stdout)["blocks"][0]
 
 
+CREATE = (
+    "<function=str_replace_editor>\n<parameter=command>create</parameter>\n"
+    "<parameter=path>/workspace/app/new.py</parameter>\n"
+    "<parameter=file_text>y = 1\n</parameter>\n</function>\n"
+)
+
+
+def test_an_agents_absolute_path_for_a_new_file_names_its_folder_and_the_option(tmp_path):
+    """OpenHands' `create` names a file nobody has yet: the folder it goes in is the
+    evidence that the prefix is the agent's."""
+    put(tmp_path, {"app/models.py": "x = 1\n"})
+    r = llm_patch("apply", "-", cwd=tmp_path, stdin=CREATE)
+    assert r.returncode == 1
+    hint = next(line for line in r.stdout.splitlines() if "hint:" in line)
+    assert "the root has the folder app/ (for a new app/new.py)" in hint
+    assert "--strip-prefix /workspace " in hint
+    assert not (tmp_path / "app/new.py").exists()
+    r = llm_patch("apply", "-", "--strip-prefix", "/workspace", cwd=tmp_path, stdin=CREATE)
+    assert r.returncode == 0, r.stdout
+    assert (tmp_path / "app/new.py").read_text() == "y = 1\n"
+
+
+def test_a_relative_path_under_a_folder_the_model_added_names_the_file_and_the_option(
+    tmp_path,
+):
+    """`testbed/app/models.py` (or the project's own name in front): the root has the rest."""
+    put(tmp_path, {"app/models.py": "x = 1\n"})
+    reply = sr("testbed/app/models.py", "x = 1\n", "x = 2\n")
+    r = llm_patch("apply", "-", cwd=tmp_path, stdin=reply)
+    assert r.returncode == 1 and "FILE_NOT_FOUND" in r.stdout
+    hint = next(line for line in r.stdout.splitlines() if "hint:" in line)
+    assert "the root has app/models.py: rerun with --strip-prefix testbed " in hint
+    r = llm_patch("apply", "-", "--strip-prefix", "testbed", cwd=tmp_path, stdin=reply)
+    assert r.returncode == 0, r.stdout
+    assert (tmp_path / "app/models.py").read_text() == "x = 2\n"
+
+
+def test_a_missing_relative_file_is_not_offered_a_folder(tmp_path):
+    """An edit needs its file: a folder of the same name elsewhere is no evidence."""
+    put(tmp_path, {"app/models.py": "x = 1\n"})
+    reply = sr("src/app/gone.py", "x = 1\n", "x = 2\n")
+    report = json.loads(llm_patch("check", "-", "--json", cwd=tmp_path, stdin=reply).stdout)
+    assert "hint" not in report["blocks"][0]
+
+
 @pytest.mark.parametrize("prefix", ["/workspace", "/workspace/"])
 def test_strip_prefix_still_refuses_paths_that_leave_the_root(tmp_path, prefix):
     root = tmp_path / "root"
@@ -122,3 +167,19 @@ def test_file_is_relative_to_where_the_user_stands_when_the_root_is_found(tmp_pa
     assert (tmp_path / "src/app.py").read_text() == "def f():\n    return 2\n"
     r = llm_patch("apply", "-", "--file", "../../x.py", cwd=tmp_path / "src", stdin=snippet)
     assert r.returncode == 2 and "is outside the root" in r.stderr
+
+
+def test_a_file_named_without_its_folders_names_the_file_of_that_name(tmp_path):
+    """`util.js` for the root's `src/app/util.js`: no option maps it; the hint names it."""
+    put(tmp_path, {"src/app/util.js": "x = 1\n", "src/other.js": "x = 1\n"})
+    r = llm_patch("apply", "-", cwd=tmp_path, stdin=sr("util.js", "x = 1\n", "x = 2\n"))
+    assert r.returncode == 1 and "FILE_NOT_FOUND" in r.stdout
+    hint = next(line for line in r.stdout.splitlines() if "hint:" in line)
+    assert "the one file named util.js under the root is src/app/util.js" in hint
+    assert r.stdout.rstrip().endswith("the hints above say where the files are")
+    assert (tmp_path / "src/app/util.js").read_text() == "x = 1\n"
+    put(tmp_path, {"lib/util.js": "x = 1\n"})
+    report = json.loads(
+        llm_patch("check", "-", "--json", cwd=tmp_path, stdin=sr("util.js", "x = 1\n", "")).stdout
+    )
+    assert "are lib/util.js, src/app/util.js" in report["blocks"][0]["hint"]

@@ -56,8 +56,9 @@ def test_the_last_line_says_what_was_written(report, dry):
         assert last == "✗ no edit blocks in the reply: nothing was written"
     elif failed:
         assert last.startswith(f"✗ {failed} of {len(blocks)} block")
-        if written:
-            assert "were written" in last
+        if written:  # "the 1 that placed was written", "the 2 that placed were written"
+            placed = len(blocks) - failed
+            assert f"the {placed} that placed {'was' if placed == 1 else 'were'} written" in last
         elif not dry:
             assert "nothing was written" in last
             assert ("--partial" in last) == (failed < len(blocks))

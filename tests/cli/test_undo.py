@@ -44,8 +44,9 @@ def test_undo_puts_back_every_file_the_last_apply_changed(tmp_path):
     r = llm_patch("undo", cwd=root / "src")
     assert r.returncode == 0, r.stdout + r.stderr
     assert tree(root) == before
-    assert "✓ put back 4 files" in r.stdout
-    assert f"root: {root} (the git repository's top)" in r.stdout
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"root: {root} (the git repository's top)"  # first, as for an apply
+    assert lines[-1].startswith("✓ put back 4 files: ")  # last: what was done
     again = llm_patch("undo", cwd=root)
     assert again.returncode == 1
     assert "no apply to undo in this root" in again.stderr
@@ -75,6 +76,7 @@ def test_undo_dry_run_shows_the_diff_and_writes_nothing(tmp_path):
     r = llm_patch("undo", "--dry-run", cwd=root)
     assert r.returncode == 0
     assert "-    return 2\n+    return 1" in r.stdout and "would put back 4 files" in r.stdout
+    assert r.stdout.rstrip().endswith("; nothing written (dry run)")
     assert tree(root) == after
     assert llm_patch("undo", cwd=root).returncode == 0  # the record is still there
 
@@ -173,7 +175,7 @@ def test_undo_without_the_root_the_apply_had_names_it(tmp_path):
     root = put(git_repo(tmp_path / "repo"), {"pkg/a.py": "a = 1\n"})
     reply = sr("a.py", "a = 1\n", "a = 2\n")
     applied = llm_patch("apply", "-", "--root", ".", cwd=root / "pkg", stdin=reply)
-    assert applied.stdout.rstrip().endswith("(`llm-patch undo --root .` puts them back)")
+    assert applied.stdout.rstrip().endswith("(`llm-patch undo --root .` puts it back)")
     r = llm_patch("undo", cwd=root / "pkg")  # the root is now the repository's top
     assert r.returncode == 1
     assert f"run `llm-patch undo --root {root / 'pkg'}`" in r.stderr

@@ -48,7 +48,7 @@ def test_a_failed_apply_says_nothing_was_written_and_how_to_write_the_rest(shop)
     r = llm_patch("apply", "-", "--partial", cwd=shop, stdin=ONE_FAILS)
     assert r.returncode == 1
     assert r.stdout.rstrip().endswith(
-        "the 1 that placed were written (1 file changed); `llm-patch undo` puts them back"
+        "the 1 that placed was written (1 file changed); `llm-patch undo` puts it back"
     )
     assert "def drop" in (shop / "shop" / "cart.py").read_text()
 
@@ -97,6 +97,8 @@ def test_a_close_match_above_the_threshold_says_why_it_was_refused(shop):
     # under the threshold, the similarity says it all: no such line
     r = llm_patch("check", "-", "--fuzzy-threshold", "0.9", cwd=shop, stdin=ONE_FAILS)
     assert "why not placed" not in r.stdout
+    r = llm_patch("check", "-", "--fuzzy-threshold", "0.805", cwd=shop, stdin=ONE_FAILS)
+    assert "83% alike, above the 80.5% threshold" in r.stdout  # as given, not floored
     report = json.loads(llm_patch("check", "-", "--json", cwd=shop, stdin=ONE_FAILS).stdout)
     assert "rewritten" in report["blocks"][0]["why_not_fuzzy"]
 
@@ -104,23 +106,43 @@ def test_a_close_match_above_the_threshold_says_why_it_was_refused(shop):
 REAPPLIED = (
     "*** Begin Patch\n*** Add File: new.py\n+x = 1\n*** End Patch\n\n"
     "```python\n# FILE: a.py\n# TARGET_NODE: f\ndef f():\n    return 2\n```\n\n"
-    "<write_to_file>\n<path>w.txt</path>\n<content>\nhello\n</content>\n</write_to_file>\n"
+    "<write_to_file>\n<path>w.txt</path>\n<content>\nhello\n</content>\n</write_to_file>\n\n"
+    + sr("b.py", "B = 1\n", "B = 2\n")
+    + "\nIn `c.py`, change the constant:\n\n```diff\n-C = 1\n+C = 3\n```\n\n"
+    "*** Begin Patch\n*** Delete File: gone.py\n*** End Patch\n"
 )
+REAPPLIED_PATHS = ("new.py", "a.py", "w.txt", "b.py", "c.py", "gone.py")
 
 
 def test_a_reply_applied_again_says_already_applied(tmp_path):
-    put(tmp_path, {"a.py": "def f():\n    return 1\n"})
+    """Every kind of block, applied a second time, says so: an Add File, a structural
+    block, a write_to_file, a SEARCH/REPLACE, a headerless diff whose file the prose names
+    (its old lines are gone now: the named file holding its new lines is that file) and a
+    Delete File."""
+    put(tmp_path, {"a.py": "def f():\n    return 1\n", "b.py": "B = 1\n", "c.py": "C = 1\n"})
+    put(tmp_path, {"gone.py": "G = 1\n"})
     first = llm_patch("apply", "-", cwd=tmp_path, stdin=REAPPLIED)
     assert first.returncode == 0, first.stdout + first.stderr
     again = llm_patch("apply", "-", cwd=tmp_path, stdin=REAPPLIED)
-    assert again.returncode == 0
-    for n, path in ((1, "new.py"), (2, "a.py"), (3, "w.txt")):
+    assert again.returncode == 0, again.stdout
+    for n, path in enumerate(REAPPLIED_PATHS, 1):
         assert f"✓ block {n} {path}: already applied" in again.stdout
+    assert "gone.py: already applied (the file is already gone" in again.stdout
     assert "(overwrite)" not in again.stdout and "validated" not in again.stdout
-    assert again.stdout.rstrip().endswith("✓ nothing to change: 3 blocks already applied")
+    assert again.stdout.rstrip().endswith("✓ nothing to change: 6 blocks already applied")
     report = json.loads(llm_patch("check", "-", "--json", cwd=tmp_path, stdin=REAPPLIED).stdout)
-    assert [b.get("already_applied") for b in report["blocks"]] == [True] * 3
-    assert report["summary"] == "nothing to change: 3 edits already applied."
+    assert [b.get("already_applied") for b in report["blocks"]] == [True] * 6
+    assert report["summary"] == "nothing to change: 6 edits already applied."
+
+
+def test_a_headerless_diff_is_not_taken_as_applied_on_blank_lines_alone(tmp_path):
+    """The named file holding a diff's new side is evidence only when that side says
+    something: a diff that adds blank lines finds them in any file."""
+    put(tmp_path, {"c.py": "C = 1\n\nD = 2\n"})
+    reply = "In `c.py`:\n\n```diff\n-X = 9\n+\n```\n"
+    r = llm_patch("apply", "-", cwd=tmp_path, stdin=reply)
+    assert r.returncode == 1
+    assert "TARGET_NOT_FOUND" in r.stdout and "already applied" not in r.stdout
 
 
 @pytest.mark.parametrize("reply", ["", "\n\n  \n"])

@@ -21,8 +21,11 @@ CORPORA = (
 
 def missing(what: str) -> str:
     """The skip reason of a test whose corpus is absent: what to run to have it."""
+    # the folder beside the repository is a fallback few have: name where the script puts
+    # the corpora unless that folder is really there
+    where = CORPORA if CORPORA.is_dir() or CORPORA == FETCHED else FETCHED
     return (
-        f"{what} not found in {CORPORA}: fetch it with `python3 tools/fetch_conformance.py` "
+        f"{what} not found in {where}: fetch it with `python3 tools/fetch_conformance.py` "
         "(from upstream at pinned commits, hash-checked), or set LLM_PATCH_CONFORMANCE"
     )
 

@@ -36,6 +36,25 @@ CLIENTS = ["visual-studio-code", "neovim@v0.10.0", "neovim@v0.11.0"]
 SERVER = [sys.executable, "-m", "lsp_server"]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "only_clients(*specs): run the test with these editors of CLIENTS only"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test of what only some editors do (VS Code's preview) runs with those: the other
+    editors' cases are deselected, not skipped — a skip says a tool is missing."""
+    kept, dropped = [], []
+    for item in items:
+        marker = item.get_closest_marker("only_clients")
+        spec = getattr(getattr(item, "callspec", None), "params", {}).get("client")
+        (dropped if marker and spec is not None and spec not in marker.args else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 def fixed_converter():
     """lsprotocol 2025.0.0 decodes any `CodeAction` that has a `command` as a `Command`
     (it only checks that the key exists); tell them apart by the key's type instead."""

@@ -138,9 +138,8 @@ FUZZY_REPLY = sr("a.py", "x = 1\n", "x = 2\n") + sr(
 )
 
 
+@pytest.mark.only_clients("visual-studio-code")
 async def test_a_block_left_out_in_the_preview_is_reported_left_out(client: EditorClient, ws: Path):
-    if client.spec != "visual-studio-code":
-        pytest.skip("only VS Code shows a preview whose edits can be unticked")
     client.write("a.py", "x = 1\n")
     client.write("m.py", FUZZY_FILE)
     client.open("m.py")
@@ -157,14 +156,13 @@ async def test_a_block_left_out_in_the_preview_is_reported_left_out(client: Edit
     assert "changed: a.py" in message and "applied whole" in message
 
 
+@pytest.mark.only_clients("visual-studio-code")
 async def test_a_file_not_open_left_out_in_the_preview_is_reported_left_out(
     client: EditorClient, ws: Path
 ):
     """A preview of exact blocks in files the editor has not open: VS Code opens a document
     only for an edit it applies, so a file it opened none for, still as planned on disk,
     was unticked — reported left out, not applied."""
-    if client.spec != "visual-studio-code":
-        pytest.skip("only VS Code shows a preview whose edits can be unticked")
     client.write("a.py", "x = 1\n")
     client.write("b.py", "y = 1\n")
     client.leave_out = {client.uri("b.py")}
@@ -175,9 +173,8 @@ async def test_a_file_not_open_left_out_in_the_preview_is_reported_left_out(
     assert "left out in the editor's preview: #1 b.py" in report["summary"]
 
 
+@pytest.mark.only_clients("visual-studio-code")
 async def test_a_declined_preview_is_left_out_not_stale(client: EditorClient, ws: Path):
-    if client.spec != "visual-studio-code":
-        pytest.skip("only VS Code shows a preview that can be declined")
     client.write("a.py", "x = 1\n")
     client.write("m.py", FUZZY_FILE)
     client.refuse_next = True  # Discard in the preview: applied false, no reason

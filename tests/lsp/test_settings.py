@@ -79,9 +79,8 @@ async def test_atomic_setting_off_applies_what_places(client: EditorClient, ws: 
     await client.wait_for(lambda: client.text(target) == "x = 2\n")
 
 
+@pytest.mark.only_clients("visual-studio-code")
 async def test_confirm_fuzzy_setting(client: EditorClient, ws: Path):
-    if client.spec != "visual-studio-code":
-        pytest.skip("only VS Code advertises change annotations")
     client.write("f.py", "def f():\n    # compute the answer carefully\n    return 42\n")
     reply = sr("f.py", "    # compute answer carefully\n    return 42\n", "    return 43\n")
     await client.settings({"confirmFuzzy": False})

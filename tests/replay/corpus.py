@@ -31,7 +31,6 @@ import argparse
 import contextlib
 import io
 import json
-import shutil
 import sys
 import tempfile
 from collections import Counter
@@ -115,22 +114,28 @@ def cases(source: str | None = None) -> list[Case]:
     return found
 
 
-def replay(case: Case) -> Replay:
-    before = case.before()
+def _apply(reply: Path, files: dict[str, bytes]) -> tuple[int, dict, dict[str, bytes]]:
+    """`llm-patch apply reply --root <files> --json` on a temporary copy of `files`: the exit
+    code, the JSON report and the files as the run left them."""
     with tempfile.TemporaryDirectory(prefix="llm-patch-replay-") as tmp:
         root = Path(tmp) / "ws"
-        if (case.folder / "before").is_dir():
-            # the copy is the user's own files: writable whatever modes the data has
-            shutil.copytree(case.folder / "before", root, copy_function=shutil.copyfile)
-            for p in [root, *root.rglob("*")]:
-                p.chmod(0o755 if p.is_dir() else 0o644)
-        else:
-            root.mkdir()
+        root.mkdir()
+        # the copy is the user's own files: writable whatever modes the data has
+        for path, data in files.items():
+            target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            code = cli.run(["apply", str(case.folder / "reply.md"), "--root", str(root), "--json"])
+            code = cli.run(["apply", str(reply), "--root", str(root), "--json"])
         result = _tree(root)
     report = json.loads(out.getvalue()) if out.getvalue().strip() else {}
+    return code, report, result
+
+
+def replay(case: Case) -> Replay:
+    before = case.before()
+    code, report, result = _apply(case.folder / "reply.md", before)
     expected = case.expected()
     if expected is None and case.expect == "refuse":
         expected = before  # leaving the files alone is the right answer
@@ -141,6 +146,18 @@ def replay(case: Case) -> Replay:
     else:  # written, and not the known after state (or none is known: not provably right)
         outcome = "wrong"
     return Replay(case, outcome, code, report, result)
+
+
+def again(first: Replay) -> Replay:
+    """The same reply applied a second time, to the files its first run left: `right` when
+    it leaves them alone with exit 0 (every block already applied), `refused` when it leaves
+    them alone and fails, `wrong` when it writes."""
+    code, report, result = _apply(first.case.folder / "reply.md", first.result)
+    if result != first.result:
+        outcome = "wrong"
+    else:
+        outcome = "right" if code == 0 else "refused"
+    return Replay(first.case, outcome, code, report, result)
 
 
 def _rows(replays: list[Replay], by: str) -> dict[str, Counter]:

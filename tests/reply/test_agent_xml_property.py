@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from lsp_server.reply.common import edit_marker
+from lsp_server.reply.marker_lines import edit_marker
 from lsp_server.reply.search_replace import cline_syntax
 from tests.reply.agent_workspace import examples, place
 

@@ -12,12 +12,8 @@ import pytest
 from lsp_server.model import MatchKind
 from lsp_server.plan import plan_reply
 from lsp_server.reply import parse_reply
-from lsp_server.reply.common import (
-    dedent_indented_fences,
-    indent_spaces,
-    prefix_spaces,
-    read_web_spaces,
-)
+from lsp_server.reply.common import dedent_indented_fences
+from lsp_server.reply.page_text import indent_spaces, prefix_spaces, read_web_spaces
 from lsp_server.workspace import DiskWorkspace
 
 NBSP = "\u00a0"

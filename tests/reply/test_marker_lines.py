@@ -30,18 +30,15 @@ from hypothesis import strategies as st
 from lsp_server.model import Format, Snapshot
 from lsp_server.plan import PlanOptions, plan_reply
 from lsp_server.reply import parse_reply
-from lsp_server.reply.common import (
+from lsp_server.reply.common import Fence, fence_open, find_fences, is_fence_close
+from lsp_server.reply.marker_lines import (
     SECTION,
     UNMISTAKABLE,
     VERBATIM,
-    Fence,
     MarkerKind,
     edit_marker,
-    fence_open,
-    find_fences,
     find_marker,
     is_document,
-    is_fence_close,
     markers_in,
 )
 from lsp_server.workspace import relative_path
@@ -203,25 +200,25 @@ def test_a_marker_pattern_only_matches_lines_its_first_character_test_lets_throu
     """`edit_marker` runs each pattern only on lines starting with a character that pattern
     can start with (most lines of code start with none, so no pattern is compiled or run for
     them): the test must never turn away a line the pattern matches."""
-    from lsp_server.reply import common
+    from lsp_server.reply import marker_lines
 
     line = data.draw(st.one_of(st.just(line), MARKERS, BLOCK_MARKERS, OTHER_MARKERS))
     s = line.strip()
     if not s:
         return
     guarded = (
-        (common._block_marker(), common._BLOCK_STARTS),
-        (common._conflict_marker(), common._CONFLICT_STARTS),
-        (common._divider_marker(), "="),
-        (common._hunk_header(), "@"),
+        (marker_lines._block_marker(), marker_lines._BLOCK_STARTS),
+        (marker_lines._conflict_marker(), marker_lines._CONFLICT_STARTS),
+        (marker_lines._divider_marker(), "="),
+        (marker_lines._hunk_header(), "@"),
     )
     for pattern, starts in guarded:
         if pattern.fullmatch(s):
             assert s[0] in starts, (pattern.pattern, s)
-    if common._patch_header().match(s):
+    if marker_lines._patch_header().match(s):
         assert s[0] == "*"
-    for starts in (common._BLOCK_STARTS, common._CONFLICT_STARTS, "=", "@", "*"):
-        assert set(starts) <= common._MARKER_STARTS
+    for starts in (marker_lines._BLOCK_STARTS, marker_lines._CONFLICT_STARTS, "=", "@", "*"):
+        assert set(starts) <= marker_lines._MARKER_STARTS
 
 
 # --- the property -----------------------------------------------------------------------------

@@ -19,12 +19,8 @@ from hypothesis import strategies as st
 
 from lsp_server.model import EditBlock
 from lsp_server.reply import FINDERS, Gated, parse_reply
-from lsp_server.reply.common import (
-    ReplyLines,
-    dedent_indented_fences,
-    find_fences,
-    read_web_spaces,
-)
+from lsp_server.reply.common import ReplyLines, dedent_indented_fences, find_fences
+from lsp_server.reply.page_text import read_web_spaces
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -207,19 +203,34 @@ def test_reply_lines_are_read_only():
     assert lines == ["a", "b"] and list(lines) + ["c"] == ["a", "b", "c"]
 
 
-def test_a_reply_with_no_markers_imports_no_format_module():
-    import subprocess
-    import sys
-
+def _loaded_by(code: str) -> tuple[list[str], set[str], set[str]]:
+    """Run `code` in a fresh interpreter after `import lsp_server.reply`: what it printed,
+    the `lsp_server.reply` modules the import loaded, and the `lsp_server` modules `code`
+    loaded beyond them."""
     code = (
-        "import sys; from lsp_server.reply import parse_reply; "
-        "parse_reply('just prose, no blocks'); "
-        "print(sorted(m for m in sys.modules if m.startswith('lsp_server.reply.')))"
+        "import sys; import lsp_server.reply; base = set(sys.modules); "
+        f"{code}; "
+        "print(sorted(m[17:] for m in base if m.startswith('lsp_server.reply.'))); "
+        "print(sorted(m for m in set(sys.modules) - base if m.startswith('lsp_server')))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert out.strip() == "['lsp_server.reply.common']"
+    ).stdout.split("\n")
+    return out[:-3], set(ast.literal_eval(out[-3])), set(ast.literal_eval(out[-2]))
+
+
+# the modules that read one reply format, each loaded the first time a reply may hold its blocks
+_GATED = {e.module for e in FINDERS if isinstance(e, Gated)}
+
+
+def test_a_reply_with_no_markers_imports_no_format_module():
+    _, at_import, by_parse = _loaded_by(
+        "from lsp_server.reply import parse_reply; parse_reply('just prose, no blocks')"
+    )
+    # the package loads the helpers every format shares and no format's module, and a reply
+    # with no block loads nothing more
+    assert "common" in at_import and not at_import & _GATED, at_import
+    assert by_parse == set(), by_parse
 
 
 _FENCED_BLOCK = "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
@@ -239,17 +250,14 @@ _FENCED_BLOCK = "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>>
 def test_the_stray_marker_check_loads_only_when_a_fence_has_a_line_no_block_holds(
     reply, modules, errors
 ):
-    code = (
-        "import sys; from lsp_server.reply import parse_reply; "
+    out, _, by_parse = _loaded_by(
+        "from lsp_server.reply import parse_reply; "
         f"blocks = parse_reply({reply!r}).blocks; "
-        "print([b.reply_lines[0] for b in blocks if b.error is not None]); "
-        "print(sorted(m[17:] for m in sys.modules if m.startswith('lsp_server.reply.')))"
+        "print([b.reply_lines[0] for b in blocks if b.error is not None])"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split("\n")
-    assert out[0] == str(errors)
-    assert out[1] == str(sorted(["common", *modules]))
+    assert out == [str(errors)]
+    # exactly the modules of the formats this reply needs (the rest loaded with the package)
+    assert by_parse == {f"lsp_server.reply.{m}" for m in modules}, by_parse
     assert parse_reply(reply).blocks == oracle(reply)
 
 

@@ -29,7 +29,16 @@ from rapidfuzz import fuzz
 
 from lsp_server.lines import content, contents_of, dominant_eol, eol_of, split_lines
 from lsp_server.model import Hunk, HunkKind, MatchKind, PlacementError
-from lsp_server.resolve import alignment, cache, content_index, file_text, hunks, ladder
+from lsp_server.resolve import (
+    alignment,
+    cache,
+    content_index,
+    file_text,
+    hunks,
+    indent,
+    ladder,
+    replacement,
+)
 from lsp_server.resolve.content_index import ContentIndex, candidates
 from lsp_server.resolve.indent import infer_shift
 from lsp_server.resolve.ladder import locate
@@ -676,3 +685,108 @@ def test_a_result_kept_for_the_next_block_places_it_like_a_fresh_read(first, dat
     kept = _placed(after, h2)
     cache.clear_all()
     assert kept == _placed(after, h2)
+
+
+# --------------------------------------------------------------------------- indent unit
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(LINES + ["      a", "        b", "\t\tc", "   c"]), max_size=30))
+def test_every_detected_unit_is_one_of_the_listed_sizes(lines):
+    """`UNIT_SIZES` lists every width `detect_unit` can answer with: a caller that gets the
+    same answer for each of them may skip detecting it."""
+    unit = indent.detect_unit(lines)
+    assert (indent.TAB_WIDTH if unit == "\t" else len(unit)) in indent.UNIT_SIZES
+
+
+def _refuses_off_grid_as_before(unit: str, shift: int, depth: int, reply: int) -> bool:
+    """The rule as written before it could skip the file's unit: the unit first."""
+    size = indent.TAB_WIDTH if unit == "\t" else len(unit)
+    return not (size < 2 or not shift % size or not depth % size or reply % size)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(st.sampled_from(LINES + ["      a", "        b", "\t\tc", "   c"]), max_size=30),
+    st.integers(-17, 17),
+    st.integers(0, 33),
+    st.integers(0, 33),
+)
+def test_an_off_grid_quote_is_refused_whether_or_not_the_unit_is_detected(
+    lines, shift, depth, reply
+):
+    """`replacement._refuse_off_grid` asks for the file's indent unit only when the sizes
+    a unit can have disagree; it refuses exactly when the rule computed from the unit does,
+    and never detects the unit when every size lets the line through."""
+    index = ContentIndex(lines)
+    expected = _refuses_off_grid_as_before(indent.detect_unit(lines), shift, depth, reply)
+    with patch.object(content_index, "detect_unit", wraps=indent.detect_unit) as detect:
+        try:
+            replacement._refuse_off_grid(index, shift, depth, reply, 0)
+            refused = False
+        except PlacementError as err:
+            assert err.failure.details["columns"] == [reply, depth]
+            refused = True
+    assert refused == expected
+    if not any(
+        _refuses_off_grid_as_before(" " * s, shift, depth, reply) for s in indent.UNIT_SIZES
+    ):
+        assert detect.call_count == 0
+
+
+# --------------------------------------------------------------------------- nested rungs
+
+
+@settings(max_examples=500, deadline=None)
+@given(file_and_block(), st.sampled_from(content_index.NESTED), st.data())
+def test_a_looser_rungs_places_filtered_are_the_stricter_rungs_places(data, how, draw):
+    """`candidates_among` answers `candidates` from the places of any looser normalisation
+    in `NESTED`, below its work limit and past it (where it searches the text itself)."""
+    lines, old = data
+    looser = draw.draw(st.sampled_from(content_index.NESTED[content_index.NESTED.index(how) :]))
+    among = ref_candidates(lines, old, looser)
+    with patch.object(content_index, "AMONG_CELLS", draw.draw(st.sampled_from([0, 200_000]))):
+        got = content_index.candidates_among(ContentIndex(lines), old, how, among)
+    assert got == ref_candidates(lines, old, how)
+
+
+def _already_there_as_before(lines: list[str], new: str, old: str) -> bool:
+    """`hunks._already_there` as written before it searched the text once: each rung's
+    search in turn, the file's indent unit handed over as detected."""
+    new_lines = hunks.text_lines(new)
+    if not new_lines or new == old or not any(x.strip() for x in new_lines):
+        return False
+    n = len(new_lines)
+    for how in ("exact", "rstrip"):
+        found = ref_candidates(lines, new_lines, how)
+        if found:
+            return len(found) == 1
+    unit = indent.detect_unit(lines)
+    shifted = [
+        s
+        for s in ref_candidates(lines, new_lines, "strip")
+        if infer_shift(new_lines, lines[s : s + n], lines, unit) is not None
+    ]
+    return len(shifted) == 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(file_and_block(), st.data())
+def test_the_new_text_is_found_standing_as_the_rung_by_rung_search_finds_it(data, draw):
+    lines, old = data
+    if draw.draw(st.booleans()) and lines:  # the block's new text is some lines of the file
+        i = draw.draw(st.integers(0, len(lines) - 1))
+        new_lines = lines[i : i + draw.draw(st.integers(1, 4))]
+        new_lines = [draw.draw(st.sampled_from(["", " ", "  "])) + x for x in new_lines]
+    else:
+        new_lines = draw.draw(st.lists(st.sampled_from(LINES), min_size=1, max_size=4))
+    new = "".join(x + "\n" for x in new_lines)
+    old_text = "".join(x + "\n" for x in old)
+    text = "".join(x + "\n" for x in lines)
+    if "\r" in text or "\r" in new:
+        return  # lines holding a CR are other lines to a FileText
+    cache.clear_all()
+    ft = file_text.FileText.of(text)
+    assert hunks._already_there(ft, new, old_text) == _already_there_as_before(
+        lines, new, old_text
+    )

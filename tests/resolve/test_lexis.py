@@ -10,6 +10,7 @@ every text has several.
 
 from __future__ import annotations
 
+import re
 from unittest import mock
 
 import pytest
@@ -301,3 +302,23 @@ def test_heads_finds_every_line_that_may_start_a_statement(
     assert {p for p in starts if model.starts_at(text, p)} <= set(found)
     lo = data.draw(st.integers(0, len(text)))
     assert [m.start() for m in model.heads.finditer(text, lo)] == [p for p in found if p >= lo]
+
+
+@pytest.mark.parametrize("language", sorted(lexis.LANGUAGES))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_alternative_added_for_speed_changes_no_reading(
+    language: str, data: st.DataObject
+) -> None:
+    """`skip` carries an alternative that never matches (`lexis._NEVER`, for a faster
+    search): it strips what the language's expression alone strips, and every reading
+    is the one that expression gives, `\\x01` characters in the text included."""
+    model = lexis.lexis_for(language)
+    assert model is not None
+    plain = model._replace(skip=re.compile(lexis._LEXES[language][0]))
+    assert model.skip.pattern != plain.skip.pattern
+    lines = data.draw(st.lists(st.sampled_from([*_POOLS[language], "\x01", "a\x01(", "#\x01"])))
+    text = "".join(line + "\n" for line in lines)
+    assert model.skip.sub("", text) == plain.skip.sub("", text)
+    for at in data.draw(st.lists(st.sampled_from(_line_starts(text)), max_size=8)):
+        assert model.neutral(text, 0, at) == plain.neutral(text, 0, at)

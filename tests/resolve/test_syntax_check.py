@@ -167,9 +167,47 @@ def test_edits_spread_over_a_file_agree_too(language: str, data: st.DataObject) 
     """The same property with every edit taken through the path for edits spread over a
     big file (changed lines found by a line diff), which small files rarely reach."""
     old, new = data.draw(_cases(language))
-    with mock.patch.object(syntax_check, "_SPLIT_CHARS", 0):
+    walk = data.draw(st.booleans())  # the walk a few lines at a time, or one diff
+    with (
+        mock.patch.object(syntax_check, "_SPLIT_CHARS", 0),
+        mock.patch.object(syntax_check, "_WALK_CHARS", 0 if walk else 1 << 16),
+        mock.patch.object(syntax_check, "_STEP", data.draw(st.integers(1, 300))),
+        mock.patch.object(syntax_check, "_REACH", data.draw(st.sampled_from([8, 1000, 1 << 20]))),
+    ):
         if syntax_check.regional_clean(old, new, language):
             assert not _oracle(old, new, language)
+
+
+@pytest.mark.parametrize("language", ["python", "go"])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_changed_spans_cover_every_difference(language: str, data: st.DataObject) -> None:
+    """What `_changes` finds, a few differences at a time (`_walk`) or in one diff: spans
+    in order, at the old text's line starts, with the texts equal between them, so that
+    putting each new span in place of its old one turns the old text into the new one."""
+    old, new = data.draw(_cases(language))
+    with (
+        mock.patch.object(syntax_check, "_SPLIT_CHARS", data.draw(st.sampled_from([0, 40]))),
+        mock.patch.object(syntax_check, "_WALK_CHARS", data.draw(st.sampled_from([0, 50]))),
+        mock.patch.object(syntax_check, "_STEP", data.draw(st.integers(1, 300))),
+        mock.patch.object(syntax_check, "_REACH", data.draw(st.sampled_from([8, 1000]))),
+        mock.patch.object(syntax_check, "_MAX_REGIONS", data.draw(st.sampled_from([1, 3, 64]))),
+    ):
+        spans = syntax_check._changes(old, new)
+        limit = syntax_check._MAX_REGIONS
+    if spans is None:
+        return
+    assert len(spans) <= limit
+    built, a_at, b_at = [], 0, 0
+    for a1, a2, b1, b2 in spans:
+        assert a_at <= a1 <= a2 and b_at <= b1 <= b2
+        assert old[a_at:a1] == new[b_at:b1]
+        for at in (a1, a2):  # the windows are cut at the old text's line starts
+            assert at in (0, len(old)) or old[at - 1] == "\n"
+        built += [old[a_at:a1], new[b1:b2]]
+        a_at, b_at = a2, b2
+    assert old[a_at:] == new[b_at:]
+    assert "".join(built) + old[a_at:] == new
 
 
 @pytest.mark.parametrize("language", ["python", "typescript", "go"])
@@ -330,3 +368,26 @@ def test_an_edit_cleared_once_is_not_scanned_again(monkeypatch: pytest.MonkeyPat
     broken = new.replace("    out = list()\n", "    out = list(\n", 1)
     assert syntax_check.new_errors(old, broken, "k.py", "python") is not None
     assert calls  # a different text is checked afresh
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet="ab\n\u00e9\U0001f600", max_size=3000),
+    st.text(alphabet="ab\n\u00e9\U0001f600", max_size=3000),
+    st.text(alphabet="ab\n", max_size=40),
+    st.integers(0, 4000),
+)
+def test_common_starts_and_ends_compared_in_place_are_the_sliced_ones(
+    a: str, b: str, shared: str, limit: int
+) -> None:
+    """`_same_for` and `_same_back` (one side copied, the other compared in place) count
+    what `linediff.common_prefix` and `common_suffix` count, from any offsets."""
+    from lsp_server.linediff import common_prefix, common_suffix
+
+    old, new = shared + a + shared, shared + b + shared
+    assert syntax_check._same_for(old, 0, len(old), new, 0, len(new)) == common_prefix(old, new)
+    assert syntax_check._same_back(old, new, limit) == common_suffix(old, new, limit)
+    i, j = len(shared) // 2, len(shared) // 3
+    assert syntax_check._same_for(old, i, len(old) - j, new, j, len(new) - i) == common_prefix(
+        old[i : len(old) - j], new[j : len(new) - i]
+    )

@@ -216,7 +216,13 @@ def _kind(text: str, path: str, content: str, language: str | None) -> str:
     if begins and shape.holds_every_definition(text, path, content, language):
         return "whole"
     if not begins:
-        return "fragment"  # a whole file begins at its top, a part at a definition
+        # a whole file begins at its top, a part at a definition; a file whose first line
+        # is a definition's begins at both, so a block beginning there and restating every
+        # definition, members included, may be either
+        same_top = _first_line(text) == _first_line(content)
+        if same_top and shape.holds_every_member(text, path, content, language):
+            return "either"
+        return "fragment"
     if (
         fragment
         and shape.restates_some(text, path, content, language)

@@ -193,6 +193,23 @@ def holds_every_definition(text: str, path: str, content: str, language: str | N
 
 
 @syntax.locked
+def holds_every_member(text: str, path: str, content: str, language: str | None = None) -> bool:
+    """Does the block define every definition the file has, members included (by kind
+    family and name)? A part of the file restating its first definition would leave some
+    of them out."""
+    grammar = _readable(path, language)
+    if grammar is None:
+        return False
+    try:
+        q = syntax.parse(content, grammar, path)
+        p = syntax.parse(text, grammar, path)
+    except PlacementError:
+        return False
+    mine = {(family(i.kind), i.name) for i in outline.index(q)}
+    return all((family(i.kind), i.name) in mine for i in outline.index(p))
+
+
+@syntax.locked
 def parses(text: str, path: str, language: str | None = None) -> bool:
     """Does the file parse (with Python's parser too, for Python)? Its outline is evidence
     of where its definitions end only then."""

@@ -55,6 +55,7 @@ from lsp_server.resolve.indent import dedent, indent_of, reindent, style_of, wid
 from lsp_server.resolve.merge import elision, neighbours, readings, shown, tails, verify
 from lsp_server.resolve.merge import lazy as lazy_merge
 from lsp_server.resolve.merge.imports import add_imports, is_import, normalise
+from lsp_server.resolve.merge.statements import place as place_statements
 from lsp_server.resolve.merge.strings import restated_strings
 from lsp_server.resolve.outcome import refused
 from lsp_server.resolve.outline import Item
@@ -459,28 +460,13 @@ def place_snippet(
                 **{k: v for k, v in err.failure.details.items() if k != "state"},
             ) from None
         text = done.text
-        placements.extend(_as_snippet(pl) for pl in done.placements)
-    for statement in s.statements:
-        try:
-            done = apply_hunks(text, [Hunk(statement, statement)], fuzzy_threshold=fuzzy_threshold)
-        except PlacementError as err:
-            lines = [ln.strip() for ln in statement.split("\n") if ln.strip()]
-            markers = tuple(grammar.spec.comment_markers)
-            shown = next((ln for ln in lines if not ln.startswith(markers)), lines[0])[:80]
-            raise refused(
-                err.failure.code,
-                f"the snippet's statement `{shown}` is not a definition, and it is not in "
-                f"{path} (nor close to a line there), so there is no telling where it goes: "
-                f"{err.failure.message}",
-                statement=statement,
-                **{k: v for k, v in err.failure.details.items() if k != "state"},
-            ) from None
-        text = done.text
-        placements.extend(_as_snippet(pl) for pl in done.placements)
+        placements.extend(as_snippet(pl) for pl in done.placements)
+    text, placed = place_statements(text, path, grammar, s.statements, fuzzy_threshold)
+    placements.extend(as_snippet(pl) for pl in placed)
     return SnippetEdit(text, tuple(placements))
 
 
-def _as_snippet(pl: Placement) -> Placement:
+def as_snippet(pl: Placement) -> Placement:
     return dataclasses.replace(pl, match=MatchKind.SNIPPET, score=1.0)
 
 
@@ -522,7 +508,7 @@ def _place(
     else:
         code = _cut_short(old, code, item, twin, s, grammar, lay.outer_row)
     edit = structure.replace_item(p, twin, code)
-    placements.append(_as_snippet(edit.placement))
+    placements.append(as_snippet(edit.placement))
     return restated_strings(p, strings, lay.outer_row, edit.text, edit.placement)
 
 
@@ -717,7 +703,7 @@ def _insert_new(
     near = prev or nxt
     if near is not None:
         edit = structure.insert_next_to(p, near[1], code, before=near is nxt)
-        placements.append(_as_snippet(edit.placement))
+        placements.append(as_snippet(edit.placement))
         return edit.text
     if scope is not None:
         return _append_to_scope(p, scope, code, placements)
@@ -751,7 +737,7 @@ def _append_to_scope(p: Parsed, scope: Item, code: str, placements: list[Placeme
     kids = outline.kids(p, scope)
     if kids:
         edit = structure.insert_next_to(p, kids[-1], code, before=False)
-        placements.append(_as_snippet(edit.placement))
+        placements.append(as_snippet(edit.placement))
         return edit.text
     lines = list(p.line_list())
     start, end = spans.node_rows(p, scope.node)
