@@ -231,7 +231,10 @@ def reindent(
     else. Each line keeps its depth relative to the block's shallowest line; with `convert`
     (and a known `file_style`) the relative depth is rewritten in the file's unit, so
     two-space code lands four-space in a four-space file and spaces become tabs in a tab
-    file. Leading and trailing blank lines are dropped; blank lines inside become empty.
+    file. Leading and trailing blank lines are dropped. A blank line inside keeps what the
+    reply wrote: an empty one stays empty, one of spaces or tabs is indentation with no
+    text and moves with the code (a chat window's blank line at its code's depth lands at
+    the code's new depth; docs/snippets.md, "Blank lines").
     Rows of `content` in `literal` (inside a multi-line string: `literals`) are the
     string's text: written as they are, and not measured.
     """
@@ -273,25 +276,37 @@ def reindent(
     positive = [r for r in rels if r > 0]
     unit_c = min(positive) if positive else 0
     content_is_tabs = content_tabs > len(body) // 2
-    out: list[str] = []
-    for line, kept in zip(lines, keep, strict=True):
-        if kept:
-            out.append(line)
-            continue
-        if not line.strip():
-            out.append("")
-            continue
-        ws = indent_of(line)
-        text = line[len(ws) :]
-        if absolute and out:
-            rel_w = width(ws, tab) - indent_w
-        else:
-            rel_w = width(ws, tab) - base
-        rel_w = max(rel_w, 0)
-        out.append(
-            indent + _relative(rel_w, unit_c, content_is_tabs, tab, file_style, convert) + text
-        )
-    return out
+
+    def lay(absolute: bool) -> list[str]:
+        out: list[str] = []
+        for line, kept in zip(lines, keep, strict=True):
+            if kept:
+                out.append(line)
+                continue
+            ws = indent_of(line)
+            text = line[len(ws) :]
+            if not line.strip() and (not ws or text):  # empty, or not indentation
+                out.append("")
+                continue
+            rel_w = width(ws, tab) - (indent_w if absolute and out else base)
+            if rel_w < 0 and not text:
+                # a blank line shallower than the code's base: as far left of `indent`
+                out.append(_shrink(indent, max(0, indent_w + rel_w)))
+                continue
+            rel_w = max(rel_w, 0)
+            out.append(
+                indent + _relative(rel_w, unit_c, content_is_tabs, tab, file_style, convert) + text
+            )
+        return out
+
+    relative = lay(False)
+    if not absolute:
+        return relative
+    # both readings put every line of code in one place: the blank lines' white space is
+    # then read as the code's own, relative (the first line was not stripped after all)
+    copied = lay(True)
+    same = all(a == b for a, b in zip(copied, relative, strict=True) if a.strip() or b.strip())
+    return relative if same else copied
 
 
 def _relative(

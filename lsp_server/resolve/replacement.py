@@ -29,8 +29,9 @@ from typing import NamedTuple
 
 from rapidfuzz.distance import Indel
 
-from lsp_server.linediff import equal_pairs, line_opcodes
+from lsp_server.linediff import line_opcodes
 from lsp_server.model import ErrorCode, MatchKind, PlacementError
+from lsp_server.resolve.blank_pairs import same_lines
 from lsp_server.resolve.content_index import ContentIndex
 from lsp_server.resolve.indent import TAB_WIDTH, UNIT_SIZES, indent_of, infer_shift, width
 from lsp_server.resolve.match import Match
@@ -148,7 +149,8 @@ def _kept_pairs(
     unpaired and could take its place without moving past a line the new text still has,
     that one is kept instead: where the block repeats an empty line, the one the file has
     is the one it keeps."""
-    pairs = equal_pairs(old, new)  # the one line differ: bounded (difflib's is cubic here)
+    # the one line differ (bounded: difflib's is cubic here), blank lines by their neighbours
+    pairs = same_lines(old, new)
     if all(r is not None for r in rows):
         return pairs
     paired = {i for i, _ in pairs}
@@ -267,7 +269,7 @@ def _build_span(
             continue
         line = new[j]
         if not line.strip():
-            out.append(line if depths.shift == 0 else "")
+            out.append(_blank(line, depths, above or below, [f for _, f in pairs], index))
             continue
         ref = above or below
         ind = indent_of(line)
@@ -305,6 +307,33 @@ def _build_span(
         out.append(written + body)
         above = (reply, written)
     return out
+
+
+def _blank(
+    line: str,
+    depths: _Depths,
+    ref: tuple[int, str] | None,
+    region: Sequence[str],
+    index: ContentIndex,
+) -> str:
+    """A new blank line as the reply writes it: empty stays empty; spaces and tabs are
+    indentation with no text, moved as the block's lines are moved and written in the
+    file's characters as they are (docs/snippets.md, "Blank lines"). Other white space (a
+    page's no-break spaces) stays where nothing moves, and is not the file's where
+    something does."""
+    ws = indent_of(line)
+    if not ws or line[len(ws) :]:
+        return line if depths.shift == 0 else ""
+    reply = width(ws)
+    if depths.relative and ref is not None:
+        depth = width(ref[1]) + reply - ref[0]
+    elif depths.shift is None:
+        # a change of unit: whole levels become the file's, the columns past them stay
+        rest = (reply - depths.old_base) % depths.old_unit
+        depth = depths.depth(reply - rest) + rest
+    else:
+        depth = depths.depth(reply)
+    return _indentation(depth, ref[1] if ref else "", region, index) if depth > 0 else ""
 
 
 def _refuse_off_grid(index: ContentIndex, shift: int, depth: int, reply: int, j: int) -> None:
@@ -467,14 +496,15 @@ def merge3(base_text: str, mine: str, theirs: str) -> str | None:
 
 
 def _leans_toward(base: list[str], m: tuple[int, int, str], theirs: str) -> bool:
-    """Is the reply's line nearer the quote with the file's change `m` made than without
-    it? Then the reply may have made that change itself, placed where the token diff
-    does not line it up with the file's (`(` added before or after another `(`), and
-    keeping it as well could make it twice."""
+    """Is the reply's line as near the quote with the file's change `m` made as without
+    it, or nearer? Then the reply may have made that change itself, placed where the
+    token diff does not line it up with the file's (`(` added before or after another
+    `(`; `= ` added before `= ` where the reply's own space follows), and keeping it as
+    well could make it twice."""
     i1, i2, put = m
     with_m = [*base[:i1], *_TOKEN.findall(put), *base[i2:]]
     toks = _TOKEN.findall(theirs)
-    return Indel.distance(with_m, toks) < Indel.distance(base, toks)
+    return Indel.distance(with_m, toks) <= Indel.distance(base, toks)
 
 
 def _touch(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:

@@ -341,11 +341,12 @@ def _extract(p: Parsed, item: Item) -> tuple[list[str], int, int]:
 
 
 def _dedent(block: list[str]) -> str:
-    """A structure's lines as code that can be inserted anywhere: shared indentation and
-    blank lines' whitespace removed, "\\n" endings."""
+    """A structure's lines as code that can be inserted anywhere: shared indentation
+    removed (from blank lines too: a blank line's white space moves with its code, see
+    `indent.reindent`), "\\n" endings."""
     if not any(ln.strip() for ln in block):
         return ""
-    return "\n".join(ln if ln.strip() else "" for ln in dedent(block)) + "\n"
+    return "\n".join(dedent(block)) + "\n"
 
 
 def move_destination(target: Target) -> tuple[str | None, list[str]]:

@@ -270,3 +270,11 @@ def test_a_quote_a_column_off_the_file_is_refused_where_the_readings_differ():
     failure = placed.outcomes[0].failure
     assert failure.code is ErrorCode.TEXT_AMBIGUOUS
     assert failure.details["columns"] == [4, 3]
+
+
+def test_a_change_the_token_diff_lines_up_elsewhere_is_not_made_twice():
+    # found in explore mode: the file's `= ` before the quote's `= `, the reply's `= ` after
+    # it (then two spaces): one change or two is unclear, and it is never made twice
+    from lsp_server.resolve.replacement import merge3
+
+    assert merge3("= ", "= = ", "= =  ") in (None, "= =  ")

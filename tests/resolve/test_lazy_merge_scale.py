@@ -8,8 +8,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsp_server.linediff import common_prefix, common_suffix, equal_pairs
+from lsp_server.linediff import common_prefix, common_suffix
 from lsp_server.resolve import line_shape
+from lsp_server.resolve.blank_pairs import same_lines
 from lsp_server.resolve.hunks import rebuild
 from lsp_server.resolve.line_shape import Parents, parents
 from lsp_server.resolve.merge import offset_lines
@@ -91,8 +92,8 @@ def test_a_merge_of_a_big_file_measures_only_the_lines_it_aligns(monkeypatch) ->
 
 def _keep_bytes_by_lists(old: str, new: str) -> str:
     """The reading `keep_bytes` must give, on whole line lists: common first and last lines
-    stand; in the middle, a new line equal to an old one but for trailing whitespace takes
-    the old one's bytes."""
+    stand; in the middle, a new line that is an old one but for trailing whitespace takes
+    the old one's bytes (blank lines tied by their neighbours: `blank_pairs`)."""
     if old == new or not old:
         return new
     a, b = old.split("\n"), new.split("\n")
@@ -102,7 +103,7 @@ def _keep_bytes_by_lists(old: str, new: str) -> str:
     if not mid_a or not mid_b:
         return new
     out = list(mid_b)
-    for i, j in equal_pairs([x.rstrip() for x in mid_a], [x.rstrip() for x in mid_b]):
+    for i, j in same_lines([x.rstrip() for x in mid_a], [x.rstrip() for x in mid_b]):
         out[j] = mid_a[i]
     return "\n".join(b[:pre] + out + b[len(b) - suf :])
 

@@ -5,11 +5,19 @@ not show: trailing whitespace, the indentation of blank lines. A merge result is
 with the file it was made from, line by line on what a reader sees (trailing whitespace
 aside); every result line that IS a file line by that measure, in the same order, is
 given the file's own bytes back. Lines the reply changes keep the reply's. Pure.
+
+Blank lines all look alike, so which result blank line is which file blank line is read
+from their neighbours, not from a diff of the lines (which pairs any blank line with any
+other): a run of blank lines is the file's run when the line above it, or the one below
+it, is the same line in both texts — kept, or rewritten (most alike, in order, within a
+changed stretch). A run between two lines the file does not have is the reply's own, and
+written as the reply wrote it (docs/snippets.md, "Blank lines").
 """
 
 from __future__ import annotations
 
-from lsp_server.linediff import common_prefix, common_suffix, line_opcodes
+from lsp_server.linediff import common_prefix, common_suffix
+from lsp_server.resolve.blank_pairs import same_lines
 
 _MAX_LINES = 20_000  # a bigger changed middle is a rewrite: its lines are the reply's
 
@@ -69,15 +77,5 @@ def _suffix_lines(a: str, b: str) -> tuple[int, int, int]:
 
 
 def _equal_rows(ka: list[str], kb: list[str]) -> dict[int, int]:
-    """Row of `kb` -> row of `ka` for the lines an alignment of the two pairs as equal."""
-    pairs: dict[int, int] = {}
-    i = j = 0
-    for _tag, i1, i2, j1, j2 in line_opcodes(ka, kb):
-        while i < i1 and j < j1:
-            pairs[j] = i
-            i, j = i + 1, j + 1
-        i, j = i2, j2
-    while i < len(ka) and j < len(kb):
-        pairs[j] = i
-        i, j = i + 1, j + 1
-    return pairs
+    """Row of `kb` -> row of `ka` for the lines that are the same line (`same_lines`)."""
+    return {j: i for i, j in same_lines(ka, kb)}

@@ -153,17 +153,16 @@ def read_snippet(
     bare = bool(code) and min(len(indent_of(ln)) for ln in code) > 0
     lines = dedent(parse_lines, strings)
     cut = _common(code)
-    body = [
-        ln if k in strings else ln[min(cut, len(indent_of(ln))) :] if ln.strip() else ""
-        for k, ln in enumerate(raw)
-    ]
+    # a blank line keeps the white space it was written with, cut as its code is: where
+    # it is new, it is written as the reply shows it (`reindent` moves it with the code)
+    body = [ln if k in strings else ln[min(cut, len(indent_of(ln))) :] for k, ln in enumerate(raw)]
     p = syntax.parse("\n".join(lines) + "\n", grammar, key + "\x00snippet")
     shell = _SHELLS.get(grammar.spec.name)
     offset = 0
     container = p.tree.root_node
 
     def inside(rows: list[str]) -> list[str]:
-        return ["    " + ln if ln.strip() and k not in strings else ln for k, ln in enumerate(rows)]
+        return ["    " + ln if ln and k not in strings else ln for k, ln in enumerate(rows)]
 
     if shell is not None and (p.tree.root_node.has_error or not _outer_items(p, None)):
         wrapped = [shell[0], *inside(lines), shell[1]]

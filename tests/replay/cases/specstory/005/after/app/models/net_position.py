@@ -21,11 +21,11 @@ class NetPosition(Table):
         # Debug the DataFrame structure
         print(f"Debug: DataFrame columns: {self._df.columns}")
         print(f"Debug: Unique headers: {self._df['header'].unique()}")
-
+        
         for col_name in self._df['header'].unique():
             # Debug each column's data
             print(f"Debug: Processing column: {col_name}")
-
+            
             # for each column, create the relevant dimension and context 
             dim = self.create_dim_list(col_name)
             context = Context(self.time_type, self.date, col_name, dim)

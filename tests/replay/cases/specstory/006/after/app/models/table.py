@@ -136,18 +136,18 @@ class Table:
         
         # Clean column names and handle duplicates
         raw_columns = self._df.iloc[self.n_header_lines()].apply(clean)
-
+        
         # First, identify which columns to keep
         columns_to_keep = []
         for i, col in enumerate(raw_columns):
             column_data = self._df.iloc[:, i]
             if not column_data.isna().all():
                 columns_to_keep.append(i)
-
+        
         # Keep only non-hidden columns
         self._df = self._df.iloc[:, columns_to_keep]
         raw_columns = raw_columns.iloc[columns_to_keep]
-
+        
         # Now handle duplicate names
         unique_columns = []
         seen = set()
