@@ -338,10 +338,13 @@ def _snippet_file(state: PlanState, block: EditBlock, options: PlanOptions) -> s
     return snippet_files.choose(block, options.target, text_of, listing)
 
 
+_NAMES_NO_FILE = {Format.UNIFIED_DIFF: "the diff has no ---/+++ header naming its file"}
+
+
 def _diff_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
-    """The file a diff without a header applies to: the caller's target, else the one
-    file the prose names that holds the old text of every hunk. Two such, or none: refused,
-    naming them (`--file` chooses)."""
+    """The file a diff without a header (or a SEARCH/REPLACE block without a path) applies
+    to: the caller's target, else the one file the prose names that holds the old text of
+    every hunk. Two such, or none: refused, naming them (`--file` chooses)."""
     if options.target:
         return options.target
     holding: list[str] = []
@@ -372,8 +375,8 @@ def _diff_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
     )
     raise PlacementError.of(
         ErrorCode.TARGET_NOT_FOUND,
-        f"the diff has no ---/+++ header naming its file, and {why}; name the file above "
-        "the fence, or give it (`--file PATH`, or the editor's target)",
+        f"{_NAMES_NO_FILE.get(block.format, 'the block names no file')}, and {why}; name "
+        "the file above the fence, or give it (`--file PATH`, or the editor's target)",
         candidates=list(holding or block.candidates),
     )
 

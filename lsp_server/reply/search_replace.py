@@ -51,6 +51,7 @@ from lsp_server.model import Action, EditBlock, ErrorCode, Failure, Format, Hunk
 from lsp_server.patterns import compiled_on_use
 from lsp_server.reply.common import (
     MAX_MALFORMED,
+    fence_open,
     find_fences,
     is_fence_end,
     normalise_newlines,
@@ -337,10 +338,11 @@ def _where(k: int, origin: int | None) -> tuple[str, str, int]:
     return f"reply line {origin + k + 1}", "line", origin + k + 1
 
 
-def failure(raw: RawBlock, origin: int | None = 0) -> Failure | None:
+def failure(raw: RawBlock, origin: int | None = 0, need_path: bool = True) -> Failure | None:
     """Why a scanned block cannot be used, naming its lines; None when it can. `origin`: the
     reply line before the scanned lines' first (0 for a whole reply; None when the lines are
-    not the reply's, as in a JSON string)."""
+    not the reply's, as in a JSON string). `need_path`: a block naming no file is one
+    (False where the plan can choose its file among the ones the prose names)."""
     where = f"block starting at {_where(raw.marker, origin)[0]}"
     if raw.unread:
         return unread_failure(_where(raw.marker, origin)[0], raw.unread)
@@ -364,7 +366,7 @@ def failure(raw: RawBlock, origin: int | None = 0) -> Failure | None:
             f"{where}: expected `{raw.expected}` before {words} (found `{raw.found}`)",
             details,
         )
-    if raw.path is None:
+    if raw.path is None and need_path:
         return Failure(
             ErrorCode.MALFORMED_BLOCK,
             f"{where}: no file path; put the path alone on the line before the opening fence",
@@ -559,16 +561,22 @@ def shift_hints(hunks: Sequence[Hunk]) -> tuple[Hunk, ...]:
 # --- Blocks -----------------------------------------------------------------------------------
 
 
-def to_edit_block(raw: RawBlock, fmt: Format = Format.SEARCH_REPLACE) -> EditBlock:
+def to_edit_block(
+    raw: RawBlock, fmt: Format = Format.SEARCH_REPLACE, candidates: tuple[str, ...] | None = None
+) -> EditBlock:
     """The EditBlock for a scanned SEARCH/REPLACE block. A SEARCH section that is empty (or
     only blank lines, which can never anchor anything) creates the file (in Cline's format it
-    replaces the whole file, as Cline does). A block that opens with Roo Code's header is Roo's."""
+    replaces the whole file, as Cline does). A block that opens with Roo Code's header is Roo's.
+    `candidates`: for a block naming no file, the paths its prose names; the plan picks its
+    file among them, as for a headerless diff (`--file` or the editor's target, else the one
+    named file holding its SEARCH text). Without them such a block is malformed."""
     span = (raw.start + 1, raw.end + 1)
     if raw.expected is not None:
         return EditBlock(fmt, raw.path, span, language=raw.language, error=failure(raw))
     got = sections(raw, fmt is Format.ROO)
     fmt = Format.ROO if got.roo else fmt
-    error = failure(raw._replace(updated=got.new))
+    pathless = candidates is not None and any(line.strip() for line in got.old)
+    error = failure(raw._replace(updated=got.new), need_path=not pathless)
     if error is None and got.error is not None:
         error = Failure(
             ErrorCode.MALFORMED_BLOCK,
@@ -593,7 +601,15 @@ def to_edit_block(raw: RawBlock, fmt: Format = Format.SEARCH_REPLACE) -> EditBlo
             error=error,
         )
     hunk = Hunk(normalise_text(list(got.old)), new, line_hint=got.start_line)
-    return EditBlock(fmt, raw.path, span, hunks=(hunk,), language=raw.language, error=error)
+    return EditBlock(
+        fmt,
+        raw.path,
+        span,
+        hunks=(hunk,),
+        language=raw.language,
+        error=error,
+        candidates=candidates if pathless and candidates else (),
+    )
 
 
 def _empty_search(raw: RawBlock, origin: int | None) -> Failure:
@@ -657,7 +673,17 @@ def find_blocks(lines: list[str]) -> list[EditBlock]:
     scanned = scan_replies(lines)
     scanned += [(raw, Format.SEARCH_REPLACE) for raw in _headless(lines, scanned)]
     scanned.sort(key=lambda found: found[0].start)
-    blocks = [to_edit_block(raw, fmt) for raw, fmt in scanned]
+    blocks = []
+    floor = -1  # prose above the previous block is not this block's
+    for raw, fmt in scanned:
+        named = None
+        if raw.path is None:
+            from lsp_server.reply.snippets import prose_paths  # only for a block naming none
+
+            top = raw.start - 1 if raw.start and fence_open(lines[raw.start - 1]) else raw.start
+            named = prose_paths(lines, top, floor)
+        blocks.append(to_edit_block(raw, fmt, named))
+        floor = raw.end
     return _shift_runs(blocks)
 
 

@@ -28,14 +28,15 @@ _FIRST: dict[str, Replay] = {}
 # block already applied: gaps of the "applying twice is a no-op" rule, each named.
 _ADAPTED = "second run: TEXT_NOT_FOUND for a block the first run placed adapted (the file holds "
 _ADAPTED += "its new text as the rung rewrote it, not as the reply wrote it)"
-_DELETION = "second run: TEXT_NOT_FOUND for a block that only deletes: a deletion leaves no "
-_DELETION += "trace to recognise (resolve/applied.py)"
+_DELETION = "second run: refused for a block that only deletes: a deletion leaves no trace to "
+_DELETION += "recognise, and a look-alike found loosely is a second reading (resolve/applied.py)"
 SECOND_RUN_REFUSED = {
     "aider/017": "second run: MALFORMED_BLOCK for a block re-indented on its first run (its "
     "new text stands at another indentation, read as a shift of 0 and 2 columns at once)",
     "aider/022": _ADAPTED,
     "aider-turns/003": _ADAPTED,
     "aider-turns/019": _DELETION,
+    "aider-chat/001": _DELETION,
     "aider-repos/013": _DELETION,
     "aider-repos/044": _DELETION,
 }

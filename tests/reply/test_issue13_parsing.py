@@ -96,13 +96,15 @@ def test_the_same_block_under_a_valid_one_in_one_fence_is_refused_too(tmp_path, 
     assert bad["error"]["details"]["text"] == "<<-- SEARCH"
 
 
-def test_a_fence_without_a_path_holding_a_block_is_malformed_not_ignored():
+def test_a_fence_without_a_path_holding_a_block_is_refused_not_ignored(tmp_path, capsys):
     reply = "Change it like this:\n```\n------- SEARCH\nline2\n=======\nx\n+++++++ REPLACE\n```\n"
     parsed = parse_reply(reply)
     assert parsed.failure is None
     (b,) = parsed.blocks
-    assert b.error is not None and b.error.code is ErrorCode.MALFORMED_BLOCK
-    assert "reply line 3: no file path" in b.error.message and b.path is None
+    assert b.path is None and b.hunks  # a block: the plan chooses its file (`--file`)
+    code, report, root = apply(tmp_path, reply, {"file.txt": FILE_TXT}, capsys)
+    assert code == 1 and "--file PATH" in report["blocks"][0]["error"]["message"]
+    assert (root / "file.txt").read_text() == FILE_TXT
 
 
 def test_a_merge_conflict_shown_as_an_example_is_not_an_edit(tmp_path, capsys):
@@ -213,7 +215,7 @@ def test_blank_lines_between_the_path_the_fence_and_the_marker(tmp_path, capsys,
 
 def test_blank_lines_do_not_reach_past_prose_or_the_previous_block():
     (b,) = parse_reply("Here is the fix\n\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n").blocks
-    assert b.path is None and b.error is not None
+    assert b.path is None and b.candidates == ()  # `--file`, or refused: see test_pathless
     first, second = parse_reply(
         "a.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n\n\n"
         "<<<<<<< SEARCH\nu\n=======\nv\n>>>>>>> REPLACE\n"
