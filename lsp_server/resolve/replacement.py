@@ -366,6 +366,14 @@ def _off_grid(size: int, shift: int, depth: int, reply: int) -> bool:
     return size >= 2 and bool(shift % size) and bool(depth % size) and not reply % size
 
 
+# The most line pairs one changed stretch may compare to pair its rewritten lines with the
+# lines they stand for (`_aligned` compares every old line with every new one). A block
+# that rewrites more in one stretch, while its quote differs from the file, is refused:
+# the pairing is what keeps the file's characters the quote left out, and a rewrite that
+# large (a whole file, its lines written anew) would take minutes to pair.
+MAX_PAIRINGS = 40_000
+
+
 def _partners(rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]) -> dict[int, int]:
     """new line → the old line it rewrites, for the lines a block changes (outside the
     lines it keeps): within each changed stretch, the pairing in order that is most alike
@@ -375,6 +383,15 @@ def _partners(rows: Sequence[int | None], old: Sequence[str], new: Sequence[str]
     for pi, pj in [*_kept_pairs(rows, old, new), (len(old), len(new))]:
         olds = [k for k in range(i, pi) if rows[k] is not None]
         news = list(range(j, pj))
+        if len(olds) * len(news) > MAX_PAIRINGS:
+            raise PlacementError.of(
+                ErrorCode.TEXT_NOT_FOUND,
+                f"the block's old text differs from the file where it matched, and the block "
+                f"rewrites {len(olds)} of those lines into {len(news)} new ones in one stretch: "
+                "too many to pair each new line with the one it stands for; quote the lines "
+                "as the file has them",
+                stretch=[len(olds), len(news)],
+            )
         if olds and news:
             out.update(_aligned(olds, news, old, new))
         i, j = pi + 1, pj + 1
