@@ -21,7 +21,7 @@ the tool's name (agents rename their tools, and envelopes often drop the name):
   (markers `------- SEARCH` / `=======` / `+++++++ REPLACE`, or aider's spelling) and Roo
   Code's `apply_diff` (the same call; a block opening with Roo's `:start_line:` header
   makes it Roo's): every block of the diff is a hunk of one block for the file, read by
-  `search_replace.blocks_from_body` exactly as the same diff in the agents' XML is.
+  `search_replace_calls.blocks_from_body` exactly as the same diff in the agents' XML is.
 * `{"type": "apply_patch_call", "operation": {"type": "create_file" | "update_file" |
   "delete_file", "path", "diff"}}` (or the operation alone) - OpenAI's apply_patch tool:
   `diff` is a V4A body read by `apply_patch.operation_block`.
@@ -42,7 +42,8 @@ from typing import Any
 from lsp_server.model import Action, EditBlock, Format, Hunk
 from lsp_server.reply import apply_patch
 from lsp_server.reply.common import normalise_newlines
-from lsp_server.reply.search_replace import SEARCH, blocks_from_body, cline_syntax, scan, sections
+from lsp_server.reply.search_replace import SEARCH, cline_syntax, scan, sections
+from lsp_server.reply.search_replace_calls import blocks_from_body
 from lsp_server.resolve.placeholders import is_placeholder_line
 
 # the keys agents name a file by, in the order they are tried

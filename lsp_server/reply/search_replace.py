@@ -33,7 +33,7 @@ Cline and Roo Code write the same blocks with their own spellings (Cline: `-----
 `:start_line:N` / `-------` header after `<<<<<<< SEARCH`, line numbers copied from its file
 reader). Written bare, they are found here too (format `cline` or `roo`); inside the agents'
 tool calls, `tool_xml` (XML) and `agent_tools` (JSON) hand the diff text to
-`blocks_from_body`, which reads every block of it into one EditBlock.
+`search_replace_calls.blocks_from_body`, which reads every block of it into one EditBlock.
 
 `scan` returns the raw result (texts, line numbers, what went wrong) so tests can render it
 in other tools' terms; `find_blocks` turns it into EditBlocks.
@@ -54,7 +54,6 @@ from lsp_server.reply.common import (
     fence_open,
     find_fences,
     is_fence_end,
-    normalise_newlines,
     normalise_text,
     path_above,
     unread_failure,
@@ -329,7 +328,7 @@ def scan(lines: list[str], syntax: Syntax = SEARCH_REPLACE) -> list[RawBlock]:
     return out
 
 
-def _where(k: int, origin: int | None) -> tuple[str, str, int]:
+def line_words(k: int, origin: int | None) -> tuple[str, str, int]:
     """How to name line `k` (0-based) of the scanned lines: as a reply line when the lines are
     the reply's from `origin` on, else as a line of the diff text (a JSON string argument has
     no reply lines). Returns (words, the details key, the number)."""
@@ -343,9 +342,9 @@ def failure(raw: RawBlock, origin: int | None = 0, need_path: bool = True) -> Fa
     reply line before the scanned lines' first (0 for a whole reply; None when the lines are
     not the reply's, as in a JSON string). `need_path`: a block naming no file is one
     (False where the plan can choose its file among the ones the prose names)."""
-    where = f"block starting at {_where(raw.marker, origin)[0]}"
+    where = f"block starting at {line_words(raw.marker, origin)[0]}"
     if raw.unread:
-        return unread_failure(_where(raw.marker, origin)[0], raw.unread)
+        return unread_failure(line_words(raw.marker, origin)[0], raw.unread)
     if raw.expected is not None:
         details: dict[str, object] = {"expected": raw.expected}
         if raw.incomplete:
@@ -357,7 +356,7 @@ def failure(raw: RawBlock, origin: int | None = 0, need_path: bool = True) -> Fa
                 "(was the reply cut off?)",
                 details,
             )
-        words, key, number = _where(raw.stop, origin)
+        words, key, number = line_words(raw.stop, origin)
         details[key] = number
         details["found"] = raw.found
         words = words.removeprefix("reply ")  # "block starting at reply line 2: ... line 4"
@@ -371,10 +370,10 @@ def failure(raw: RawBlock, origin: int | None = 0, need_path: bool = True) -> Fa
             ErrorCode.MALFORMED_BLOCK,
             f"{where}: no file path; put the path alone on the line before the opening fence",
         )
-    return _marker_failure(raw, raw.updated, origin)
+    return marker_failure(raw, raw.updated, origin)
 
 
-def _marker_failure(raw: RawBlock, updated: Sequence[str], origin: int | None) -> Failure | None:
+def marker_failure(raw: RawBlock, updated: Sequence[str], origin: int | None) -> Failure | None:
     """MALFORMED_BLOCK naming the first line of the new text `updated` (the block's REPLACE
     section as it will be written) shaped like an edit marker; None when there is none."""
     marker = added_marker(raw, updated)
@@ -384,7 +383,7 @@ def _marker_failure(raw: RawBlock, updated: Sequence[str], origin: int | None) -
     k = divider + 1 + marker.index
     if origin is not None:
         return marker.failure(origin + k + 1, "the new text")
-    words, key, number = _where(k, origin)
+    words, key, number = line_words(k, origin)
     return Failure(
         ErrorCode.MALFORMED_BLOCK,
         f"{words}: `{marker.text}` in the new text is shaped like an edit marker, so the "
@@ -586,7 +585,7 @@ def to_edit_block(
     new = normalise_text(list(got.new))
     if not any(line.strip() for line in got.old):
         if fmt is Format.ROO and error is None:
-            error = _empty_search(raw, 0)
+            error = empty_search(raw, 0)
         action = Action.OVERWRITE if fmt is Format.CLINE else Action.CREATE
         # aider appends an empty SEARCH's text to a file that exists; its format, its reading
         on_exists = OnExists.APPEND if fmt is Format.SEARCH_REPLACE else OnExists.ERROR
@@ -612,8 +611,8 @@ def to_edit_block(
     )
 
 
-def _empty_search(raw: RawBlock, origin: int | None) -> Failure:
-    words, key, number = _where(raw.marker, origin)
+def empty_search(raw: RawBlock, origin: int | None) -> Failure:
+    words, key, number = line_words(raw.marker, origin)
     return Failure(
         ErrorCode.MALFORMED_BLOCK,
         f"block starting at {words}: the SEARCH section is empty; Roo Code's apply_diff needs "
@@ -751,116 +750,3 @@ def _shift_runs(blocks: list[EditBlock]) -> list[EditBlock]:
     if run:
         flush()
     return out
-
-
-class DiffPart(NamedTuple):
-    """One SEARCH/REPLACE text of a tool call: `body`, the reply line (1-based) of its first
-    line when it is the reply's own text (None for a JSON string), and Roo's `<start_line>`
-    for its first block."""
-
-    body: str
-    first_line: int | None = None
-    start_line: int | None = None
-
-
-def blocks_from_body(
-    body: str,
-    path: str,
-    reply_lines: tuple[int, int],
-    fmt: Format,
-    first_line: int | None = None,
-    start_line: int | None = None,
-) -> EditBlock:
-    """The one EditBlock a tool call's SEARCH/REPLACE text makes for the file `path`: Cline's
-    `replace_in_file` `diff` (fmt=Format.CLINE) or Roo Code's `apply_diff` `diff` / `content`
-    (fmt=Format.ROO). Every block in `body` becomes a hunk, applied in order; text between
-    blocks (a fence around them, a stray `<` after `>>>>>>> REPLACE`) is not part of the
-    edit. Markers are read Cline's way: a run of three or more `-`/`<`, `=`, `+`/`>`.
-
-    `reply_lines` is the span of the whole call in the reply (1-based, inclusive).
-    `first_line` is the reply line (1-based) of `body`'s first line when `body` is the reply's
-    own text (XML); leave it None for a JSON string, and failures name lines of the diff.
-    `start_line` is Roo's `<start_line>` for the first block without a `:start_line:` header.
-
-    One SEARCH section that is empty replaces the whole file in Cline's format (as Cline does;
-    the file is created when missing), and is MALFORMED_BLOCK in Roo's (Roo refuses it). A
-    body with no block, or with a broken one, is MALFORMED_BLOCK naming the line. Never raises.
-    """
-    return blocks_from_parts((DiffPart(body, first_line, start_line),), path, reply_lines, fmt)
-
-
-def blocks_from_parts(
-    parts: Sequence[DiffPart], path: str, reply_lines: tuple[int, int], fmt: Format
-) -> EditBlock:
-    """`blocks_from_body` for a call holding several SEARCH/REPLACE texts for one file (Roo's
-    `<file>` with several `<diff>`s): their blocks are the hunks of one EditBlock, in order,
-    and their line hints all count in the file before the call. A diff whose blocks carry
-    Roo's `:start_line:` header is read as Roo's (`fmt` becomes Format.ROO), as the same
-    block outside a call is."""
-
-    def refuse(error: Failure) -> EditBlock:
-        return EditBlock(fmt, path, reply_lines, error=error)
-
-    hunks: list[Hunk] = []
-    overwrite: str | None = None
-    scanned = []
-    for part in parts:
-        lines = normalise_newlines(part.body).split("\n")
-        raws = [raw._replace(path=path) for raw in scan(lines, cline_syntax())]
-        origin = None if part.first_line is None else part.first_line - 1
-        scanned.append((raws, origin, part.start_line))
-    count = sum(len(raws) for raws, _, _ in scanned)
-    if not count:
-        return refuse(
-            Failure(
-                ErrorCode.MALFORMED_BLOCK,
-                f"the {fmt} diff for {path} holds no SEARCH/REPLACE block (`<<<<<<< SEARCH` "
-                "or `------- SEARCH`, the old lines, `=======`, the new lines, "
-                "`>>>>>>> REPLACE` or `+++++++ REPLACE`)",
-                {"path": path},
-            )
-        )
-    if fmt is not Format.ROO and any(
-        sections(raw).roo for raws, _, _ in scanned for raw in raws if raw.expected is None
-    ):
-        fmt = Format.ROO  # a diff whose blocks carry Roo's header is Roo's, whoever sent it
-    for raws, origin, start_line in scanned:
-        for raw in raws:
-            if raw.expected is not None:
-                return refuse(failure(raw, origin) or _empty_search(raw, origin))
-            got = sections(raw, fmt is Format.ROO)
-            error = _marker_failure(raw, got.new, origin)
-            if error is None and got.error is not None:
-                words, key, number = _where(raw.marker, origin)
-                error = Failure(
-                    ErrorCode.MALFORMED_BLOCK,
-                    f"block starting at {words}: {got.error}",
-                    {key: number},
-                )
-            if error is not None:
-                return refuse(error)
-            new = normalise_text(list(got.new))
-            if any(line.strip() for line in got.old):
-                hint = got.start_line if got.start_line is not None else start_line
-                start_line = None  # `<start_line>` is the first block's
-                hunks.append(Hunk(normalise_text(list(got.old)), new, line_hint=hint))
-            elif fmt is Format.CLINE and count == 1:
-                overwrite = new
-            else:
-                return refuse(_empty_search_in(raw, origin, fmt, count))
-    if overwrite is not None:
-        return EditBlock(fmt, path, reply_lines, action=Action.OVERWRITE, content=overwrite)
-    return EditBlock(fmt, path, reply_lines, hunks=shift_hints(hunks))
-
-
-def _empty_search_in(raw: RawBlock, origin: int | None, fmt: Format, count: int) -> Failure:
-    if fmt is Format.ROO:
-        return _empty_search(raw, origin)
-    words, key, number = _where(raw.marker, origin)
-    return Failure(
-        ErrorCode.MALFORMED_BLOCK,
-        f"block starting at {words}: the SEARCH section is empty, which replaces the whole "
-        f"file, but the diff holds {count} blocks; send the whole file alone, or give each "
-        "block the lines it replaces",
-        {key: number},
-    )

@@ -18,7 +18,7 @@ What each call becomes:
 * Cline's `replace_in_file` `{path, diff}` and Roo Code's `apply_diff` `{path, diff}` (or its
   multi-file `<args><file><path/><diff><content/><start_line/></diff>...</file></args>`):
   one MODIFY block per file, its hunks the diff's SEARCH/REPLACE blocks
-  (`search_replace.blocks_from_parts`, which reads Roo's `:start_line:` hints and copied line
+  (`search_replace_calls.blocks_from_parts`, which reads Roo's `:start_line:` hints and copied line
   numbers);
 * `write_to_file` `{path, content}` (Cline's; Roo's when it carries `<line_count>`): the
   whole file, created or overwritten. A content wrapped whole in one Markdown fence is
@@ -64,7 +64,8 @@ from lsp_server.reply.agent_tools import MalformedCall, write_action
 from lsp_server.reply.common import find_fences, normalise_text
 from lsp_server.reply.editor_commands import COMMANDS, editor_block
 from lsp_server.reply.marker_lines import SECTION, VERBATIM, MarkerKind, find_marker, is_document
-from lsp_server.reply.search_replace import DiffPart, blocks_from_parts, cline_syntax
+from lsp_server.reply.search_replace import cline_syntax
+from lsp_server.reply.search_replace_calls import DiffPart, blocks_from_parts
 
 # one alternation of literal openers; names are bounded, so a failed match costs little
 _OPENER = re.compile(

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from lsp_server.model import Action, ErrorCode, Format
 from lsp_server.reply import parse_reply
-from lsp_server.reply.search_replace import blocks_from_body
+from lsp_server.reply.search_replace_calls import blocks_from_body
 from tests.reply.agent_workspace import place
 
 APP = """import os

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from lsp_server.model import ErrorCode, Format, Hunk
 from lsp_server.reply import parse_reply
-from lsp_server.reply.search_replace import blocks_from_body, shift_hints
+from lsp_server.reply.search_replace import shift_hints
+from lsp_server.reply.search_replace_calls import blocks_from_body
 from tests.reply.agent_workspace import examples, place
 
 TWICE = """import os
