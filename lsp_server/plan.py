@@ -338,9 +338,6 @@ def _snippet_file(state: PlanState, block: EditBlock, options: PlanOptions) -> s
     return snippet_files.choose(block, options.target, text_of, listing)
 
 
-_NAMES_NO_FILE = {Format.UNIFIED_DIFF: "the diff has no ---/+++ header naming its file"}
-
-
 def _diff_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
     """The file a diff without a header (or a SEARCH/REPLACE block without a path) applies
     to: the caller's target, else the one file the prose names that holds the old text of
@@ -373,10 +370,15 @@ def _diff_file(state: PlanState, block: EditBlock, options: PlanOptions) -> str:
         if holding
         else f"no file its prose names holds its old lines (named: {named})"
     )
+    unnamed = (
+        "the diff has no ---/+++ header naming its file"
+        if block.format is Format.UNIFIED_DIFF
+        else "the block names no file"
+    )
     raise PlacementError.of(
         ErrorCode.TARGET_NOT_FOUND,
-        f"{_NAMES_NO_FILE.get(block.format, 'the block names no file')}, and {why}; name "
-        "the file above the fence, or give it (`--file PATH`, or the editor's target)",
+        f"{unnamed}, and {why}; name the file above the fence, or give it (`--file PATH`, "
+        "or the editor's target)",
         candidates=list(holding or block.candidates),
     )
 
